@@ -1,0 +1,14 @@
+DROP TABLE jobs;
+DROP TABLE postmortem_follow_ups;
+DROP TABLE postmortem_timeline_entries;
+DROP TABLE postmortems;
+DROP TABLE component_status_changes;
+DROP TABLE incident_update_components;
+DROP TABLE incident_updates;
+DROP TABLE incident_components;
+DROP TABLE incidents;
+DROP TABLE components;
+DROP TABLE component_groups;
+DROP TABLE status_pages;
+DROP TABLE users;
+DROP TABLE settings;

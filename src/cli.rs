@@ -1,0 +1,159 @@
+//! The `herald` command line: serve (the default), migrate, user management.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::{ConfigError, Env, Settings};
+use crate::domain::{EmailAddress, Role};
+use crate::startup::{self, Application};
+use crate::{lifecycle, services, telemetry};
+
+/// Exit status for configuration and usage errors.
+const EXIT_CONFIG: u8 = 2;
+/// Exit status for failures while running.
+const EXIT_FAILURE: u8 = 1;
+
+/// Herald: a self-hosted status page and incident communications platform.
+#[derive(Debug, Parser)]
+#[command(name = "herald", version, about, long_about = None)]
+pub struct Cli {
+    /// Configuration file (TOML); defaults to ./herald.toml when present. Environment variables
+    /// override it.
+    #[arg(long, global = true, env = "HERALD_CONFIG", value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Apply pending migrations, then serve HTTP until SIGTERM or SIGINT (the default).
+    Serve,
+    /// Apply pending migrations and exit.
+    Migrate,
+    /// Manage responder accounts.
+    #[command(subcommand)]
+    User(UserCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create an account. Without --password-stdin a password is generated and printed once.
+    Add {
+        /// The account's email address (its sign-in name).
+        #[arg(long)]
+        email: String,
+        /// owner (everything), responder (incidents, maintenance, subscribers) or viewer (read only).
+        #[arg(long)]
+        role: String,
+        /// Read the password from standard input instead of generating one.
+        #[arg(long)]
+        password_stdin: bool,
+    },
+}
+
+/// Parses the command line and runs it; the process exits with the returned code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let settings = match Settings::load(cli.config.as_deref(), &Env::process()) {
+        Ok(s) => s,
+        Err(e) => return fail_config(&e),
+    };
+    telemetry::init_tracing(settings.log_format, &settings.log_filter);
+    let outcome = match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve(settings),
+        Command::Migrate => migrate(&settings),
+        Command::User(UserCommand::Add { email, role, password_stdin }) => {
+            user_add(&settings, &email, &role, password_stdin)
+        }
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::Usage(message)) => {
+            eprintln!("herald: {message}");
+            ExitCode::from(EXIT_CONFIG)
+        }
+        Err(CliError::Failed(e)) => {
+            eprintln!("herald: {e:#}");
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
+}
+
+/// How a command failed: the operator's input (exit 2) or the run itself (exit 1).
+enum CliError {
+    Usage(String),
+    Failed(anyhow::Error),
+}
+
+impl From<anyhow::Error> for CliError {
+    fn from(e: anyhow::Error) -> Self {
+        Self::Failed(e)
+    }
+}
+
+fn fail_config(e: &ConfigError) -> ExitCode {
+    eprintln!("herald: configuration error: {e}");
+    ExitCode::from(EXIT_CONFIG)
+}
+
+fn serve(settings: Settings) -> Result<(), CliError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Failed(e.into()))?;
+    runtime.block_on(async move {
+        let app = Application::build(settings).await?;
+        let shutdown = app.shutdown_handle();
+        tokio::spawn(async move {
+            let signal = lifecycle::shutdown_signal().await;
+            tracing::info!(signal, "received signal");
+            shutdown.begin();
+        });
+        app.run_until_stopped().await?;
+        Ok(())
+    })
+}
+
+fn migrate(settings: &Settings) -> Result<(), CliError> {
+    let (_db, applied) = startup::open_database(settings)?;
+    if applied.is_empty() {
+        println!("database is up to date");
+    } else {
+        for version in applied {
+            println!("applied {version}");
+        }
+    }
+    Ok(())
+}
+
+fn user_add(settings: &Settings, email: &str, role: &str, password_stdin: bool) -> Result<(), CliError> {
+    let email = EmailAddress::parse(email).map_err(|e| CliError::Usage(format!("--email: {e}")))?;
+    let role: Role = role.parse().map_err(|e| CliError::Usage(format!("--role: {e}")))?;
+    let (password, generated) = if password_stdin {
+        let mut input = String::new();
+        std::io::stdin()
+            .read_to_string(&mut input)
+            .map_err(|e| CliError::Usage(format!("--password-stdin: cannot read standard input: {e}")))?;
+        (input.trim_end_matches(['\n', '\r']).to_owned(), false)
+    } else {
+        (services::users::generate_password(), true)
+    };
+    crate::domain::check_password(&password).map_err(|e| CliError::Usage(format!("password: {e}")))?;
+    let (db, _) = startup::open_database(settings)?;
+    let user = db
+        .run_sync(|c| Ok(services::users::create_user(c, &email, role, &password)))?
+        .map_err(|e| match e {
+            crate::error::AppError::Conflict(_) => CliError::Usage(format!("a user with email {email} already exists")),
+            other => CliError::Failed(anyhow::anyhow!(other.to_string())),
+        })?;
+    println!("created {} {}", user.role, user.email);
+    if generated {
+        println!("password: {password}");
+        println!("(shown once; store it now)");
+    }
+    Ok(())
+}

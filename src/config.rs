@@ -1,0 +1,360 @@
+//! Settings: built-in defaults, then an optional `herald.toml`, then environment variables.
+//! Every value is checked here, once; a bad one is an error naming its key, never a silent default.
+
+use std::collections::HashMap;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// A configuration problem, always naming the key (or file) at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// `DATABASE_URL` names a backend Herald does not speak.
+    #[error(
+        "DATABASE_URL: unsupported database '{0}'; accepted: sqlite://PATH (e.g. sqlite://herald.db) or postgres://USER@HOST:PORT/DB"
+    )]
+    UnsupportedDatabase(String),
+    /// A value that does not parse or is out of range.
+    #[error("{key}: {message}")]
+    Invalid { key: &'static str, message: String },
+    /// The configuration file could not be read or parsed.
+    #[error("config file {path}: {message}")]
+    File { path: PathBuf, message: String },
+}
+
+impl ConfigError {
+    fn invalid(key: &'static str, message: impl Into<String>) -> Self {
+        Self::Invalid { key, message: message.into() }
+    }
+}
+
+/// Which database Herald talks to, decided by the URL scheme.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DatabaseUrl {
+    /// `sqlite://PATH`: a file (created when missing).
+    Sqlite(PathBuf),
+    /// `postgres://...` or `postgresql://...`, passed to libpq as is.
+    Postgres(String),
+}
+
+impl DatabaseUrl {
+    /// Parses a `DATABASE_URL`, refusing any scheme but `sqlite` and `postgres(ql)`.
+    pub fn parse(raw: &str) -> Result<Self, ConfigError> {
+        let raw = raw.trim();
+        if let Some(path) = raw.strip_prefix("sqlite://").or_else(|| raw.strip_prefix("sqlite:")) {
+            if path.is_empty() {
+                return Err(ConfigError::invalid("DATABASE_URL", "sqlite:// needs a file path, e.g. sqlite://herald.db"));
+            }
+            return Ok(Self::Sqlite(PathBuf::from(path)));
+        }
+        if raw.starts_with("postgres://") || raw.starts_with("postgresql://") {
+            return Ok(Self::Postgres(raw.to_owned()));
+        }
+        let scheme = raw.split("://").next().unwrap_or(raw);
+        Err(ConfigError::UnsupportedDatabase(scheme.to_owned()))
+    }
+
+    /// A loggable form: the PostgreSQL password is masked.
+    pub fn redacted(&self) -> String {
+        match self {
+            Self::Sqlite(path) => format!("sqlite://{}", path.display()),
+            Self::Postgres(url) => match url::Url::parse(url) {
+                Ok(mut u) if u.password().is_some() => {
+                    let _ = u.set_password(Some("****"));
+                    u.to_string()
+                }
+                _ => url.clone(),
+            },
+        }
+    }
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Everything Herald needs to start, validated.
+#[derive(Clone)]
+pub struct Settings {
+    pub database_url: DatabaseUrl,
+    /// Connections in the pool.
+    pub db_pool_size: u32,
+    /// How long a request waits for a pooled connection before it gets 503.
+    pub db_timeout: Duration,
+    pub bind: SocketAddr,
+    /// Base URL used in links, without a trailing slash.
+    pub public_url: String,
+    /// Signing key; `None` means "use the one stored in the database, generating it once".
+    pub secret_key: Option<String>,
+    /// How long in-flight requests may take to finish after SIGTERM.
+    pub shutdown_grace: Duration,
+    /// How long readiness fails before the listener closes (time for a load balancer to notice).
+    pub shutdown_delay: Duration,
+    /// HTTP worker threads.
+    pub workers: usize,
+    pub log_format: LogFormat,
+    /// Log filter in `tracing_subscriber::EnvFilter` syntax.
+    pub log_filter: String,
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("database_url", &self.database_url.redacted())
+            .field("db_pool_size", &self.db_pool_size)
+            .field("db_timeout", &self.db_timeout)
+            .field("bind", &self.bind)
+            .field("public_url", &self.public_url)
+            .field("secret_key", &self.secret_key.as_ref().map(|_| "****"))
+            .field("shutdown_grace", &self.shutdown_grace)
+            .field("shutdown_delay", &self.shutdown_delay)
+            .field("workers", &self.workers)
+            .finish()
+    }
+}
+
+/// The keys a `herald.toml` may hold; anything else is refused.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    database_url: Option<String>,
+    db_pool_size: Option<u32>,
+    db_timeout_ms: Option<u64>,
+    bind: Option<String>,
+    public_url: Option<String>,
+    secret_key: Option<String>,
+    shutdown_grace_secs: Option<u64>,
+    shutdown_delay_secs: Option<u64>,
+    workers: Option<usize>,
+    log_format: Option<String>,
+    log: Option<String>,
+}
+
+/// One row of the settings table: file key, environment variable, default, meaning.
+pub const SETTINGS_TABLE: &[(&str, &str, &str, &str)] = &[
+    ("database_url", "DATABASE_URL", "sqlite://herald.db", "sqlite://PATH or postgres://USER@HOST:PORT/DB"),
+    ("db_pool_size", "HERALD_DB_POOL_SIZE", "8 (SQLite), 16 (PostgreSQL)", "database connections in the pool"),
+    ("db_timeout_ms", "HERALD_DB_TIMEOUT_MS", "3000", "wait for a pooled connection before answering 503"),
+    ("bind", "HERALD_BIND", "127.0.0.1:8080", "HOST:PORT to listen on"),
+    ("public_url", "HERALD_PUBLIC_URL", "http://BIND", "base URL used in links and mail"),
+    ("secret_key", "HERALD_SECRET_KEY", "generated once, stored in the database", "signing key, at least 32 characters"),
+    ("shutdown_grace_secs", "HERALD_SHUTDOWN_GRACE_SECS", "30", "time in-flight requests get to finish after SIGTERM"),
+    ("shutdown_delay_secs", "HERALD_SHUTDOWN_DELAY_SECS", "0", "time /readyz fails before the listener closes"),
+    ("workers", "HERALD_WORKERS", "number of CPUs", "HTTP worker threads"),
+    ("log_format", "HERALD_LOG_FORMAT", "text", "text or json"),
+    ("log", "HERALD_LOG", "info", "log filter, e.g. info,herald=debug"),
+];
+
+/// Where values come from; the real process uses [`Env::process`], tests pass a map.
+pub struct Env(HashMap<String, String>);
+
+impl Env {
+    /// The process environment.
+    pub fn process() -> Self {
+        Self(std::env::vars().collect())
+    }
+    /// A fixed set of variables (tests).
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        Self(pairs.into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect())
+    }
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).map(|v| v.trim()).filter(|v| !v.is_empty())
+    }
+}
+
+impl Settings {
+    /// Loads settings: defaults, then `config` (or `./herald.toml` when present), then `env`.
+    pub fn load(config: Option<&Path>, env: &Env) -> Result<Self, ConfigError> {
+        let file = match config {
+            Some(path) => read_file(path)?,
+            None if Path::new("herald.toml").exists() => read_file(Path::new("herald.toml"))?,
+            None => FileSettings::default(),
+        };
+        Self::resolve(file, env)
+    }
+
+    fn resolve(file: FileSettings, env: &Env) -> Result<Self, ConfigError> {
+        let database_url = DatabaseUrl::parse(
+            env.get("DATABASE_URL").or(file.database_url.as_deref()).unwrap_or("sqlite://herald.db"),
+        )?;
+        let default_pool = match database_url {
+            DatabaseUrl::Sqlite(_) => 8,
+            DatabaseUrl::Postgres(_) => 16,
+        };
+        let db_pool_size = number(env, "HERALD_DB_POOL_SIZE", file.db_pool_size, default_pool)?;
+        if !(1..=256).contains(&db_pool_size) {
+            return Err(ConfigError::invalid("HERALD_DB_POOL_SIZE", "must be between 1 and 256"));
+        }
+        let db_timeout_ms = number(env, "HERALD_DB_TIMEOUT_MS", file.db_timeout_ms, 3000)?;
+        if !(10..=120_000).contains(&db_timeout_ms) {
+            return Err(ConfigError::invalid("HERALD_DB_TIMEOUT_MS", "must be between 10 and 120000"));
+        }
+        let bind_raw = env.get("HERALD_BIND").or(file.bind.as_deref()).unwrap_or("127.0.0.1:8080");
+        let bind = parse_bind(bind_raw)?;
+        let public_url = match env.get("HERALD_PUBLIC_URL").or(file.public_url.as_deref()) {
+            Some(raw) => parse_public_url(raw)?,
+            None => derived_public_url(bind),
+        };
+        let secret_key = env.get("HERALD_SECRET_KEY").or(file.secret_key.as_deref()).map(str::to_owned);
+        if let Some(key) = &secret_key {
+            if key.len() < 32 {
+                return Err(ConfigError::invalid("HERALD_SECRET_KEY", "must be at least 32 characters"));
+            }
+        }
+        let grace = number(env, "HERALD_SHUTDOWN_GRACE_SECS", file.shutdown_grace_secs, 30)?;
+        let delay = number(env, "HERALD_SHUTDOWN_DELAY_SECS", file.shutdown_delay_secs, 0)?;
+        if grace > 3600 || delay > 3600 {
+            return Err(ConfigError::invalid("HERALD_SHUTDOWN_GRACE_SECS", "shutdown times must be at most 3600 seconds"));
+        }
+        let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+        let workers = number(env, "HERALD_WORKERS", file.workers, cpus)?;
+        if !(1..=256).contains(&workers) {
+            return Err(ConfigError::invalid("HERALD_WORKERS", "must be between 1 and 256"));
+        }
+        let log_format = match env.get("HERALD_LOG_FORMAT").or(file.log_format.as_deref()).unwrap_or("text") {
+            "text" => LogFormat::Text,
+            "json" => LogFormat::Json,
+            other => return Err(ConfigError::invalid("HERALD_LOG_FORMAT", format!("'{other}' is not text or json"))),
+        };
+        let log_filter = env.get("HERALD_LOG").or(file.log.as_deref()).unwrap_or("info").to_owned();
+        Ok(Self {
+            database_url,
+            db_pool_size,
+            db_timeout: Duration::from_millis(db_timeout_ms),
+            bind,
+            public_url,
+            secret_key,
+            shutdown_grace: Duration::from_secs(grace),
+            shutdown_delay: Duration::from_secs(delay),
+            workers,
+            log_format,
+            log_filter,
+        })
+    }
+}
+
+fn read_file(path: &Path) -> Result<FileSettings, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError::File { path: path.to_owned(), message: e.to_string() })?;
+    toml::from_str(&text).map_err(|e| ConfigError::File { path: path.to_owned(), message: e.message().to_owned() })
+}
+
+fn number<T>(env: &Env, key: &'static str, file: Option<T>, default: T) -> Result<T, ConfigError>
+where
+    T: std::str::FromStr,
+{
+    match env.get(key) {
+        Some(raw) => raw
+            .parse()
+            .map_err(|_| ConfigError::invalid(key, format!("'{raw}' is not a whole non-negative number"))),
+        None => Ok(file.unwrap_or(default)),
+    }
+}
+
+fn parse_bind(raw: &str) -> Result<SocketAddr, ConfigError> {
+    if let Ok(addr) = raw.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let bad = || ConfigError::invalid("HERALD_BIND", format!("'{raw}' is not a HOST:PORT address, e.g. 127.0.0.1:8080"));
+    if !raw.contains(':') {
+        return Err(bad());
+    }
+    raw.to_socket_addrs().map_err(|_| bad())?.next().ok_or_else(bad)
+}
+
+fn parse_public_url(raw: &str) -> Result<String, ConfigError> {
+    let url = url::Url::parse(raw)
+        .map_err(|e| ConfigError::invalid("HERALD_PUBLIC_URL", format!("'{raw}' is not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err(ConfigError::invalid("HERALD_PUBLIC_URL", format!("'{raw}' must be an http:// or https:// URL")));
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
+}
+
+fn derived_public_url(bind: SocketAddr) -> String {
+    if bind.ip().is_unspecified() {
+        format!("http://localhost:{}", bind.port())
+    } else {
+        format!("http://{bind}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(file: &str, env: &[(&str, &str)]) -> Result<Settings, ConfigError> {
+        let file: FileSettings = toml::from_str(file).map_err(|e| ConfigError::File {
+            path: "herald.toml".into(),
+            message: e.message().to_owned(),
+        })?;
+        Settings::resolve(file, &Env::from_pairs(env.iter().copied()))
+    }
+
+    #[test]
+    fn defaults_need_no_configuration() {
+        let s = load("", &[]).unwrap();
+        assert_eq!(s.database_url, DatabaseUrl::Sqlite("herald.db".into()));
+        assert_eq!(s.bind.to_string(), "127.0.0.1:8080");
+        assert_eq!(s.public_url, "http://127.0.0.1:8080");
+        assert_eq!(s.shutdown_grace, Duration::from_secs(30));
+        assert!(s.secret_key.is_none());
+    }
+
+    #[test]
+    fn environment_overrides_the_file() {
+        let s = load("bind = \"127.0.0.1:9000\"\nshutdown_grace_secs = 5", &[("HERALD_BIND", "0.0.0.0:7000")]).unwrap();
+        assert_eq!(s.bind.port(), 7000);
+        assert_eq!(s.public_url, "http://localhost:7000");
+        assert_eq!(s.shutdown_grace, Duration::from_secs(5));
+    }
+
+    #[test]
+    fn unknown_file_keys_are_named() {
+        let err = load("colour = \"blue\"", &[]).unwrap_err().to_string();
+        assert!(err.contains("colour"), "{err}");
+    }
+
+    #[test]
+    fn malformed_values_name_their_key() {
+        let err = load("", &[("HERALD_SHUTDOWN_GRACE_SECS", "soon")]).unwrap_err().to_string();
+        assert!(err.starts_with("HERALD_SHUTDOWN_GRACE_SECS"), "{err}");
+        let err = load("", &[("HERALD_BIND", "not an address")]).unwrap_err().to_string();
+        assert!(err.starts_with("HERALD_BIND"), "{err}");
+        let err = load("", &[("HERALD_PUBLIC_URL", "ftp://x")]).unwrap_err().to_string();
+        assert!(err.starts_with("HERALD_PUBLIC_URL"), "{err}");
+        let err = load("", &[("HERALD_SECRET_KEY", "short")]).unwrap_err().to_string();
+        assert!(err.starts_with("HERALD_SECRET_KEY"), "{err}");
+        let err = load("shutdown_grace_secs = \"x\"", &[]).unwrap_err().to_string();
+        assert!(err.contains("invalid type"), "{err}");
+    }
+
+    #[test]
+    fn other_database_schemes_are_refused_with_the_accepted_list() {
+        let err = DatabaseUrl::parse("mysql://x").unwrap_err();
+        assert!(matches!(err, ConfigError::UnsupportedDatabase(ref s) if s == "mysql"));
+        assert!(err.to_string().contains("sqlite://") && err.to_string().contains("postgres://"));
+    }
+
+    #[test]
+    fn database_urls_pick_their_backend() {
+        assert_eq!(DatabaseUrl::parse("sqlite:///var/lib/h.db").unwrap(), DatabaseUrl::Sqlite("/var/lib/h.db".into()));
+        assert_eq!(DatabaseUrl::parse("sqlite:h.db").unwrap(), DatabaseUrl::Sqlite("h.db".into()));
+        assert!(matches!(DatabaseUrl::parse("postgresql://a@b/c").unwrap(), DatabaseUrl::Postgres(_)));
+    }
+
+    #[test]
+    fn passwords_are_masked_in_logs() {
+        let url = DatabaseUrl::parse("postgres://me:hunter2@db/herald").unwrap();
+        assert!(!url.redacted().contains("hunter2"));
+        assert!(!format!("{:?}", load("secret_key = \"0123456789abcdef0123456789abcdef\"", &[]).unwrap())
+            .contains("0123456789abcdef"));
+    }
+}

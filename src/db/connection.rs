@@ -1,0 +1,132 @@
+//! One connection type for both backends, chosen by the URL scheme, and its r2d2 manager.
+
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use diesel::r2d2::{self, ManageConnection};
+
+use crate::config::DatabaseUrl;
+
+/// A connection to either backend. Queries written against it run on both.
+#[derive(diesel::MultiConnection)]
+pub enum DbConn {
+    Postgres(PgConnection),
+    Sqlite(SqliteConnection),
+}
+
+/// Which backend a connection or pool talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+impl Backend {
+    /// The backend a URL selects.
+    pub fn of(url: &DatabaseUrl) -> Self {
+        match url {
+            DatabaseUrl::Sqlite(_) => Self::Sqlite,
+            DatabaseUrl::Postgres(_) => Self::Postgres,
+        }
+    }
+}
+
+impl DbConn {
+    /// The backend this connection talks to.
+    pub fn backend(&self) -> Backend {
+        match self {
+            Self::Sqlite(_) => Backend::Sqlite,
+            Self::Postgres(_) => Backend::Postgres,
+        }
+    }
+}
+
+/// How long SQLite waits on a locked database before giving up.
+const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
+
+/// Opens one connection, dispatching on the scheme (diesel's own `establish` would let SQLite
+/// accept any string as a path) and applying the per-connection settings.
+pub fn establish(url: &DatabaseUrl) -> Result<DbConn, ConnectionError> {
+    match url {
+        DatabaseUrl::Sqlite(path) => {
+            let path = path.to_str().ok_or_else(|| {
+                ConnectionError::BadConnection(format!("SQLite path {} is not valid UTF-8", path.display()))
+            })?;
+            let mut conn = SqliteConnection::establish(path).map_err(|e| {
+                ConnectionError::BadConnection(format!("cannot open SQLite database at '{path}': {e}"))
+            })?;
+            conn.batch_execute(&format!(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
+                 PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS};"
+            ))
+            .map_err(|e| ConnectionError::BadConnection(format!("cannot use SQLite database at '{path}': {e}")))?;
+            Ok(DbConn::Sqlite(conn))
+        }
+        DatabaseUrl::Postgres(raw) => {
+            let mut conn = PgConnection::establish(raw)?;
+            conn.batch_execute("SET TIME ZONE 'UTC'; SET statement_timeout = '60s';")
+                .map_err(|e| ConnectionError::BadConnection(e.to_string()))?;
+            Ok(DbConn::Postgres(conn))
+        }
+    }
+}
+
+/// r2d2 manager that opens connections with [`establish`].
+#[derive(Debug)]
+pub struct Manager {
+    url: DatabaseUrl,
+}
+
+impl Manager {
+    pub fn new(url: DatabaseUrl) -> Self {
+        Self { url }
+    }
+}
+
+impl ManageConnection for Manager {
+    type Connection = DbConn;
+    type Error = r2d2::Error;
+
+    fn connect(&self) -> Result<DbConn, r2d2::Error> {
+        establish(&self.url).map_err(r2d2::Error::ConnectionError)
+    }
+
+    fn is_valid(&self, conn: &mut DbConn) -> Result<(), r2d2::Error> {
+        conn.batch_execute("SELECT 1").map_err(r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, _conn: &mut DbConn) -> bool {
+        std::thread::panicking()
+    }
+}
+
+/// Runs `f` in a write transaction. On SQLite it is `BEGIN IMMEDIATE`, so a transaction that reads
+/// before it writes waits for the write lock up front instead of failing with SQLITE_BUSY later.
+pub fn write_tx<T, E>(conn: &mut DbConn, f: impl FnOnce(&mut DbConn) -> Result<T, E>) -> Result<T, E>
+where
+    E: From<diesel::result::Error>,
+{
+    use diesel::connection::{AnsiTransactionManager, TransactionManager};
+    if !matches!(conn, DbConn::Sqlite(_)) {
+        return conn.transaction(f);
+    }
+    fn inner(conn: &mut DbConn) -> &mut SqliteConnection {
+        match conn {
+            DbConn::Sqlite(c) => c,
+            DbConn::Postgres(_) => unreachable!("checked to be SQLite above"),
+        }
+    }
+    AnsiTransactionManager::begin_transaction_sql(inner(conn), "BEGIN IMMEDIATE")?;
+    match f(conn) {
+        Ok(value) => match AnsiTransactionManager::commit_transaction(inner(conn)) {
+            Ok(()) => Ok(value),
+            Err(commit_err) => {
+                let _ = AnsiTransactionManager::rollback_transaction(inner(conn));
+                Err(commit_err.into())
+            }
+        },
+        Err(e) => {
+            AnsiTransactionManager::rollback_transaction(inner(conn))?;
+            Err(e)
+        }
+    }
+}

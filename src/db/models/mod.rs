@@ -1,0 +1,3 @@
+//! Row structs and query functions, one file per table family.
+
+pub mod users;

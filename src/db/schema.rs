@@ -1,0 +1,220 @@
+//! Diesel table definitions, written by hand for both backends. They must match
+//! `migrations/sqlite` and `migrations/postgres`; the schema round-trip tests catch drift.
+
+diesel::table! {
+    settings (key) {
+        key -> Text,
+        value -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    users (id) {
+        id -> Text,
+        email -> Text,
+        password_hash -> Text,
+        role -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    status_pages (id) {
+        id -> Text,
+        slug -> Text,
+        name -> Text,
+        description -> Nullable<Text>,
+        public_url -> Nullable<Text>,
+        custom_domain -> Nullable<Text>,
+        time_zone -> Text,
+        support_email -> Nullable<Text>,
+        is_default -> Bool,
+        is_public -> Bool,
+        next_update_none_mins -> Nullable<Integer>,
+        next_update_minor_mins -> Nullable<Integer>,
+        next_update_major_mins -> Nullable<Integer>,
+        next_update_critical_mins -> Nullable<Integer>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    component_groups (id) {
+        id -> Text,
+        page_id -> Text,
+        name -> Text,
+        description -> Nullable<Text>,
+        position -> Integer,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    components (id) {
+        id -> Text,
+        page_id -> Text,
+        group_id -> Nullable<Text>,
+        name -> Text,
+        description -> Nullable<Text>,
+        position -> Integer,
+        region -> Nullable<Text>,
+        status -> Text,
+        showcase -> Bool,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    incidents (id) {
+        id -> Text,
+        page_id -> Text,
+        reference -> Text,
+        name -> Text,
+        kind -> Text,
+        impact -> Text,
+        status -> Text,
+        user_impact -> Nullable<Text>,
+        scope -> Nullable<Text>,
+        root_cause -> Nullable<Text>,
+        started_at -> Timestamp,
+        identified_at -> Nullable<Timestamp>,
+        monitoring_at -> Nullable<Timestamp>,
+        resolved_at -> Nullable<Timestamp>,
+        scheduled_for -> Nullable<Timestamp>,
+        scheduled_until -> Nullable<Timestamp>,
+        auto_transition -> Bool,
+        next_update_by -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    incident_components (incident_id, component_id) {
+        incident_id -> Text,
+        component_id -> Text,
+    }
+}
+
+diesel::table! {
+    incident_updates (id) {
+        id -> Text,
+        incident_id -> Text,
+        status -> Text,
+        body -> Text,
+        next_update_by -> Nullable<Timestamp>,
+        author_id -> Nullable<Text>,
+        notify -> Bool,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    incident_update_components (incident_update_id, component_id) {
+        incident_update_id -> Text,
+        component_id -> Text,
+        old_status -> Text,
+        new_status -> Text,
+    }
+}
+
+diesel::table! {
+    component_status_changes (id) {
+        id -> Text,
+        component_id -> Text,
+        old_status -> Nullable<Text>,
+        new_status -> Text,
+        incident_id -> Nullable<Text>,
+        changed_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    postmortems (id) {
+        id -> Text,
+        incident_id -> Text,
+        summary -> Text,
+        root_cause -> Text,
+        scope_figures -> Text,
+        published -> Bool,
+        published_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    postmortem_timeline_entries (id) {
+        id -> Text,
+        postmortem_id -> Text,
+        occurred_at -> Timestamp,
+        description -> Text,
+    }
+}
+
+diesel::table! {
+    postmortem_follow_ups (id) {
+        id -> Text,
+        postmortem_id -> Text,
+        description -> Text,
+        owner -> Nullable<Text>,
+        state -> Text,
+        position -> Integer,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    jobs (id) {
+        id -> Text,
+        kind -> Text,
+        payload -> Text,
+        run_at -> Timestamp,
+        attempts -> Integer,
+        max_attempts -> Integer,
+        locked_by -> Nullable<Text>,
+        locked_until -> Nullable<Timestamp>,
+        last_error -> Nullable<Text>,
+        dead_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(component_groups -> status_pages (page_id));
+diesel::joinable!(components -> status_pages (page_id));
+diesel::joinable!(components -> component_groups (group_id));
+diesel::joinable!(incidents -> status_pages (page_id));
+diesel::joinable!(incident_components -> incidents (incident_id));
+diesel::joinable!(incident_components -> components (component_id));
+diesel::joinable!(incident_updates -> incidents (incident_id));
+diesel::joinable!(incident_updates -> users (author_id));
+diesel::joinable!(incident_update_components -> incident_updates (incident_update_id));
+diesel::joinable!(incident_update_components -> components (component_id));
+diesel::joinable!(component_status_changes -> components (component_id));
+diesel::joinable!(postmortems -> incidents (incident_id));
+diesel::joinable!(postmortem_timeline_entries -> postmortems (postmortem_id));
+diesel::joinable!(postmortem_follow_ups -> postmortems (postmortem_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    settings,
+    users,
+    status_pages,
+    component_groups,
+    components,
+    incidents,
+    incident_components,
+    incident_updates,
+    incident_update_components,
+    component_status_changes,
+    postmortems,
+    postmortem_timeline_entries,
+    postmortem_follow_ups,
+    jobs,
+);

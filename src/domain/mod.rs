@@ -1,0 +1,28 @@
+//! Herald's domain: plain types and rules with no web framework or database in sight.
+//!
+//! Statuses and their vocabularies, the page status rollup, the incident and maintenance state
+//! machines, "next update by" deadlines, human references, and parsed inputs (slugs, email
+//! addresses, time zones, passwords, postmortem parts). Everything here is synchronous, pure and
+//! unit-tested next to the code.
+
+pub mod deadline;
+pub mod email;
+pub mod password;
+pub mod postmortem;
+pub mod reference;
+pub mod rollup;
+pub mod slug;
+pub mod status;
+pub mod timezone;
+pub mod transitions;
+
+pub use deadline::*;
+pub use email::*;
+pub use password::*;
+pub use postmortem::*;
+pub use reference::*;
+pub use rollup::*;
+pub use slug::*;
+pub use status::*;
+pub use timezone::*;
+pub use transitions::*;

@@ -1,0 +1,189 @@
+//! Postmortem building blocks: the "scope" figures shown at the top of a postmortem (e.g.
+//! "Duration: 47 minutes") and the timeline of what happened when.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use validator::{Validate, ValidationError, ValidationErrors};
+
+/// The longest timeline entry description, in characters.
+pub const MAX_TIMELINE_DESCRIPTION_LEN: u64 = 2000;
+
+/// One headline figure of a postmortem, such as "Affected customers" / "About 8%".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Validate)]
+pub struct ScopeFigure {
+    /// What is measured, 1 to 100 characters.
+    #[validate(
+        length(
+            min = 1,
+            max = 100,
+            message = "the label must be 1 to 100 characters long"
+        ),
+        custom(function = "not_blank", message = "the label must not be blank")
+    )]
+    pub label: String,
+    /// The figure, 1 to 200 characters.
+    #[validate(
+        length(
+            min = 1,
+            max = 200,
+            message = "the value must be 1 to 200 characters long"
+        ),
+        custom(function = "not_blank", message = "the value must not be blank")
+    )]
+    pub value: String,
+}
+
+impl ScopeFigure {
+    /// Trims both parts and validates the result.
+    pub fn new(label: &str, value: &str) -> Result<Self, ValidationErrors> {
+        let figure = Self {
+            label: label.trim().to_owned(),
+            value: value.trim().to_owned(),
+        };
+        figure.validate()?;
+        Ok(figure)
+    }
+}
+
+/// One moment in a postmortem's timeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Validate)]
+pub struct TimelineEntry {
+    /// When it happened.
+    pub at: DateTime<Utc>,
+    /// What happened, 1 to 2000 characters.
+    #[validate(
+        length(
+            min = 1,
+            max = MAX_TIMELINE_DESCRIPTION_LEN,
+            message = "the description must be 1 to 2000 characters long"
+        ),
+        custom(function = "not_blank", message = "the description must not be blank")
+    )]
+    pub description: String,
+}
+
+/// Sorts a timeline by time; entries with the same time keep their order.
+pub fn sort_timeline(entries: &mut [TimelineEntry]) {
+    entries.sort_by_key(|entry| entry.at);
+}
+
+/// Refuses text made only of whitespace.
+fn not_blank(value: &str) -> Result<(), ValidationError> {
+    match value.trim().is_empty() {
+        true => Err(ValidationError::new("blank")),
+        false => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{Duration, TimeZone};
+
+    fn at(minute: i64) -> DateTime<Utc> {
+        let start = Utc.with_ymd_and_hms(2026, 3, 14, 12, 0, 0).single();
+        start.expect("valid time") + Duration::minutes(minute)
+    }
+
+    #[test]
+    fn scope_figures_are_validated_by_length_and_content() {
+        let cases = [
+            ("Duration", "47 minutes", None),
+            (&*"l".repeat(100), &*"v".repeat(200), None),
+            ("", "47 minutes", Some("label")),
+            ("   ", "47 minutes", Some("label")),
+            (&*"l".repeat(101), "47 minutes", Some("label")),
+            ("Duration", "", Some("value")),
+            ("Duration", &*"ü".repeat(201), Some("value")),
+        ];
+        for (label, value, bad_field) in cases {
+            let figure = ScopeFigure {
+                label: label.to_owned(),
+                value: value.to_owned(),
+            };
+            let result = figure.validate();
+            match bad_field {
+                None => assert!(result.is_ok(), "{figure:?}: {result:?}"),
+                Some(field) => {
+                    let errors = result.expect_err("invalid figure");
+                    assert!(errors.field_errors().contains_key(field), "{errors:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn validation_messages_state_the_rule() {
+        let figure = ScopeFigure {
+            label: "x".repeat(101),
+            value: " ".to_owned(),
+        };
+        let message = figure.validate().expect_err("invalid").to_string();
+        assert!(
+            message.contains("the label must be 1 to 100 characters long"),
+            "{message}"
+        );
+        assert!(message.contains("the value must not be blank"), "{message}");
+    }
+
+    #[test]
+    fn scope_figure_new_trims_before_validating() {
+        let figure = ScopeFigure::new("  Duration ", " 47 minutes\n").expect("valid figure");
+        assert_eq!(figure.label, "Duration");
+        assert_eq!(figure.value, "47 minutes");
+        assert!(ScopeFigure::new("Duration", "   ").is_err());
+    }
+
+    #[test]
+    fn scope_figures_serialize_as_label_and_value() {
+        let figure = ScopeFigure::new("Duration", "47 minutes").expect("valid figure");
+        let json = serde_json::to_value(&figure).expect("serializes");
+        assert_eq!(
+            json,
+            serde_json::json!({"label": "Duration", "value": "47 minutes"})
+        );
+    }
+
+    #[test]
+    fn timeline_entries_need_a_description() {
+        let ok = TimelineEntry {
+            at: at(0),
+            description: "Alert fired".to_owned(),
+        };
+        assert!(ok.validate().is_ok());
+        for bad in [String::new(), "  ".to_owned(), "x".repeat(2001)] {
+            let entry = TimelineEntry {
+                at: at(0),
+                description: bad,
+            };
+            assert!(entry.validate().is_err(), "{entry:?}");
+        }
+    }
+
+    #[test]
+    fn sorting_a_timeline_orders_by_time_and_keeps_ties_in_place() {
+        let entry = |minute, description: &str| TimelineEntry {
+            at: at(minute),
+            description: description.to_owned(),
+        };
+        let mut timeline = vec![
+            entry(30, "fix deployed"),
+            entry(0, "alert fired"),
+            entry(10, "cause found"),
+            entry(0, "on-call paged"),
+            entry(10, "status page updated"),
+        ];
+        sort_timeline(&mut timeline);
+        let order: Vec<&str> = timeline.iter().map(|e| e.description.as_str()).collect();
+        assert_eq!(
+            order,
+            [
+                "alert fired",
+                "on-call paged",
+                "cause found",
+                "status page updated",
+                "fix deployed"
+            ]
+        );
+    }
+}

@@ -1,0 +1,308 @@
+//! Status vocabularies shared by the whole application: component, incident and maintenance
+//! statuses, impact, incident kinds, the page indicator, user roles and follow-up states.
+//!
+//! The names and their snake_case wire forms are Atlassian Statuspage's, so API clients written
+//! for Statuspage read Herald's JSON without surprises. Every enum round-trips through
+//! [`as_str`](ComponentStatus::as_str) / [`FromStr`] and serde with the same strings.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// Defines a fieldless enum with a fixed snake_case name and a human label per variant, plus
+/// `ALL`, `as_str`, `label`, `Display` and `FromStr`.
+macro_rules! string_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident ($kind:literal) {
+            $( $(#[$vmeta:meta])* $variant:ident => ($wire:literal, $label:literal) ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+
+            /// The accepted names, in the order of [`Self::ALL`].
+            const NAMES: &'static [&'static str] = &[$($wire),+];
+
+            /// The snake_case name used in JSON, forms, URLs and the database.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $wire),+
+                }
+            }
+
+            /// The name shown to people, e.g. in templates and emails.
+            pub fn label(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $label),+
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = ParseEnumError;
+
+            /// Parses the exact snake_case name, as produced by `as_str`.
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    $($wire => Ok(Self::$variant),)+
+                    _ => Err(ParseEnumError::new(s, $kind, Self::NAMES)),
+                }
+            }
+        }
+    };
+}
+
+/// A string that is not one of an enum's accepted names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{value}' is not a valid {kind}; expected one of: {}", .expected.join(", "))]
+pub struct ParseEnumError {
+    /// The rejected input, as given.
+    pub value: String,
+    /// What was being parsed, e.g. "component status".
+    pub kind: &'static str,
+    /// The accepted names.
+    pub expected: &'static [&'static str],
+}
+
+impl ParseEnumError {
+    fn new(value: &str, kind: &'static str, expected: &'static [&'static str]) -> Self {
+        Self {
+            value: value.to_owned(),
+            kind,
+            expected,
+        }
+    }
+}
+
+string_enum! {
+    /// The state of one component, as shown next to it on the page.
+    pub enum ComponentStatus ("component status") {
+        /// Working normally.
+        Operational => ("operational", "Operational"),
+        /// Working, but slower or less reliable than usual.
+        DegradedPerformance => ("degraded_performance", "Degraded Performance"),
+        /// Unavailable for some users or some functions.
+        PartialOutage => ("partial_outage", "Partial Outage"),
+        /// Unavailable for everyone.
+        MajorOutage => ("major_outage", "Major Outage"),
+        /// Down or degraded on purpose, for planned work.
+        UnderMaintenance => ("under_maintenance", "Under Maintenance"),
+    }
+}
+
+string_enum! {
+    /// Where an incident (or advisory) stands; each update carries one.
+    pub enum IncidentStatus ("incident status") {
+        /// The problem is known and being looked into.
+        Investigating => ("investigating", "Investigating"),
+        /// The cause is known and a fix is being worked on.
+        Identified => ("identified", "Identified"),
+        /// A fix is in place and being watched.
+        Monitoring => ("monitoring", "Monitoring"),
+        /// The incident is over.
+        Resolved => ("resolved", "Resolved"),
+        /// The incident is over and its postmortem is published.
+        Postmortem => ("postmortem", "Postmortem"),
+    }
+}
+
+impl IncidentStatus {
+    /// Whether the incident is still ongoing (not resolved, no postmortem yet).
+    pub fn is_open(self) -> bool {
+        !matches!(self, Self::Resolved | Self::Postmortem)
+    }
+}
+
+string_enum! {
+    /// Where a scheduled maintenance stands; each update carries one.
+    pub enum MaintenanceStatus ("maintenance status") {
+        /// Announced, not started yet.
+        Scheduled => ("scheduled", "Scheduled"),
+        /// The work is being done.
+        InProgress => ("in_progress", "In Progress"),
+        /// The work is done and being checked.
+        Verifying => ("verifying", "Verifying"),
+        /// Finished (or cancelled).
+        Completed => ("completed", "Completed"),
+    }
+}
+
+impl MaintenanceStatus {
+    /// Whether the maintenance is still upcoming or ongoing.
+    pub fn is_open(self) -> bool {
+        self != Self::Completed
+    }
+}
+
+string_enum! {
+    /// How badly an incident affects users; ordered from `None` to `Critical`.
+    #[derive(PartialOrd, Ord)]
+    pub enum Impact ("impact") {
+        /// No user-visible effect.
+        None => ("none", "None"),
+        /// A small part of the service is affected.
+        Minor => ("minor", "Minor"),
+        /// A large part of the service is affected.
+        Major => ("major", "Major"),
+        /// The service is unusable.
+        Critical => ("critical", "Critical"),
+    }
+}
+
+string_enum! {
+    /// What kind of event an incident record describes.
+    pub enum IncidentKind ("incident kind") {
+        /// Something broke.
+        Incident => ("incident", "Incident"),
+        /// Information users should know about that is not an outage.
+        Advisory => ("advisory", "Advisory"),
+        /// Planned work.
+        Maintenance => ("maintenance", "Maintenance"),
+    }
+}
+
+impl IncidentKind {
+    /// The prefix of this kind's human references, e.g. "INC" in "INC-2026-0042".
+    pub fn reference_prefix(self) -> &'static str {
+        match self {
+            Self::Incident => "INC",
+            Self::Advisory => "ADV",
+            Self::Maintenance => "MNT",
+        }
+    }
+}
+
+string_enum! {
+    /// The page's overall status indicator, as Statuspage reports it.
+    pub enum Indicator ("indicator") {
+        /// Everything works.
+        None => ("none", "None"),
+        /// Something is degraded or a minor incident is open.
+        Minor => ("minor", "Minor"),
+        /// A partial outage or a major incident.
+        Major => ("major", "Major"),
+        /// A major outage or a critical incident.
+        Critical => ("critical", "Critical"),
+        /// Nothing is broken, but maintenance is under way.
+        Maintenance => ("maintenance", "Maintenance"),
+    }
+}
+
+string_enum! {
+    /// What a team member may do.
+    pub enum Role ("role") {
+        /// Everything, including managing users, tokens and settings.
+        Owner => ("owner", "Owner"),
+        /// Creates and updates incidents, maintenances and components.
+        Responder => ("responder", "Responder"),
+        /// Reads the admin pages, changes nothing.
+        Viewer => ("viewer", "Viewer"),
+    }
+}
+
+impl Role {
+    /// Whether this role may create and change incidents, components and the like.
+    pub fn can_write(self) -> bool {
+        matches!(self, Self::Owner | Self::Responder)
+    }
+
+    /// Whether this role may manage users, tokens and page settings.
+    pub fn is_owner(self) -> bool {
+        self == Self::Owner
+    }
+}
+
+string_enum! {
+    /// The state of a postmortem follow-up action.
+    pub enum FollowUpState ("follow-up state") {
+        /// Not started.
+        Open => ("open", "Open"),
+        /// Someone is working on it.
+        InProgress => ("in_progress", "In Progress"),
+        /// Finished.
+        Done => ("done", "Done"),
+    }
+}
+
+/// The status carried by an update: incident statuses for incidents and advisories,
+/// maintenance statuses for maintenances. Serializes as the bare status name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum LifecycleStatus {
+    /// The status of an incident or an advisory.
+    Incident(IncidentStatus),
+    /// The status of a maintenance.
+    Maintenance(MaintenanceStatus),
+}
+
+impl LifecycleStatus {
+    /// Parses `s` with the vocabulary of `kind`: maintenance names for maintenances,
+    /// incident names for incidents and advisories.
+    pub fn parse(kind: IncidentKind, s: &str) -> Result<Self, ParseEnumError> {
+        match kind {
+            IncidentKind::Maintenance => s.parse().map(Self::Maintenance),
+            IncidentKind::Incident | IncidentKind::Advisory => s.parse().map(Self::Incident),
+        }
+    }
+
+    /// The snake_case name of the wrapped status.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Incident(s) => s.as_str(),
+            Self::Maintenance(s) => s.as_str(),
+        }
+    }
+
+    /// The human label of the wrapped status.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Incident(s) => s.label(),
+            Self::Maintenance(s) => s.label(),
+        }
+    }
+
+    /// Whether the incident or maintenance is still open.
+    pub fn is_open(self) -> bool {
+        match self {
+            Self::Incident(s) => s.is_open(),
+            Self::Maintenance(s) => s.is_open(),
+        }
+    }
+}
+
+impl From<IncidentStatus> for LifecycleStatus {
+    fn from(status: IncidentStatus) -> Self {
+        Self::Incident(status)
+    }
+}
+
+impl From<MaintenanceStatus> for LifecycleStatus {
+    fn from(status: MaintenanceStatus) -> Self {
+        Self::Maintenance(status)
+    }
+}
+
+impl fmt::Display for LifecycleStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests;

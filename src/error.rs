@@ -1,0 +1,201 @@
+//! The one error type of the application and how it becomes an HTTP answer.
+//!
+//! JSON errors look like `{"error":"not_found","message":"...","fields":{...}}`. A 5xx is logged
+//! once here, with its cause chain; a user's mistake is never a 5xx.
+
+use std::collections::BTreeMap;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+
+/// Field name -> messages, for 422 answers.
+pub type FieldErrors = BTreeMap<String, Vec<String>>;
+
+/// Result alias used throughout the crate.
+pub type AppResult<T> = Result<T, AppError>;
+
+/// Everything that can go wrong while serving a request or running a job.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// Input failed validation; one message (or more) per field.
+    #[error("validation failed")]
+    Validation(FieldErrors),
+    /// A malformed request that is not about a single field.
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0} not found")]
+    NotFound(String),
+    #[error("authentication required")]
+    Unauthorized,
+    #[error("forbidden")]
+    Forbidden,
+    #[error("{0}")]
+    Conflict(String),
+    /// A dependency (the database pool, mostly) could not serve in time; retry after the delay.
+    #[error("service temporarily unavailable: {reason}")]
+    Unavailable { reason: String, retry_after_secs: u32 },
+    #[error("too many requests")]
+    RateLimited { retry_after_secs: u32 },
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl AppError {
+    /// A validation error on a single field.
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        let mut fields = FieldErrors::new();
+        fields.insert(field.to_owned(), vec![message.into()]);
+        Self::Validation(fields)
+    }
+
+    /// The stable machine-readable code used in JSON bodies.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Validation(_) => "validation_failed",
+            Self::BadRequest(_) => "bad_request",
+            Self::NotFound(_) => "not_found",
+            Self::Unauthorized => "unauthorized",
+            Self::Forbidden => "forbidden",
+            Self::Conflict(_) => "conflict",
+            Self::Unavailable { .. } => "unavailable",
+            Self::RateLimited { .. } => "rate_limited",
+            Self::Internal(_) => "internal",
+        }
+    }
+}
+
+impl From<diesel::result::Error> for AppError {
+    fn from(e: diesel::result::Error) -> Self {
+        use diesel::result::{DatabaseErrorKind, Error};
+        match e {
+            Error::NotFound => Self::NotFound("record".into()),
+            Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+                Self::Conflict(format!("already exists ({})", info.message()))
+            }
+            other => Self::Internal(anyhow::Error::new(other).context("database query failed")),
+        }
+    }
+}
+
+impl From<validator::ValidationErrors> for AppError {
+    fn from(errors: validator::ValidationErrors) -> Self {
+        let mut fields = FieldErrors::new();
+        for (field, errs) in errors.field_errors() {
+            let messages = errs
+                .iter()
+                .map(|e| e.message.as_ref().map(|m| m.to_string()).unwrap_or_else(|| format!("is invalid ({})", e.code)))
+                .collect();
+            fields.insert(field.to_string(), messages);
+        }
+        Self::Validation(fields)
+    }
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error: &'a str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fields: Option<&'a FieldErrors>,
+}
+
+impl ResponseError for AppError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::Forbidden => StatusCode::FORBIDDEN,
+            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let message = match self {
+            Self::Internal(e) => {
+                tracing::error!(error = ?e, "internal error");
+                "internal error; it has been logged".to_owned()
+            }
+            Self::Unavailable { reason, .. } => {
+                tracing::warn!(%reason, "answering 503");
+                "temporarily unavailable, please retry shortly".to_owned()
+            }
+            other => other.to_string(),
+        };
+        let fields = match self {
+            Self::Validation(f) => Some(f),
+            _ => None,
+        };
+        let mut res = HttpResponse::build(self.status_code());
+        match self {
+            Self::Unavailable { retry_after_secs, .. } | Self::RateLimited { retry_after_secs } => {
+                res.insert_header((header::RETRY_AFTER, HeaderValue::from(*retry_after_secs)));
+            }
+            Self::Unauthorized => {
+                res.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
+            }
+            _ => {}
+        }
+        res.insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-store")));
+        res.json(ErrorBody { error: self.code(), message, fields })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::body::MessageBody;
+
+    #[test]
+    fn unavailable_answers_503_with_retry_after() {
+        let res = AppError::Unavailable { reason: "pool".into(), retry_after_secs: 2 }.error_response();
+        assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(res.headers().get(header::RETRY_AFTER).unwrap(), "2");
+    }
+
+    #[test]
+    fn validation_errors_list_each_field() {
+        let res = AppError::field("email", "is not an email address").error_response();
+        assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        let body = res.into_body().try_into_bytes().unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(json["error"], "validation_failed");
+        assert_eq!(json["fields"]["email"][0], "is not an email address");
+    }
+
+    #[test]
+    fn unique_violations_become_conflicts() {
+        struct Info;
+        impl diesel::result::DatabaseErrorInformation for Info {
+            fn message(&self) -> &str {
+                "UNIQUE constraint failed: users.email"
+            }
+            fn details(&self) -> Option<&str> {
+                None
+            }
+            fn hint(&self) -> Option<&str> {
+                None
+            }
+            fn table_name(&self) -> Option<&str> {
+                None
+            }
+            fn column_name(&self) -> Option<&str> {
+                None
+            }
+            fn constraint_name(&self) -> Option<&str> {
+                None
+            }
+            fn statement_position(&self) -> Option<i32> {
+                None
+            }
+        }
+        let e = diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, Box::new(Info));
+        assert_eq!(AppError::from(e).status_code(), StatusCode::CONFLICT);
+    }
+}

@@ -1,0 +1,170 @@
+//! The job table as a queue. Claiming is `FOR UPDATE SKIP LOCKED` on PostgreSQL, so several
+//! Herald processes share one queue; on SQLite an immediate transaction serialises claimers.
+
+use chrono::{Duration, NaiveDateTime};
+use diesel::prelude::*;
+use rand::Rng;
+
+use crate::db::schema::jobs;
+use crate::db::{DbConn, new_id, now, write_tx};
+
+/// A job as stored.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = jobs)]
+pub struct JobRow {
+    pub id: String,
+    pub kind: String,
+    pub payload: String,
+    pub run_at: NaiveDateTime,
+    pub attempts: i32,
+    pub max_attempts: i32,
+    pub locked_by: Option<String>,
+    pub locked_until: Option<NaiveDateTime>,
+    pub last_error: Option<String>,
+    pub dead_at: Option<NaiveDateTime>,
+    pub created_at: NaiveDateTime,
+}
+
+/// Default number of attempts before a job is dead-lettered.
+pub const DEFAULT_MAX_ATTEMPTS: i32 = 10;
+
+/// Adds a job, runnable from `run_at` (now when `None`). Call it inside the transaction of the
+/// write that causes the job.
+pub fn enqueue(
+    conn: &mut DbConn,
+    kind: &str,
+    payload: &serde_json::Value,
+    run_at: Option<NaiveDateTime>,
+) -> QueryResult<String> {
+    let id = new_id();
+    let at = now();
+    diesel::insert_into(jobs::table)
+        .values((
+            jobs::id.eq(&id),
+            jobs::kind.eq(kind),
+            jobs::payload.eq(payload.to_string()),
+            jobs::run_at.eq(run_at.unwrap_or(at)),
+            jobs::attempts.eq(0),
+            jobs::max_attempts.eq(DEFAULT_MAX_ATTEMPTS),
+            jobs::created_at.eq(at),
+        ))
+        .execute(conn)?;
+    Ok(id)
+}
+
+/// Claims up to `limit` runnable jobs for `worker` with a lease of `lease`; each claim counts as
+/// an attempt, so a job that kills its worker still ends up dead-lettered.
+pub fn claim(conn: &mut DbConn, worker: &str, limit: i64, lease: Duration) -> QueryResult<Vec<JobRow>> {
+    let at = now();
+    let runnable = jobs::dead_at
+        .is_null()
+        .and(jobs::run_at.le(at))
+        .and(jobs::locked_until.is_null().or(jobs::locked_until.lt(at)));
+    let ids: Vec<String> = match conn {
+        DbConn::Postgres(pg) => pg.transaction(|pg| {
+            let ids = jobs::table
+                .select(jobs::id)
+                .filter(runnable)
+                .order(jobs::run_at)
+                .limit(limit)
+                .for_update()
+                .skip_locked()
+                .load::<String>(pg)?;
+            diesel::update(jobs::table.filter(jobs::id.eq_any(&ids)))
+                .set((jobs::locked_by.eq(worker), jobs::locked_until.eq(at + lease), jobs::attempts.eq(jobs::attempts + 1)))
+                .execute(pg)?;
+            Ok::<_, diesel::result::Error>(ids)
+        })?,
+        DbConn::Sqlite(_) => write_tx(conn, |c| {
+            let ids = jobs::table.select(jobs::id).filter(runnable).order(jobs::run_at).limit(limit).load::<String>(c)?;
+            diesel::update(jobs::table.filter(jobs::id.eq_any(&ids)))
+                .set((jobs::locked_by.eq(worker), jobs::locked_until.eq(at + lease), jobs::attempts.eq(jobs::attempts + 1)))
+                .execute(c)?;
+            Ok::<_, diesel::result::Error>(ids)
+        })?,
+    };
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    jobs::table.filter(jobs::id.eq_any(&ids)).order(jobs::run_at).select(JobRow::as_select()).load(conn)
+}
+
+/// Removes a finished job (only if `worker` still holds it).
+pub fn complete(conn: &mut DbConn, id: &str, worker: &str) -> QueryResult<usize> {
+    diesel::delete(jobs::table.filter(jobs::id.eq(id)).filter(jobs::locked_by.eq(worker))).execute(conn)
+}
+
+/// Records a failure: retried later with backoff, or dead-lettered after the last attempt.
+pub fn fail(conn: &mut DbConn, job: &JobRow, worker: &str, error: &str, backoff: &Backoff) -> QueryResult<usize> {
+    let at = now();
+    let target = jobs::table.filter(jobs::id.eq(&job.id)).filter(jobs::locked_by.eq(worker));
+    let error: String = error.chars().take(2000).collect();
+    if job.attempts >= job.max_attempts {
+        diesel::update(target)
+            .set((
+                jobs::dead_at.eq(Some(at)),
+                jobs::last_error.eq(Some(error)),
+                jobs::locked_by.eq(None::<String>),
+                jobs::locked_until.eq(None::<NaiveDateTime>),
+            ))
+            .execute(conn)
+    } else {
+        diesel::update(target)
+            .set((
+                jobs::run_at.eq(at + backoff.delay(job.attempts)),
+                jobs::last_error.eq(Some(error)),
+                jobs::locked_by.eq(None::<String>),
+                jobs::locked_until.eq(None::<NaiveDateTime>),
+            ))
+            .execute(conn)
+    }
+}
+
+/// Hands jobs back to the queue, runnable at once, without counting the attempt.
+pub fn release(conn: &mut DbConn, ids: &[String], worker: &str) -> QueryResult<usize> {
+    diesel::update(jobs::table.filter(jobs::id.eq_any(ids)).filter(jobs::locked_by.eq(worker)))
+        .set((
+            jobs::locked_by.eq(None::<String>),
+            jobs::locked_until.eq(None::<NaiveDateTime>),
+            jobs::attempts.eq(jobs::attempts - 1),
+        ))
+        .execute(conn)
+}
+
+/// Exponential backoff with jitter: `base * 2^(attempt-1)`, capped, then +-25 %.
+#[derive(Debug, Clone, Copy)]
+pub struct Backoff {
+    pub base: Duration,
+    pub cap: Duration,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Self { base: Duration::seconds(5), cap: Duration::hours(1) }
+    }
+}
+
+impl Backoff {
+    /// The delay before the next try after `attempts` tries.
+    pub fn delay(&self, attempts: i32) -> Duration {
+        let exp = attempts.clamp(1, 30) - 1;
+        let raw = self.base.num_milliseconds().saturating_mul(1i64 << exp.min(20));
+        let capped = raw.min(self.cap.num_milliseconds()).max(1);
+        let jitter = rand::thread_rng().gen_range(-(capped / 4)..=(capped / 4));
+        Duration::milliseconds(capped + jitter)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_until_the_cap_within_jitter() {
+        let b = Backoff { base: Duration::seconds(10), cap: Duration::seconds(100) };
+        for (attempt, expected) in [(1, 10_000), (2, 20_000), (3, 40_000), (4, 80_000), (5, 100_000), (30, 100_000)] {
+            let ms = b.delay(attempt).num_milliseconds();
+            assert!((expected * 3 / 4..=expected * 5 / 4).contains(&ms), "attempt {attempt}: {ms}ms");
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! Herald: a self-hosted status page and incident communications platform.
+//!
+//! Data flows one way: `http` -> `services` -> `domain` | `db` | `jobs`.
+
+pub mod cli;
+pub mod config;
+pub mod db;
+pub mod domain;
+pub mod error;
+pub mod http;
+pub mod jobs;
+pub mod lifecycle;
+pub mod secret;
+pub mod services;
+pub mod startup;
+pub mod telemetry;

@@ -1,0 +1,5 @@
+//! The `herald` binary: everything lives in the library; see `herald::cli`.
+
+fn main() -> std::process::ExitCode {
+    herald::cli::main()
+}

@@ -1,0 +1,65 @@
+//! The server's signing key: from configuration, or generated once and kept in the database.
+//! It is never logged.
+
+use base64::Engine;
+use diesel::prelude::*;
+use rand::RngCore;
+
+use crate::db::schema::settings;
+use crate::db::{DbConn, now};
+
+/// Bytes of randomness in a generated key.
+const GENERATED_KEY_BYTES: usize = 48;
+const SETTINGS_KEY: &str = "secret_key";
+
+/// A signing key; `Debug` prints nothing of it.
+#[derive(Clone)]
+pub struct SecretKey(String);
+
+impl SecretKey {
+    /// The key material.
+    pub fn expose(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+impl std::fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretKey(****)")
+    }
+}
+
+/// Uses the configured key, or the one stored in the database, generating and storing it on the
+/// first start. Two processes starting together end up with the same key (the first insert wins).
+pub fn load_or_create(conn: &mut DbConn, configured: Option<&str>) -> anyhow::Result<SecretKey> {
+    if let Some(key) = configured {
+        return Ok(SecretKey(key.to_owned()));
+    }
+    if let Some(stored) = stored_key(conn)? {
+        return Ok(SecretKey(stored));
+    }
+    let mut bytes = [0u8; GENERATED_KEY_BYTES];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    let key = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let inserted = diesel::insert_into(settings::table)
+        .values((settings::key.eq(SETTINGS_KEY), settings::value.eq(&key), settings::updated_at.eq(now())))
+        .execute(conn);
+    match inserted {
+        Ok(_) => {
+            tracing::info!("generated a signing key and stored it in the database");
+            Ok(SecretKey(key))
+        }
+        Err(diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)) => {
+            stored_key(conn)?.map(SecretKey).ok_or_else(|| anyhow::anyhow!("signing key vanished"))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn stored_key(conn: &mut DbConn) -> anyhow::Result<Option<String>> {
+    Ok(settings::table
+        .filter(settings::key.eq(SETTINGS_KEY))
+        .select(settings::value)
+        .first::<String>(conn)
+        .optional()?)
+}

@@ -1,0 +1,4 @@
+//! Use cases as plain synchronous functions on a connection. They own their transactions and
+//! enqueue jobs in the same transaction as the write.
+
+pub mod users;

@@ -1,0 +1,159 @@
+//! Building and running the application: pool, migrations, signing key, HTTP server, job runner,
+//! and the drain on shutdown.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use actix_web::dev::{Server, ServerHandle};
+use actix_web::middleware::{Compress, DefaultHeaders, from_fn};
+use actix_web::{App, HttpServer, web};
+use anyhow::Context;
+use metrics_exporter_prometheus::PrometheusHandle;
+use tracing_actix_web::TracingLogger;
+
+use crate::config::Settings;
+use crate::db::{Db, migrations};
+use crate::jobs::{self, Registry, RunnerConfig};
+use crate::lifecycle::Lifecycle;
+use crate::secret::{self, SecretKey};
+use crate::{http, telemetry};
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub db: Db,
+    pub settings: Arc<Settings>,
+    pub lifecycle: Lifecycle,
+    pub secret: SecretKey,
+    pub metrics: PrometheusHandle,
+}
+
+/// A built, bound, not yet running Herald.
+pub struct Application {
+    port: u16,
+    server: Server,
+    state: AppState,
+    registry: Registry,
+    runner: RunnerConfig,
+}
+
+/// Opens the database and applies pending migrations; returns the pool and what was applied.
+/// Blocking: call it from the CLI thread or inside `spawn_blocking`.
+pub fn open_database(settings: &Settings) -> anyhow::Result<(Db, Vec<String>)> {
+    let db = Db::connect(settings)?;
+    let applied = db.run_sync(migrations::run_pending).with_context(|| {
+        format!("database {}", settings.database_url.redacted())
+    })?;
+    Ok((db, applied))
+}
+
+impl Application {
+    /// Builds Herald with its standard job handlers.
+    pub async fn build(settings: Settings) -> anyhow::Result<Self> {
+        Self::build_with(settings, Registry::standard(), RunnerConfig::default()).await
+    }
+
+    /// Builds Herald with the given job handlers and runner tuning.
+    pub async fn build_with(settings: Settings, registry: Registry, mut runner: RunnerConfig) -> anyhow::Result<Self> {
+        let settings = Arc::new(settings);
+        let for_db = settings.clone();
+        let (db, secret) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+            let (db, applied) = open_database(&for_db)?;
+            if !applied.is_empty() {
+                tracing::info!(?applied, "applied migrations");
+            }
+            let key = db.run_sync(|c| secret::load_or_create(c, for_db.secret_key.as_deref()))?;
+            Ok((db, key))
+        })
+        .await??;
+        let listener = TcpListener::bind(settings.bind)
+            .with_context(|| format!("HERALD_BIND: cannot listen on {}", settings.bind))?;
+        let port = listener.local_addr()?.port();
+        runner.grace = settings.shutdown_grace;
+        let state = AppState {
+            db,
+            settings: settings.clone(),
+            lifecycle: Lifecycle::new(),
+            secret,
+            metrics: telemetry::metrics_handle(),
+        };
+        let app_state = state.clone();
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(web::Data::new(app_state.clone()))
+                .wrap(Compress::default())
+                .wrap(
+                    DefaultHeaders::new()
+                        .add(("X-Content-Type-Options", "nosniff"))
+                        .add(("Referrer-Policy", "strict-origin-when-cross-origin")),
+                )
+                .wrap(from_fn(http::middleware::observe))
+                .wrap(TracingLogger::default())
+                .configure(http::routes)
+        })
+        .listen(listener)?
+        .workers(settings.workers)
+        .shutdown_timeout(settings.shutdown_grace.as_secs())
+        .disable_signals()
+        .run();
+        tracing::info!(
+            address = %settings.bind, port, database = %settings.database_url.redacted(),
+            public_url = %settings.public_url, "herald is listening"
+        );
+        Ok(Self { port, server, state, registry, runner })
+    }
+
+    /// The port actually bound (useful with port 0).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The shared state (tests reach the pool through it).
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// A handle that starts the drain, the same way a signal does.
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        ShutdownHandle { lifecycle: self.state.lifecycle.clone() }
+    }
+
+    /// Serves until the drain begins and completes: readiness fails at once, the listener closes
+    /// after `shutdown_delay`, in-flight requests get `shutdown_grace`, the job runner hands back
+    /// what it holds. Returns when everything has stopped.
+    pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        let Self { server, state, registry, runner, .. } = self;
+        let lifecycle = state.lifecycle.clone();
+        let jobs = tokio::spawn(jobs::runner::run(state.db.clone(), registry, runner, lifecycle.token()));
+        let handle: ServerHandle = server.handle();
+        let delay = state.settings.shutdown_delay;
+        let stopper = tokio::spawn(async move {
+            lifecycle.token().cancelled().await;
+            if !delay.is_zero() {
+                tracing::info!(?delay, "still accepting connections while load balancers notice");
+                tokio::time::sleep(delay).await;
+            }
+            tracing::info!("closing the listener; waiting for in-flight requests");
+            handle.stop(true).await;
+        });
+        let served = server.await;
+        state.lifecycle.begin_drain();
+        let _ = stopper.await;
+        let _ = jobs.await;
+        tracing::info!("herald stopped");
+        served.context("HTTP server failed")
+    }
+}
+
+/// Starts the drain from outside the server (signal handler, tests).
+#[derive(Clone)]
+pub struct ShutdownHandle {
+    lifecycle: Lifecycle,
+}
+
+impl ShutdownHandle {
+    /// Begins the drain; returns at once.
+    pub fn begin(&self) {
+        self.lifecycle.begin_drain();
+    }
+}
