@@ -180,6 +180,11 @@ impl Settings {
         Self::resolve(file, env)
     }
 
+    /// Settings from `env` alone, ignoring any file (tests and embedding).
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        Self::resolve(FileSettings::default(), env)
+    }
+
     fn resolve(file: FileSettings, env: &Env) -> Result<Self, ConfigError> {
         let database_url = DatabaseUrl::parse(
             env.get("DATABASE_URL").or(file.database_url.as_deref()).unwrap_or("sqlite://herald.db"),

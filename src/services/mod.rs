@@ -1,4 +1,8 @@
 //! Use cases as plain synchronous functions on a connection. They own their transactions and
 //! enqueue jobs in the same transaction as the write.
 
+pub mod components;
+pub mod incidents;
+pub mod pages;
+pub mod postmortems;
 pub mod users;

@@ -1,3 +1,7 @@
 //! Row structs and query functions, one file per table family.
 
+pub mod components;
+pub mod incidents;
+pub mod pages;
+pub mod postmortems;
 pub mod users;

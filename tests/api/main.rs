@@ -1,0 +1,13 @@
+//! Integration tests: the real application over HTTP, on SQLite and (when
+//! `HERALD_TEST_POSTGRES_URL` is set) on PostgreSQL, each test with a fresh database.
+
+#[macro_use]
+mod helpers;
+
+mod cli;
+mod health;
+mod jobs;
+mod lifecycle;
+mod migrations;
+mod model;
+mod pool;

@@ -1,0 +1,1 @@
+//! Data model use cases on both backends.

@@ -1,0 +1,62 @@
+//! An exhausted pool answers 503 with Retry-After instead of hanging.
+
+use std::time::{Duration, Instant};
+
+use herald::jobs::Registry;
+
+use crate::helpers::{TestApp, TestDb};
+
+on_both_backends!(an_exhausted_pool_answers_503_with_retry_after);
+
+async fn an_exhausted_pool_answers_503_with_retry_after(db: TestDb) {
+    let app = TestApp::spawn_with(
+        db,
+        &[("HERALD_DB_POOL_SIZE", "1"), ("HERALD_DB_TIMEOUT_MS", "300")],
+        Registry::standard(),
+    )
+    .await;
+    // Hold the only connection for a while, as a slow query would.
+    let (held_tx, held_rx) = tokio::sync::oneshot::channel();
+    let holder = app.db.clone();
+    let hold = tokio::spawn(async move {
+        holder
+            .run(move |_conn| {
+                let _ = held_tx.send(());
+                std::thread::sleep(Duration::from_millis(1500));
+                Ok(())
+            })
+            .await
+    });
+    held_rx.await.unwrap();
+    let started = Instant::now();
+    let res = app.get("/readyz").await;
+    let waited = started.elapsed();
+    assert_eq!(res.status(), 503);
+    assert!(res.headers().contains_key("retry-after"));
+    assert!(waited < Duration::from_millis(1200), "answered after {waited:?}, not after the slow query");
+    // Health does not need the database and stays up.
+    assert_eq!(app.get("/healthz").await.status(), 200);
+    hold.await.unwrap().unwrap();
+    assert_eq!(app.get("/readyz").await.status(), 200, "recovers once the connection is back");
+
+    // The same through Db::run directly: the error is Unavailable with a retry hint.
+    let err = {
+        let holder = app.db.clone();
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let hold = tokio::spawn(async move {
+            holder
+                .run(move |_c| {
+                    let _ = tx.send(());
+                    std::thread::sleep(Duration::from_millis(800));
+                    Ok(())
+                })
+                .await
+        });
+        rx.await.unwrap();
+        let err = app.db.run(|_c| Ok(())).await.unwrap_err();
+        hold.await.unwrap().unwrap();
+        err
+    };
+    assert!(matches!(err, herald::error::AppError::Unavailable { retry_after_secs, .. } if retry_after_secs > 0), "{err:?}");
+    app.stop().await.unwrap();
+}
