@@ -5,5 +5,5 @@
 pub mod queue;
 pub mod runner;
 
-pub use queue::{Backoff, JobRow, enqueue};
+pub use queue::{Backoff, JobRow, NewJob, enqueue};
 pub use runner::{JobContext, Registry, RunnerConfig};

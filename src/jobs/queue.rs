@@ -28,28 +28,56 @@ pub struct JobRow {
 /// Default number of attempts before a job is dead-lettered.
 pub const DEFAULT_MAX_ATTEMPTS: i32 = 10;
 
-/// Adds a job, runnable from `run_at` (now when `None`). Call it inside the transaction of the
-/// write that causes the job.
-pub fn enqueue(
-    conn: &mut DbConn,
-    kind: &str,
-    payload: &serde_json::Value,
-    run_at: Option<NaiveDateTime>,
-) -> QueryResult<String> {
+/// A job to add: its kind, JSON payload, when it may run, and how many attempts it gets.
+#[derive(Debug, Clone)]
+pub struct NewJob<'a> {
+    pub kind: &'a str,
+    pub payload: serde_json::Value,
+    pub run_at: Option<NaiveDateTime>,
+    pub max_attempts: i32,
+}
+
+impl<'a> NewJob<'a> {
+    /// A job runnable now with the default number of attempts.
+    pub fn new(kind: &'a str, payload: serde_json::Value) -> Self {
+        Self { kind, payload, run_at: None, max_attempts: DEFAULT_MAX_ATTEMPTS }
+    }
+
+    /// Runnable from `at` instead of now.
+    pub fn run_at(mut self, at: NaiveDateTime) -> Self {
+        self.run_at = Some(at);
+        self
+    }
+
+    /// Dead-lettered after `attempts` tries.
+    pub fn max_attempts(mut self, attempts: i32) -> Self {
+        self.max_attempts = attempts.max(1);
+        self
+    }
+}
+
+/// Adds a job. Call it inside the transaction of the write that causes the job, so both commit
+/// or neither does.
+pub fn enqueue(conn: &mut DbConn, job: &NewJob<'_>) -> QueryResult<String> {
     let id = new_id();
     let at = now();
     diesel::insert_into(jobs::table)
         .values((
             jobs::id.eq(&id),
-            jobs::kind.eq(kind),
-            jobs::payload.eq(payload.to_string()),
-            jobs::run_at.eq(run_at.unwrap_or(at)),
+            jobs::kind.eq(job.kind),
+            jobs::payload.eq(job.payload.to_string()),
+            jobs::run_at.eq(job.run_at.unwrap_or(at)),
             jobs::attempts.eq(0),
-            jobs::max_attempts.eq(DEFAULT_MAX_ATTEMPTS),
+            jobs::max_attempts.eq(job.max_attempts),
             jobs::created_at.eq(at),
         ))
         .execute(conn)?;
     Ok(id)
+}
+
+/// A job by id (tests and the console's dead-letter view).
+pub fn get(conn: &mut DbConn, id: &str) -> QueryResult<Option<JobRow>> {
+    jobs::table.find(id).select(JobRow::as_select()).first(conn).optional()
 }
 
 /// Claims up to `limit` runnable jobs for `worker` with a lease of `lease`; each claim counts as

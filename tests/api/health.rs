@@ -5,7 +5,7 @@ use crate::helpers::{TestApp, TestDb};
 on_both_backends!(health_and_readiness_answer_200_once_migrated, metrics_count_requests_by_route);
 
 async fn health_and_readiness_answer_200_once_migrated(db: TestDb) {
-    let app = TestApp::spawn(db).await;
+    let mut app = TestApp::spawn(db).await;
     let health = app.get("/healthz").await;
     assert_eq!(health.status(), 200);
     let ready = app.get("/readyz").await;
@@ -17,7 +17,7 @@ async fn health_and_readiness_answer_200_once_migrated(db: TestDb) {
 }
 
 async fn metrics_count_requests_by_route(db: TestDb) {
-    let app = TestApp::spawn(db).await;
+    let mut app = TestApp::spawn(db).await;
     for _ in 0..3 {
         app.get("/healthz").await;
     }

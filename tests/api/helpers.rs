@@ -143,8 +143,9 @@ impl TestApp {
         self.client.get(format!("{}{path}", self.address)).send().await.expect("request sent")
     }
 
-    /// Begins the drain and waits for the server to stop; returns its result.
-    pub async fn stop(mut self) -> anyhow::Result<()> {
+    /// Begins the drain and waits for the server to stop; returns its result. The database
+    /// stays until the `TestApp` is dropped.
+    pub async fn stop(&mut self) -> anyhow::Result<()> {
         self.shutdown.begin();
         match self.server.take() {
             Some(server) => server.await.expect("server task"),

@@ -9,7 +9,7 @@ use crate::helpers::{TestApp, TestDb};
 on_both_backends!(an_exhausted_pool_answers_503_with_retry_after);
 
 async fn an_exhausted_pool_answers_503_with_retry_after(db: TestDb) {
-    let app = TestApp::spawn_with(
+    let mut app = TestApp::spawn_with(
         db,
         &[("HERALD_DB_POOL_SIZE", "1"), ("HERALD_DB_TIMEOUT_MS", "300")],
         Registry::standard(),
