@@ -11,3 +11,4 @@ mod lifecycle;
 mod migrations;
 mod model;
 mod pool;
+mod process;

@@ -1,0 +1,88 @@
+//! Running the real `herald` binary as a child process, as an operator would.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A `herald` command with a clean environment, run in `dir` (so no stray herald.toml is read).
+pub fn herald(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_herald"));
+    cmd.env_clear().current_dir(dir).env("HERALD_LOG", "warn");
+    cmd
+}
+
+/// A `herald serve` child with its stderr collected.
+pub struct Serving {
+    pub child: Child,
+    pub port: u16,
+    pub logs: Arc<Mutex<Vec<String>>>,
+}
+
+impl Serving {
+    /// Starts `herald serve` on a free port with `envs`; waits until it listens.
+    pub fn start(dir: &Path, database_url: &str, envs: &[(&str, &str)]) -> Self {
+        let mut cmd = herald(dir);
+        cmd.arg("serve")
+            .env("DATABASE_URL", database_url)
+            .env("HERALD_BIND", "127.0.0.1:0")
+            .env("HERALD_LOG", "info")
+            .env("HERALD_LOG_FORMAT", "json")
+            .envs(envs.iter().copied())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("herald starts");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let (port_tx, port_rx) = std::sync::mpsc::channel();
+        let sink = logs.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Ok(json) = serde_json::from_str::<serde_json::Value>(&line) {
+                    if json["message"] == "herald is listening" {
+                        let _ = port_tx.send(json["port"].as_u64().unwrap_or(0) as u16);
+                    }
+                }
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let port = port_rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| {
+            let _ = child.kill();
+            panic!("herald did not start listening; logs: {:?}", logs.lock().unwrap())
+        });
+        Self { child, port, logs }
+    }
+
+    /// Sends a signal to the child.
+    pub fn signal(&self, signal: nix::sys::signal::Signal) {
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.child.id() as i32), signal).expect("signal sent");
+    }
+
+    /// Waits up to `limit` for the child to exit; returns its status code.
+    pub fn wait_exit(&mut self, limit: Duration) -> i32 {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code().unwrap_or(-1);
+            }
+            if started.elapsed() > limit {
+                let _ = self.child.kill();
+                panic!("herald did not exit within {limit:?}; logs: {:?}", self.logs.lock().unwrap());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The log lines so far.
+    pub fn log_text(&self) -> String {
+        self.logs.lock().unwrap().join("\n")
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
