@@ -1,1 +1,371 @@
-//! (in progress)
+//! Incidents, advisories and maintenances with their updates and the components they affect
+//! (`incidents`, `incident_updates`, `incident_update_components`, `incident_components`).
+//!
+//! An incident is open while `resolved_at` is NULL: the services set it when an incident is
+//! resolved or a maintenance completed, and clear it on reopen.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use super::pages::decode;
+use crate::db::DbConn;
+use crate::db::schema::{
+    incident_components, incident_update_components, incident_updates, incidents,
+};
+use crate::domain::{ComponentStatus, Impact, IncidentKind, LifecycleStatus, parse_reference};
+use crate::error::AppResult;
+
+/// An incident, advisory or maintenance as stored.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable)]
+#[diesel(table_name = incidents)]
+pub struct Incident {
+    pub id: String,
+    pub page_id: String,
+    /// Human reference, unique per page, e.g. `INC-2026-0042`.
+    pub reference: String,
+    pub name: String,
+    pub kind: String,
+    pub impact: String,
+    pub status: String,
+    /// What users notice, in the provider's words.
+    pub user_impact: Option<String>,
+    /// Which customers, regions or features are affected.
+    pub scope: Option<String>,
+    /// The preliminary root cause.
+    pub root_cause: Option<String>,
+    pub started_at: NaiveDateTime,
+    pub identified_at: Option<NaiveDateTime>,
+    pub monitoring_at: Option<NaiveDateTime>,
+    pub resolved_at: Option<NaiveDateTime>,
+    pub scheduled_for: Option<NaiveDateTime>,
+    pub scheduled_until: Option<NaiveDateTime>,
+    /// Maintenances only: start and complete on their own at the window's edges.
+    pub auto_transition: bool,
+    /// Mirrors the latest update's deadline.
+    pub next_update_by: Option<NaiveDateTime>,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+impl Incident {
+    /// Incident, advisory or maintenance.
+    pub fn kind(&self) -> AppResult<IncidentKind> {
+        decode("incidents.kind", &self.kind)
+    }
+
+    /// How badly users are affected.
+    pub fn impact(&self) -> AppResult<Impact> {
+        decode("incidents.impact", &self.impact)
+    }
+
+    /// The current status, in the vocabulary of the incident's kind.
+    pub fn status(&self) -> AppResult<LifecycleStatus> {
+        let kind = self.kind()?;
+        LifecycleStatus::parse(kind, &self.status)
+            .map_err(|e| anyhow::anyhow!("corrupt value in incidents.status: {e}").into())
+    }
+}
+
+/// A new incident.
+#[derive(Debug, Insertable)]
+#[diesel(table_name = incidents)]
+pub struct NewIncident<'a> {
+    pub id: &'a str,
+    pub page_id: &'a str,
+    pub reference: &'a str,
+    pub name: &'a str,
+    pub kind: &'a str,
+    pub impact: &'a str,
+    pub status: &'a str,
+    pub user_impact: Option<&'a str>,
+    pub scope: Option<&'a str>,
+    pub root_cause: Option<&'a str>,
+    pub started_at: NaiveDateTime,
+    pub identified_at: Option<NaiveDateTime>,
+    pub monitoring_at: Option<NaiveDateTime>,
+    pub resolved_at: Option<NaiveDateTime>,
+    pub scheduled_for: Option<NaiveDateTime>,
+    pub scheduled_until: Option<NaiveDateTime>,
+    pub auto_transition: bool,
+    pub next_update_by: Option<NaiveDateTime>,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+/// Changes to an incident: `None` leaves a column alone, `Some(None)` clears a nullable one.
+#[derive(Debug, Default, AsChangeset)]
+#[diesel(table_name = incidents)]
+pub struct IncidentChanges {
+    pub name: Option<String>,
+    pub impact: Option<String>,
+    pub status: Option<String>,
+    pub user_impact: Option<Option<String>>,
+    pub scope: Option<Option<String>>,
+    pub root_cause: Option<Option<String>>,
+    pub started_at: Option<NaiveDateTime>,
+    pub identified_at: Option<Option<NaiveDateTime>>,
+    pub monitoring_at: Option<Option<NaiveDateTime>>,
+    pub resolved_at: Option<Option<NaiveDateTime>>,
+    pub scheduled_for: Option<Option<NaiveDateTime>>,
+    pub scheduled_until: Option<Option<NaiveDateTime>>,
+    pub auto_transition: Option<bool>,
+    pub next_update_by: Option<Option<NaiveDateTime>>,
+    /// Always set, so a change set is never empty.
+    pub updated_at: NaiveDateTime,
+}
+
+/// One public update of an incident.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable)]
+#[diesel(table_name = incident_updates)]
+pub struct IncidentUpdate {
+    pub id: String,
+    pub incident_id: String,
+    pub status: String,
+    /// Markdown, as written by the responder.
+    pub body: String,
+    pub next_update_by: Option<NaiveDateTime>,
+    pub author_id: Option<String>,
+    /// Whether subscribers are told about this update.
+    pub notify: bool,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+impl IncidentUpdate {
+    /// The status this update set, in the vocabulary of the incident's `kind`.
+    pub fn status(&self, kind: IncidentKind) -> AppResult<LifecycleStatus> {
+        LifecycleStatus::parse(kind, &self.status)
+            .map_err(|e| anyhow::anyhow!("corrupt value in incident_updates.status: {e}").into())
+    }
+}
+
+/// A new update.
+#[derive(Debug, Insertable)]
+#[diesel(table_name = incident_updates)]
+pub struct NewIncidentUpdate<'a> {
+    pub id: &'a str,
+    pub incident_id: &'a str,
+    pub status: &'a str,
+    pub body: &'a str,
+    pub next_update_by: Option<NaiveDateTime>,
+    pub author_id: Option<&'a str>,
+    pub notify: bool,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+/// A component status change made by an update (old → new; equal when confirmed unchanged).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = incident_update_components)]
+pub struct IncidentUpdateComponent {
+    pub incident_update_id: String,
+    pub component_id: String,
+    pub old_status: String,
+    pub new_status: String,
+}
+
+impl IncidentUpdateComponent {
+    /// The status before the update.
+    pub fn old_status(&self) -> AppResult<ComponentStatus> {
+        decode("incident_update_components.old_status", &self.old_status)
+    }
+
+    /// The status the update set.
+    pub fn new_status(&self) -> AppResult<ComponentStatus> {
+        decode("incident_update_components.new_status", &self.new_status)
+    }
+}
+
+/// Inserts an incident and returns it.
+pub fn insert(conn: &mut DbConn, new: &NewIncident<'_>) -> QueryResult<Incident> {
+    diesel::insert_into(incidents::table)
+        .values(new)
+        .execute(conn)?;
+    find(conn, new.id)
+}
+
+/// The incident with this id.
+pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<Incident> {
+    incidents::table
+        .find(id)
+        .select(Incident::as_select())
+        .first(conn)
+}
+
+/// The incident of a page with this reference, if any.
+pub fn find_by_reference(
+    conn: &mut DbConn,
+    page_id: &str,
+    reference: &str,
+) -> QueryResult<Option<Incident>> {
+    incidents::table
+        .filter(incidents::page_id.eq(page_id))
+        .filter(incidents::reference.eq(reference))
+        .select(Incident::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// Applies `changes` to the incident `id` and returns it as it now is.
+pub fn update(conn: &mut DbConn, id: &str, changes: &IncidentChanges) -> QueryResult<Incident> {
+    diesel::update(incidents::table.find(id))
+        .set(changes)
+        .execute(conn)?;
+    find(conn, id)
+}
+
+/// The highest sequence number used on a page by references starting `PREFIX-YEAR-`.
+pub fn max_reference_seq(
+    conn: &mut DbConn,
+    page_id: &str,
+    kind: IncidentKind,
+    year: i32,
+) -> QueryResult<u32> {
+    let references: Vec<String> = incidents::table
+        .filter(incidents::page_id.eq(page_id))
+        .filter(incidents::reference.like(format!("{}-{year}-%", kind.reference_prefix())))
+        .select(incidents::reference)
+        .load(conn)?;
+    let seqs = references.iter().filter_map(|r| parse_reference(r));
+    Ok(seqs
+        .filter(|&(k, y, _)| k == kind && y == year)
+        .map(|(_, _, seq)| seq)
+        .max()
+        .unwrap_or(0))
+}
+
+/// The open incidents of a page (any kind), most recently started first.
+pub fn list_open(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<Incident>> {
+    list(conn, page_id, true, None, i64::MAX, 0)
+}
+
+/// A page's incidents, most recently started first: only open ones when `open_only`, only one
+/// kind when `kind` is given, `limit` rows from `offset`.
+pub fn list(
+    conn: &mut DbConn,
+    page_id: &str,
+    open_only: bool,
+    kind: Option<IncidentKind>,
+    limit: i64,
+    offset: i64,
+) -> QueryResult<Vec<Incident>> {
+    let mut query = incidents::table
+        .filter(incidents::page_id.eq(page_id))
+        .into_boxed();
+    if open_only {
+        query = query.filter(incidents::resolved_at.is_null());
+    }
+    if let Some(kind) = kind {
+        query = query.filter(incidents::kind.eq(kind.as_str()));
+    }
+    query
+        .order((incidents::started_at.desc(), incidents::id.desc()))
+        .limit(limit)
+        .offset(offset)
+        .select(Incident::as_select())
+        .load(conn)
+}
+
+/// Inserts an update and returns it.
+pub fn insert_update(
+    conn: &mut DbConn,
+    new: &NewIncidentUpdate<'_>,
+) -> QueryResult<IncidentUpdate> {
+    diesel::insert_into(incident_updates::table)
+        .values(new)
+        .execute(conn)?;
+    incident_updates::table
+        .find(new.id)
+        .select(IncidentUpdate::as_select())
+        .first(conn)
+}
+
+/// The updates of an incident, newest first.
+pub fn updates_newest_first(
+    conn: &mut DbConn,
+    incident_id: &str,
+) -> QueryResult<Vec<IncidentUpdate>> {
+    incident_updates::table
+        .filter(incident_updates::incident_id.eq(incident_id))
+        .order((
+            incident_updates::created_at.desc(),
+            incident_updates::id.desc(),
+        ))
+        .select(IncidentUpdate::as_select())
+        .load(conn)
+}
+
+/// Records a component change made by an update.
+pub fn insert_update_component(
+    conn: &mut DbConn,
+    row: &IncidentUpdateComponent,
+) -> QueryResult<usize> {
+    diesel::insert_into(incident_update_components::table)
+        .values(row)
+        .execute(conn)
+}
+
+/// The component changes made by these updates.
+pub fn update_components(
+    conn: &mut DbConn,
+    update_ids: &[&str],
+) -> QueryResult<Vec<IncidentUpdateComponent>> {
+    incident_update_components::table
+        .filter(incident_update_components::incident_update_id.eq_any(update_ids))
+        .order((
+            incident_update_components::incident_update_id,
+            incident_update_components::component_id,
+        ))
+        .select(IncidentUpdateComponent::as_select())
+        .load(conn)
+}
+
+/// The ids of the components an incident affects (or affected).
+pub fn affected_component_ids(conn: &mut DbConn, incident_id: &str) -> QueryResult<Vec<String>> {
+    incident_components::table
+        .filter(incident_components::incident_id.eq(incident_id))
+        .select(incident_components::component_id)
+        .order(incident_components::component_id)
+        .load(conn)
+}
+
+/// Marks a component as affected by an incident; doing it twice is harmless.
+pub fn add_affected_component(
+    conn: &mut DbConn,
+    incident_id: &str,
+    component_id: &str,
+) -> QueryResult<()> {
+    let key = (
+        incident_components::incident_id.eq(incident_id),
+        incident_components::component_id.eq(component_id),
+    );
+    let exists: i64 = incident_components::table
+        .filter(key.0)
+        .filter(key.1)
+        .count()
+        .get_result(conn)?;
+    if exists == 0 {
+        diesel::insert_into(incident_components::table)
+            .values(key)
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Whether an open incident of the page other than `except` affects the component.
+pub fn affected_by_other_open(
+    conn: &mut DbConn,
+    page_id: &str,
+    component_id: &str,
+    except: &str,
+) -> QueryResult<bool> {
+    let count: i64 = incident_components::table
+        .inner_join(incidents::table)
+        .filter(incident_components::component_id.eq(component_id))
+        .filter(incidents::page_id.eq(page_id))
+        .filter(incidents::id.ne(except))
+        .filter(incidents::resolved_at.is_null())
+        .count()
+        .get_result(conn)?;
+    Ok(count > 0)
+}

@@ -1,1 +1,204 @@
-//! (in progress)
+//! Status pages: the row, its changes and the queries on `status_pages`.
+//!
+//! Also home to [`decode`], which every model file uses to turn a stored TEXT enum back into its
+//! domain type without panicking on a corrupt value.
+
+use std::fmt::Display;
+use std::str::FromStr;
+
+use chrono::NaiveDateTime;
+use chrono_tz::Tz;
+use diesel::prelude::*;
+
+use crate::db::DbConn;
+use crate::db::schema::status_pages;
+use crate::domain::{NextUpdateIntervals, parse_time_zone};
+use crate::error::{AppError, AppResult};
+
+/// Parses a value read from `column` into its domain type. A value the domain does not know can
+/// only come from a corrupt or hand-edited database, so it is an internal error, never a panic.
+pub fn decode<T>(column: &'static str, value: &str) -> AppResult<T>
+where
+    T: FromStr,
+    T::Err: Display,
+{
+    value
+        .parse()
+        .map_err(|e| AppError::Internal(anyhow::anyhow!("corrupt value in {column}: {e}")))
+}
+
+/// A status page as stored.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable)]
+#[diesel(table_name = status_pages)]
+pub struct StatusPage {
+    pub id: String,
+    pub slug: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub public_url: Option<String>,
+    pub custom_domain: Option<String>,
+    /// IANA name, e.g. `Europe/Berlin`; times are shown in it.
+    pub time_zone: String,
+    pub support_email: Option<String>,
+    /// The page served at `/` (at most one page has it).
+    pub is_default: bool,
+    pub is_public: bool,
+    pub next_update_none_mins: Option<i32>,
+    pub next_update_minor_mins: Option<i32>,
+    pub next_update_major_mins: Option<i32>,
+    pub next_update_critical_mins: Option<i32>,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+impl StatusPage {
+    /// The page's default next-update intervals. A stored negative value (never written by
+    /// Herald) reads as "no deadline".
+    pub fn intervals(&self) -> NextUpdateIntervals {
+        let mins = |v: Option<i32>| v.and_then(|m| u32::try_from(m).ok());
+        NextUpdateIntervals {
+            none: mins(self.next_update_none_mins),
+            minor: mins(self.next_update_minor_mins),
+            major: mins(self.next_update_major_mins),
+            critical: mins(self.next_update_critical_mins),
+        }
+    }
+
+    /// The page's time zone.
+    pub fn tz(&self) -> AppResult<Tz> {
+        parse_time_zone(&self.time_zone).map_err(|e| {
+            AppError::Internal(anyhow::anyhow!(
+                "corrupt value in status_pages.time_zone: {e}"
+            ))
+        })
+    }
+}
+
+/// A new status page.
+#[derive(Debug, Insertable)]
+#[diesel(table_name = status_pages)]
+pub struct NewStatusPage<'a> {
+    pub id: &'a str,
+    pub slug: &'a str,
+    pub name: &'a str,
+    pub description: Option<&'a str>,
+    pub public_url: Option<&'a str>,
+    pub custom_domain: Option<&'a str>,
+    pub time_zone: &'a str,
+    pub support_email: Option<&'a str>,
+    pub is_default: bool,
+    pub is_public: bool,
+    pub next_update_none_mins: Option<i32>,
+    pub next_update_minor_mins: Option<i32>,
+    pub next_update_major_mins: Option<i32>,
+    pub next_update_critical_mins: Option<i32>,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+/// Changes to a page: `None` leaves a column alone, `Some(None)` clears a nullable one.
+#[derive(Debug, Default, AsChangeset)]
+#[diesel(table_name = status_pages)]
+pub struct StatusPageChanges {
+    pub slug: Option<String>,
+    pub name: Option<String>,
+    pub description: Option<Option<String>>,
+    pub public_url: Option<Option<String>>,
+    pub custom_domain: Option<Option<String>>,
+    pub time_zone: Option<String>,
+    pub support_email: Option<Option<String>>,
+    pub is_default: Option<bool>,
+    pub is_public: Option<bool>,
+    pub next_update_none_mins: Option<Option<i32>>,
+    pub next_update_minor_mins: Option<Option<i32>>,
+    pub next_update_major_mins: Option<Option<i32>>,
+    pub next_update_critical_mins: Option<Option<i32>>,
+    /// Always set, so a change set is never empty.
+    pub updated_at: NaiveDateTime,
+}
+
+/// Inserts a page and returns it.
+pub fn insert(conn: &mut DbConn, new: &NewStatusPage<'_>) -> QueryResult<StatusPage> {
+    diesel::insert_into(status_pages::table)
+        .values(new)
+        .execute(conn)?;
+    find(conn, new.id)
+}
+
+/// Applies `changes` to the page `id` and returns the page as it now is.
+pub fn update(conn: &mut DbConn, id: &str, changes: &StatusPageChanges) -> QueryResult<StatusPage> {
+    diesel::update(status_pages::table.find(id))
+        .set(changes)
+        .execute(conn)?;
+    find(conn, id)
+}
+
+/// The page with this id (diesel `NotFound` when there is none).
+pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<StatusPage> {
+    status_pages::table
+        .find(id)
+        .select(StatusPage::as_select())
+        .first(conn)
+}
+
+/// The page with this slug, if any.
+pub fn find_by_slug(conn: &mut DbConn, slug: &str) -> QueryResult<Option<StatusPage>> {
+    status_pages::table
+        .filter(status_pages::slug.eq(slug))
+        .select(StatusPage::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// The page served on this custom domain (lowercase), if any.
+pub fn find_by_custom_domain(conn: &mut DbConn, domain: &str) -> QueryResult<Option<StatusPage>> {
+    status_pages::table
+        .filter(status_pages::custom_domain.eq(domain))
+        .select(StatusPage::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// The default page, if one is marked.
+pub fn find_default(conn: &mut DbConn) -> QueryResult<Option<StatusPage>> {
+    status_pages::table
+        .filter(status_pages::is_default.eq(true))
+        .select(StatusPage::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// Every page: the default first, then by name.
+pub fn list(conn: &mut DbConn) -> QueryResult<Vec<StatusPage>> {
+    status_pages::table
+        .order((
+            status_pages::is_default.desc(),
+            status_pages::name.asc(),
+            status_pages::id.asc(),
+        ))
+        .select(StatusPage::as_select())
+        .load(conn)
+}
+
+/// How many pages exist.
+pub fn count(conn: &mut DbConn) -> QueryResult<i64> {
+    status_pages::table.count().get_result(conn)
+}
+
+/// Removes the default flag from every page except `keep`.
+pub fn clear_default_except(
+    conn: &mut DbConn,
+    keep: &str,
+    at: NaiveDateTime,
+) -> QueryResult<usize> {
+    diesel::update(
+        status_pages::table
+            .filter(status_pages::is_default.eq(true))
+            .filter(status_pages::id.ne(keep)),
+    )
+    .set((
+        status_pages::is_default.eq(false),
+        status_pages::updated_at.eq(at),
+    ))
+    .execute(conn)
+}
