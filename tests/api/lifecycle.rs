@@ -1,0 +1,152 @@
+//! The drain: readiness fails at once, in-flight requests finish, no new connections after the
+//! delay, exit status 0. Run against the real binary with real signals.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use diesel::Connection;
+use diesel::connection::SimpleConnection;
+use nix::sys::signal::Signal;
+
+use crate::helpers::{TestApp, TestDb};
+use crate::process::Serving;
+
+on_both_backends!(
+    sigterm_during_a_slow_request_fails_readiness_at_once_and_lets_it_finish,
+    sigint_closes_idle_connections_stops_accepting_and_exits_zero,
+    draining_in_process_fails_readiness_and_closes_keep_alive_connections
+);
+
+/// Sends the first part of a request and leaves it in flight, as a slow client does.
+fn start_slow_request(port: u16, path: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n").unwrap();
+    stream.flush().unwrap();
+    stream
+}
+
+/// Finishes the request and reads the whole answer.
+fn finish_slow_request(mut stream: TcpStream) -> String {
+    stream.write_all(b"Connection: close\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("the in-flight request gets its answer");
+    answer
+}
+
+fn get_status(port: u16, path: &str) -> Result<u16, reqwest::Error> {
+    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build()?;
+    client.get(format!("http://127.0.0.1:{port}{path}")).send().map(|r| r.status().as_u16())
+}
+
+async fn sigterm_during_a_slow_request_fails_readiness_at_once_and_lets_it_finish(db: TestDb) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = db.url();
+    tokio::task::spawn_blocking(move || {
+        let mut herald = Serving::start(
+            dir.path(),
+            &url,
+            &[("HERALD_SHUTDOWN_DELAY_SECS", "2"), ("HERALD_SHUTDOWN_GRACE_SECS", "10")],
+        );
+        let port = herald.port;
+        assert_eq!(get_status(port, "/readyz").unwrap(), 200);
+        let slow = start_slow_request(port, "/healthz");
+        std::thread::sleep(Duration::from_millis(100));
+        let signalled = Instant::now();
+        herald.signal(Signal::SIGTERM);
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(get_status(port, "/readyz").unwrap(), 503, "readiness fails at once");
+        assert_eq!(get_status(port, "/healthz").unwrap(), 200, "liveness holds while draining");
+        let answer = finish_slow_request(slow);
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.contains(r#"{"status":"ok"}"#), "{answer}");
+        assert_eq!(herald.wait_exit(Duration::from_secs(15)), 0, "{}", herald.log_text());
+        assert!(signalled.elapsed() >= Duration::from_secs(2), "the listener stayed open for the delay");
+        assert!(herald.log_text().contains("SIGTERM"));
+    })
+    .await
+    .unwrap();
+}
+
+async fn sigint_closes_idle_connections_stops_accepting_and_exits_zero(db: TestDb) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = db.url();
+    tokio::task::spawn_blocking(move || {
+        let mut herald = Serving::start(dir.path(), &url, &[("HERALD_SHUTDOWN_GRACE_SECS", "10")]);
+        let port = herald.port;
+        // A client that connected but has not sent a whole request yet holds no work: it must
+        // not keep the process alive for the whole grace period.
+        let idle = start_slow_request(port, "/healthz");
+        std::thread::sleep(Duration::from_millis(100));
+        let signalled = Instant::now();
+        herald.signal(Signal::SIGINT);
+        assert_eq!(herald.wait_exit(Duration::from_secs(15)), 0, "{}", herald.log_text());
+        assert!(signalled.elapsed() < Duration::from_secs(5), "idle connections do not hold the drain");
+        assert!(TcpStream::connect(("127.0.0.1", port)).is_err(), "no new connections once stopped");
+        drop(idle);
+        assert!(herald.log_text().contains("SIGINT"));
+    })
+    .await
+    .unwrap();
+}
+
+async fn draining_in_process_fails_readiness_and_closes_keep_alive_connections(db: TestDb) {
+    let mut app = TestApp::spawn_with(db, &[("HERALD_SHUTDOWN_DELAY_SECS", "1")], Default::default()).await;
+    let first = app.get("/readyz").await;
+    assert_eq!(first.status(), 200);
+    assert_ne!(first.headers().get("connection").map(|v| v.to_str().unwrap()), Some("close"));
+    let started = Instant::now();
+    let stopping = {
+        let client = app.client.clone();
+        let address = app.address.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            client.get(format!("{address}/readyz")).send().await.unwrap()
+        })
+    };
+    let stop = app.stop();
+    let (stopped, during) = tokio::join!(stop, stopping);
+    stopped.unwrap();
+    let during = during.unwrap();
+    assert_eq!(during.status(), 503);
+    assert_eq!(during.headers().get("connection").unwrap(), "close", "clients are told to reconnect elsewhere");
+    assert!(started.elapsed() >= Duration::from_secs(1));
+}
+
+/// A PostgreSQL-only case: the request is slow inside the handler (its query waits on a lock),
+/// and still completes after SIGTERM.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_waiting_on_the_database_completes_after_sigterm() {
+    let Some(db) = TestDb::postgres() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let url = db.url();
+    tokio::task::spawn_blocking(move || {
+        let mut herald = Serving::start(dir.path(), &url, &[("HERALD_SHUTDOWN_GRACE_SECS", "20")]);
+        let port = herald.port;
+        let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let lock_url = url.clone();
+        let locker = std::thread::spawn(move || {
+            let mut conn = diesel::PgConnection::establish(&lock_url).unwrap();
+            conn.batch_execute("BEGIN; LOCK TABLE __diesel_schema_migrations IN ACCESS EXCLUSIVE MODE;").unwrap();
+            locked_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+            conn.batch_execute("COMMIT;").unwrap();
+        });
+        locked_rx.recv().unwrap();
+        let slow = std::thread::spawn(move || get_status(port, "/readyz"));
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(!slow.is_finished(), "the readiness query waits on the lock");
+        herald.signal(Signal::SIGTERM);
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(herald.child.try_wait().unwrap().is_none(), "the drain waits for the slow request");
+        release_tx.send(()).unwrap();
+        locker.join().unwrap();
+        assert_eq!(slow.join().unwrap().expect("the slow request got an answer"), 200);
+        assert_eq!(herald.wait_exit(Duration::from_secs(15)), 0, "{}", herald.log_text());
+    })
+    .await
+    .unwrap();
+    drop(db);
+}
