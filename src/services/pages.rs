@@ -1,1 +1,421 @@
-//! (in progress)
+//! Status page use cases: creating and changing pages, finding them, and their next-update
+//! intervals.
+//!
+//! Also home to the small input helpers the other services share ([`FieldCheck`], the text
+//! rules, [`nullable`] for "absent vs. null" in JSON patches and [`row_time`]).
+
+use std::fmt::Display;
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use serde::{Deserialize, Deserializer};
+
+use crate::db::models::pages::{self, NewStatusPage, StatusPage, StatusPageChanges};
+use crate::db::{DbConn, new_id, now, write_tx};
+use crate::domain::{EmailAddress, NextUpdateIntervals, Slug, parse_time_zone};
+use crate::error::{AppError, AppResult, FieldErrors};
+
+/// The longest page, group or component name, in characters.
+pub const MAX_NAME_LEN: usize = 100;
+/// The longest description, in characters.
+pub const MAX_DESCRIPTION_LEN: usize = 1000;
+/// The longest custom domain, in characters.
+const MAX_DOMAIN_LEN: usize = 253;
+/// The longest public URL, in characters.
+const MAX_URL_LEN: usize = 2000;
+
+/// Collects field errors so that one answer lists every problem of an input.
+#[derive(Debug, Default)]
+pub struct FieldCheck(FieldErrors);
+
+impl FieldCheck {
+    /// Records a message for `field`.
+    pub fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.0.entry(field.into()).or_default().push(message.into());
+    }
+
+    /// The value of `result`, or `None` after recording its error under `field`.
+    pub fn check<T, E: Display>(&mut self, field: &str, result: Result<T, E>) -> Option<T> {
+        result.map_err(|e| self.add(field, e.to_string())).ok()
+    }
+
+    /// Whether no error was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `value` when no error was recorded, else [`AppError::Validation`] with every message.
+    pub fn done<T>(self, value: Option<T>) -> AppResult<T> {
+        if !self.0.is_empty() {
+            return Err(AppError::Validation(self.0));
+        }
+        value.ok_or_else(|| AppError::Internal(anyhow::anyhow!("a validated input is incomplete")))
+    }
+}
+
+/// Trimmed, non-blank text of at most `max` characters.
+pub fn required_text(value: &str, max: usize) -> Result<String, String> {
+    let value = value.trim();
+    match value.chars().count() {
+        0 => Err("must not be blank".to_owned()),
+        n if n > max => Err(format!("must be at most {max} characters long, got {n}")),
+        _ => Ok(value.to_owned()),
+    }
+}
+
+/// Trimmed text of at most `max` characters; absent or blank text is `None`.
+pub fn optional_text(value: Option<&str>, max: usize) -> Result<Option<String>, String> {
+    optional(value, |v| required_text(v, max))
+}
+
+/// Parses a non-blank optional value with `parse`; absent or blank is `None`.
+pub fn optional<T, E>(
+    value: Option<&str>,
+    parse: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<Option<T>, E> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) => parse(v).map(Some),
+    }
+}
+
+/// Serde helper for patch inputs: a present field (even `null`) becomes `Some(..)`, so an absent
+/// field (`None`) leaves a value alone and `null` (`Some(None)`) clears it. Use it with
+/// `#[serde(default, deserialize_with = "nullable")]`.
+pub fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+/// A UTC time as stored: naive, microsecond precision (what both backends keep).
+pub fn row_time(at: DateTime<Utc>) -> NaiveDateTime {
+    use chrono::SubsecRound;
+    at.naive_utc().trunc_subsecs(6)
+}
+
+/// Maps diesel's `NotFound` to a 404 naming `what`.
+pub fn found<T>(result: diesel::QueryResult<T>, what: &str) -> AppResult<T> {
+    result.map_err(|e| match e {
+        diesel::result::Error::NotFound => AppError::NotFound(what.to_owned()),
+        other => other.into(),
+    })
+}
+
+/// A new status page. Unset optional fields take their defaults: time zone UTC, the default
+/// next-update intervals, public.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct NewPageInput {
+    pub slug: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub public_url: Option<String>,
+    pub custom_domain: Option<String>,
+    pub time_zone: Option<String>,
+    pub support_email: Option<String>,
+    pub next_update_intervals: Option<NextUpdateIntervals>,
+    #[serde(default)]
+    pub is_default: bool,
+    pub is_public: Option<bool>,
+}
+
+/// Changes to a page: absent fields stay as they are; `null` clears an optional one.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct UpdatePageInput {
+    pub slug: Option<String>,
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub description: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub public_url: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub custom_domain: Option<Option<String>>,
+    pub time_zone: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub support_email: Option<Option<String>>,
+    pub next_update_intervals: Option<NextUpdateIntervals>,
+    pub is_default: Option<bool>,
+    pub is_public: Option<bool>,
+}
+
+/// Creates a page. Setting it default takes the flag from the others; the first page of an
+/// installation is always the default.
+#[tracing::instrument(skip_all, fields(slug = %input.slug))]
+pub fn create_page(conn: &mut DbConn, input: &NewPageInput) -> AppResult<StatusPage> {
+    let fields = new_page_fields(input)?;
+    let [none, minor, major, critical] = fields.intervals;
+    write_tx(conn, |conn| {
+        ensure_unique(
+            conn,
+            None,
+            Some(&fields.slug),
+            fields.custom_domain.as_deref(),
+        )?;
+        let is_default = input.is_default || pages::count(conn)? == 0;
+        let (id, at) = (new_id(), now());
+        let page = pages::insert(
+            conn,
+            &NewStatusPage {
+                id: &id,
+                slug: &fields.slug,
+                name: &fields.name,
+                description: fields.description.as_deref(),
+                public_url: fields.public_url.as_deref(),
+                custom_domain: fields.custom_domain.as_deref(),
+                time_zone: &fields.time_zone,
+                support_email: fields.support_email.as_deref(),
+                is_default,
+                is_public: input.is_public.unwrap_or(true),
+                next_update_none_mins: none,
+                next_update_minor_mins: minor,
+                next_update_major_mins: major,
+                next_update_critical_mins: critical,
+                created_at: at,
+                updated_at: at,
+            },
+        )?;
+        if is_default {
+            pages::clear_default_except(conn, &id, at)?;
+        }
+        Ok(page)
+    })
+}
+
+/// A new page's validated fields.
+struct PageFields {
+    slug: String,
+    name: String,
+    description: Option<String>,
+    public_url: Option<String>,
+    custom_domain: Option<String>,
+    time_zone: String,
+    support_email: Option<String>,
+    intervals: [Option<i32>; 4],
+}
+
+/// Validates a new page, answering every field error at once.
+fn new_page_fields(input: &NewPageInput) -> AppResult<PageFields> {
+    let mut check = FieldCheck::default();
+    let slug = check.check("slug", Slug::parse(&input.slug));
+    let name = check.check("name", required_text(&input.name, MAX_NAME_LEN));
+    let description = optional_text(input.description.as_deref(), MAX_DESCRIPTION_LEN);
+    let description = check.check("description", description);
+    let public_url = check.check(
+        "public_url",
+        optional(input.public_url.as_deref(), parse_public_url),
+    );
+    let custom_domain = check.check(
+        "custom_domain",
+        optional(input.custom_domain.as_deref(), parse_domain),
+    );
+    let time_zone = check.check(
+        "time_zone",
+        optional(input.time_zone.as_deref(), parse_zone_name),
+    );
+    let support_email = check.check(
+        "support_email",
+        optional(input.support_email.as_deref(), parse_email),
+    );
+    let intervals = interval_columns(&input.next_update_intervals.unwrap_or_default());
+    let intervals = check.check("next_update_intervals", intervals);
+    let fields = (|| {
+        Some(PageFields {
+            slug: slug?.into(),
+            name: name?,
+            description: description?,
+            public_url: public_url?,
+            custom_domain: custom_domain?,
+            time_zone: time_zone?.unwrap_or_else(|| "UTC".to_owned()),
+            support_email: support_email?,
+            intervals: intervals?,
+        })
+    })();
+    check.done(fields)
+}
+
+/// Changes a page; see [`UpdatePageInput`]. Making it default takes the flag from the others.
+#[tracing::instrument(skip_all, fields(page_id = %page_id))]
+pub fn update_page(
+    conn: &mut DbConn,
+    page_id: &str,
+    input: &UpdatePageInput,
+) -> AppResult<StatusPage> {
+    let changes = page_changes(input)?;
+    write_tx(conn, |conn| {
+        found(pages::find(conn, page_id), "page")?;
+        let domain = changes.custom_domain.as_ref().and_then(|d| d.as_deref());
+        ensure_unique(conn, Some(page_id), changes.slug.as_deref(), domain)?;
+        let page = pages::update(conn, page_id, &changes)?;
+        if page.is_default {
+            pages::clear_default_except(conn, page_id, changes.updated_at)?;
+        }
+        Ok(page)
+    })
+}
+
+/// Validates a page patch into a change set.
+fn page_changes(input: &UpdatePageInput) -> AppResult<StatusPageChanges> {
+    let mut check = FieldCheck::default();
+    // Each check answers Option<Option<T>>: the outer None (an error) fails `done` below.
+    let text = |v: &Option<String>, max| v.as_deref().map(|v| required_text(v, max)).transpose();
+    let patch = |v: &Option<Option<String>>, parse: fn(&str) -> Result<String, String>| {
+        v.as_ref()
+            .map(|v| optional(v.as_deref(), parse))
+            .transpose()
+    };
+    let slug = input
+        .slug
+        .as_deref()
+        .map(|s| Slug::parse(s).map(String::from))
+        .transpose();
+    let zone = input.time_zone.as_deref().map(parse_zone_name).transpose();
+    let intervals = input
+        .next_update_intervals
+        .map(|i| interval_columns(&i))
+        .transpose();
+    let intervals = check.check("next_update_intervals", intervals).flatten();
+    let description = |v: &str| required_text(v, MAX_DESCRIPTION_LEN);
+    let changes = StatusPageChanges {
+        slug: check.check("slug", slug).flatten(),
+        name: check
+            .check("name", text(&input.name, MAX_NAME_LEN))
+            .flatten(),
+        description: check
+            .check("description", patch(&input.description, description))
+            .flatten(),
+        public_url: check
+            .check("public_url", patch(&input.public_url, parse_public_url))
+            .flatten(),
+        custom_domain: check
+            .check("custom_domain", patch(&input.custom_domain, parse_domain))
+            .flatten(),
+        time_zone: check.check("time_zone", zone).flatten(),
+        support_email: check
+            .check("support_email", patch(&input.support_email, parse_email))
+            .flatten(),
+        is_default: input.is_default,
+        is_public: input.is_public,
+        next_update_none_mins: intervals.map(|i| i[0]),
+        next_update_minor_mins: intervals.map(|i| i[1]),
+        next_update_major_mins: intervals.map(|i| i[2]),
+        next_update_critical_mins: intervals.map(|i| i[3]),
+        updated_at: now(),
+    };
+    check.done(Some(changes))
+}
+
+/// Answers a field error when another page than `page_id` already uses the slug or domain.
+fn ensure_unique(
+    conn: &mut DbConn,
+    page_id: Option<&str>,
+    slug: Option<&str>,
+    domain: Option<&str>,
+) -> AppResult<()> {
+    let mut check = FieldCheck::default();
+    let other = |page: &StatusPage| Some(page.id.as_str()) != page_id;
+    if let Some(slug) = slug
+        && pages::find_by_slug(conn, slug)?.is_some_and(|p| other(&p))
+    {
+        check.add(
+            "slug",
+            format!("'{slug}' is already used by another page; choose another slug"),
+        );
+    }
+    if let Some(domain) = domain
+        && pages::find_by_custom_domain(conn, domain)?.is_some_and(|p| other(&p))
+    {
+        check.add(
+            "custom_domain",
+            format!("{domain} is already used by another page"),
+        );
+    }
+    check.done(Some(()))
+}
+
+/// The page with this id.
+pub fn get_page(conn: &mut DbConn, page_id: &str) -> AppResult<StatusPage> {
+    found(pages::find(conn, page_id), "page")
+}
+
+/// The page with this slug.
+pub fn get_page_by_slug(conn: &mut DbConn, slug: &str) -> AppResult<StatusPage> {
+    pages::find_by_slug(conn, slug)?.ok_or_else(|| AppError::NotFound(format!("page '{slug}'")))
+}
+
+/// The page served at `/`, if one is marked default.
+pub fn get_default_page(conn: &mut DbConn) -> AppResult<Option<StatusPage>> {
+    Ok(pages::find_default(conn)?)
+}
+
+/// Every page: the default first, then by name.
+pub fn list_pages(conn: &mut DbConn) -> AppResult<Vec<StatusPage>> {
+    Ok(pages::list(conn)?)
+}
+
+/// The page's default next-update intervals per impact.
+pub fn page_intervals(page: &StatusPage) -> NextUpdateIntervals {
+    page.intervals()
+}
+
+/// The interval columns (none, minor, major, critical) of valid intervals.
+fn interval_columns(intervals: &NextUpdateIntervals) -> Result<[Option<i32>; 4], String> {
+    intervals.validate().map_err(|e| e.to_string())?;
+    let col = |m: Option<u32>| {
+        m.map(|m| i32::try_from(m).map_err(|e| e.to_string()))
+            .transpose()
+    };
+    Ok([
+        col(intervals.none)?,
+        col(intervals.minor)?,
+        col(intervals.major)?,
+        col(intervals.critical)?,
+    ])
+}
+
+/// An absolute http(s) URL.
+fn parse_public_url(value: &str) -> Result<String, String> {
+    let invalid =
+        || format!("'{value}' is not an absolute http(s) URL such as https://status.example.com");
+    if value.chars().count() > MAX_URL_LEN {
+        return Err(format!("must be at most {MAX_URL_LEN} characters long"));
+    }
+    let url = url::Url::parse(value).map_err(|_| invalid())?;
+    match (url.scheme(), url.host_str()) {
+        ("http" | "https", Some(_)) => Ok(url.to_string()),
+        _ => Err(invalid()),
+    }
+}
+
+/// A host name such as `status.example.com`, lowercased.
+fn parse_domain(value: &str) -> Result<String, String> {
+    let domain = value.to_ascii_lowercase();
+    let label_ok = |l: &str| {
+        (1..=63).contains(&l.len())
+            && l.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    let labels: Vec<&str> = domain.split('.').collect();
+    if domain.len() > MAX_DOMAIN_LEN || labels.len() < 2 || !labels.iter().all(|l| label_ok(l)) {
+        return Err(format!(
+            "'{value}' is not a host name such as status.example.com"
+        ));
+    }
+    Ok(domain)
+}
+
+/// An IANA time zone, stored under its canonical name.
+fn parse_zone_name(value: &str) -> Result<String, String> {
+    parse_time_zone(value)
+        .map(|tz| tz.name().to_owned())
+        .map_err(|e| e.to_string())
+}
+
+/// A normalised email address.
+fn parse_email(value: &str) -> Result<String, String> {
+    EmailAddress::parse(value)
+        .map(String::from)
+        .map_err(|e| e.to_string())
+}
