@@ -137,19 +137,19 @@ struct FileSettings {
     log: Option<String>,
 }
 
-/// One row of the settings table: file key, environment variable, default, meaning.
-pub const SETTINGS_TABLE: &[(&str, &str, &str, &str)] = &[
-    ("database_url", "DATABASE_URL", "sqlite://herald.db", "sqlite://PATH or postgres://USER@HOST:PORT/DB"),
-    ("db_pool_size", "HERALD_DB_POOL_SIZE", "8 (SQLite), 16 (PostgreSQL)", "database connections in the pool"),
-    ("db_timeout_ms", "HERALD_DB_TIMEOUT_MS", "3000", "wait for a pooled connection before answering 503"),
-    ("bind", "HERALD_BIND", "127.0.0.1:8080", "HOST:PORT to listen on"),
-    ("public_url", "HERALD_PUBLIC_URL", "http://BIND", "base URL used in links and mail"),
-    ("secret_key", "HERALD_SECRET_KEY", "generated once, stored in the database", "signing key, at least 32 characters"),
-    ("shutdown_grace_secs", "HERALD_SHUTDOWN_GRACE_SECS", "30", "time in-flight requests get to finish after SIGTERM"),
-    ("shutdown_delay_secs", "HERALD_SHUTDOWN_DELAY_SECS", "0", "time /readyz fails before the listener closes"),
-    ("workers", "HERALD_WORKERS", "number of CPUs", "HTTP worker threads"),
-    ("log_format", "HERALD_LOG_FORMAT", "text", "text or json"),
-    ("log", "HERALD_LOG", "info", "log filter, e.g. info,herald=debug"),
+/// Every setting as (file key, environment variable); the README documents each (a test checks).
+pub const SETTINGS_KEYS: &[(&str, &str)] = &[
+    ("database_url", "DATABASE_URL"),
+    ("db_pool_size", "HERALD_DB_POOL_SIZE"),
+    ("db_timeout_ms", "HERALD_DB_TIMEOUT_MS"),
+    ("bind", "HERALD_BIND"),
+    ("public_url", "HERALD_PUBLIC_URL"),
+    ("secret_key", "HERALD_SECRET_KEY"),
+    ("shutdown_grace_secs", "HERALD_SHUTDOWN_GRACE_SECS"),
+    ("shutdown_delay_secs", "HERALD_SHUTDOWN_DELAY_SECS"),
+    ("workers", "HERALD_WORKERS"),
+    ("log_format", "HERALD_LOG_FORMAT"),
+    ("log", "HERALD_LOG"),
 ];
 
 /// Where values come from; the real process uses [`Env::process`], tests pass a map.
@@ -361,5 +361,17 @@ mod tests {
         assert!(!url.redacted().contains("hunter2"));
         assert!(!format!("{:?}", load("secret_key = \"0123456789abcdef0123456789abcdef\"", &[]).unwrap())
             .contains("0123456789abcdef"));
+    }
+}
+
+#[cfg(test)]
+mod readme {
+    #[test]
+    fn the_readme_documents_every_setting() {
+        let readme = include_str!("../README.md");
+        for (key, env) in super::SETTINGS_KEYS {
+            assert!(readme.contains(&format!("`{key}`")), "README misses the file key {key}");
+            assert!(readme.contains(&format!("`{env}`")), "README misses the variable {env}");
+        }
     }
 }
