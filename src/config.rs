@@ -26,7 +26,10 @@ pub enum ConfigError {
 
 impl ConfigError {
     fn invalid(key: &'static str, message: impl Into<String>) -> Self {
-        Self::Invalid { key, message: message.into() }
+        Self::Invalid {
+            key,
+            message: message.into(),
+        }
     }
 }
 
@@ -43,9 +46,15 @@ impl DatabaseUrl {
     /// Parses a `DATABASE_URL`, refusing any scheme but `sqlite` and `postgres(ql)`.
     pub fn parse(raw: &str) -> Result<Self, ConfigError> {
         let raw = raw.trim();
-        if let Some(path) = raw.strip_prefix("sqlite://").or_else(|| raw.strip_prefix("sqlite:")) {
+        if let Some(path) = raw
+            .strip_prefix("sqlite://")
+            .or_else(|| raw.strip_prefix("sqlite:"))
+        {
             if path.is_empty() {
-                return Err(ConfigError::invalid("DATABASE_URL", "sqlite:// needs a file path, e.g. sqlite://herald.db"));
+                return Err(ConfigError::invalid(
+                    "DATABASE_URL",
+                    "sqlite:// needs a file path, e.g. sqlite://herald.db",
+                ));
             }
             return Ok(Self::Sqlite(PathBuf::from(path)));
         }
@@ -162,7 +171,12 @@ impl Env {
     }
     /// A fixed set of variables (tests).
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
-        Self(pairs.into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect())
+        Self(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+        )
     }
     fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key).map(|v| v.trim()).filter(|v| !v.is_empty())
@@ -187,7 +201,9 @@ impl Settings {
 
     fn resolve(file: FileSettings, env: &Env) -> Result<Self, ConfigError> {
         let database_url = DatabaseUrl::parse(
-            env.get("DATABASE_URL").or(file.database_url.as_deref()).unwrap_or("sqlite://herald.db"),
+            env.get("DATABASE_URL")
+                .or(file.database_url.as_deref())
+                .unwrap_or("sqlite://herald.db"),
         )?;
         let default_pool = match database_url {
             DatabaseUrl::Sqlite(_) => 8,
@@ -195,40 +211,84 @@ impl Settings {
         };
         let db_pool_size = number(env, "HERALD_DB_POOL_SIZE", file.db_pool_size, default_pool)?;
         if !(1..=256).contains(&db_pool_size) {
-            return Err(ConfigError::invalid("HERALD_DB_POOL_SIZE", "must be between 1 and 256"));
+            return Err(ConfigError::invalid(
+                "HERALD_DB_POOL_SIZE",
+                "must be between 1 and 256",
+            ));
         }
         let db_timeout_ms = number(env, "HERALD_DB_TIMEOUT_MS", file.db_timeout_ms, 3000)?;
         if !(10..=120_000).contains(&db_timeout_ms) {
-            return Err(ConfigError::invalid("HERALD_DB_TIMEOUT_MS", "must be between 10 and 120000"));
+            return Err(ConfigError::invalid(
+                "HERALD_DB_TIMEOUT_MS",
+                "must be between 10 and 120000",
+            ));
         }
-        let bind_raw = env.get("HERALD_BIND").or(file.bind.as_deref()).unwrap_or("127.0.0.1:8080");
+        let bind_raw = env
+            .get("HERALD_BIND")
+            .or(file.bind.as_deref())
+            .unwrap_or("127.0.0.1:8080");
         let bind = parse_bind(bind_raw)?;
         let public_url = match env.get("HERALD_PUBLIC_URL").or(file.public_url.as_deref()) {
             Some(raw) => parse_public_url(raw)?,
             None => derived_public_url(bind),
         };
-        let secret_key = env.get("HERALD_SECRET_KEY").or(file.secret_key.as_deref()).map(str::to_owned);
-        if let Some(key) = &secret_key {
-            if key.len() < 32 {
-                return Err(ConfigError::invalid("HERALD_SECRET_KEY", "must be at least 32 characters"));
-            }
+        let secret_key = env
+            .get("HERALD_SECRET_KEY")
+            .or(file.secret_key.as_deref())
+            .map(str::to_owned);
+        if secret_key.as_ref().is_some_and(|key| key.len() < 32) {
+            return Err(ConfigError::invalid(
+                "HERALD_SECRET_KEY",
+                "must be at least 32 characters",
+            ));
         }
-        let grace = number(env, "HERALD_SHUTDOWN_GRACE_SECS", file.shutdown_grace_secs, 30)?;
-        let delay = number(env, "HERALD_SHUTDOWN_DELAY_SECS", file.shutdown_delay_secs, 0)?;
+        let grace = number(
+            env,
+            "HERALD_SHUTDOWN_GRACE_SECS",
+            file.shutdown_grace_secs,
+            30,
+        )?;
+        let delay = number(
+            env,
+            "HERALD_SHUTDOWN_DELAY_SECS",
+            file.shutdown_delay_secs,
+            0,
+        )?;
         if grace > 3600 || delay > 3600 {
-            return Err(ConfigError::invalid("HERALD_SHUTDOWN_GRACE_SECS", "shutdown times must be at most 3600 seconds"));
+            return Err(ConfigError::invalid(
+                "HERALD_SHUTDOWN_GRACE_SECS",
+                "shutdown times must be at most 3600 seconds",
+            ));
         }
-        let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+        let cpus = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2);
         let workers = number(env, "HERALD_WORKERS", file.workers, cpus)?;
         if !(1..=256).contains(&workers) {
-            return Err(ConfigError::invalid("HERALD_WORKERS", "must be between 1 and 256"));
+            return Err(ConfigError::invalid(
+                "HERALD_WORKERS",
+                "must be between 1 and 256",
+            ));
         }
-        let log_format = match env.get("HERALD_LOG_FORMAT").or(file.log_format.as_deref()).unwrap_or("text") {
+        let log_format = match env
+            .get("HERALD_LOG_FORMAT")
+            .or(file.log_format.as_deref())
+            .unwrap_or("text")
+        {
             "text" => LogFormat::Text,
             "json" => LogFormat::Json,
-            other => return Err(ConfigError::invalid("HERALD_LOG_FORMAT", format!("'{other}' is not text or json"))),
+            other => {
+                return Err(ConfigError::invalid(
+                    "HERALD_LOG_FORMAT",
+                    format!("'{other}' is not text or json"),
+                ));
+            }
         };
-        let log_filter = env.get("HERALD_LOG").or(file.log.as_deref()).unwrap_or("info").to_owned();
+        let log_filter = env
+            .get("HERALD_LOG")
+            .or(file.log.as_deref())
+            .unwrap_or("info")
+            .to_owned();
         Ok(Self {
             database_url,
             db_pool_size,
@@ -246,9 +306,14 @@ impl Settings {
 }
 
 fn read_file(path: &Path) -> Result<FileSettings, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError::File { path: path.to_owned(), message: e.to_string() })?;
-    toml::from_str(&text).map_err(|e| ConfigError::File { path: path.to_owned(), message: e.message().to_owned() })
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::File {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
+    toml::from_str(&text).map_err(|e| ConfigError::File {
+        path: path.to_owned(),
+        message: e.message().to_owned(),
+    })
 }
 
 fn number<T>(env: &Env, key: &'static str, file: Option<T>, default: T) -> Result<T, ConfigError>
@@ -256,9 +321,9 @@ where
     T: std::str::FromStr,
 {
     match env.get(key) {
-        Some(raw) => raw
-            .parse()
-            .map_err(|_| ConfigError::invalid(key, format!("'{raw}' is not a whole non-negative number"))),
+        Some(raw) => raw.parse().map_err(|_| {
+            ConfigError::invalid(key, format!("'{raw}' is not a whole non-negative number"))
+        }),
         None => Ok(file.unwrap_or(default)),
     }
 }
@@ -267,18 +332,30 @@ fn parse_bind(raw: &str) -> Result<SocketAddr, ConfigError> {
     if let Ok(addr) = raw.parse::<SocketAddr>() {
         return Ok(addr);
     }
-    let bad = || ConfigError::invalid("HERALD_BIND", format!("'{raw}' is not a HOST:PORT address, e.g. 127.0.0.1:8080"));
+    let bad = || {
+        ConfigError::invalid(
+            "HERALD_BIND",
+            format!("'{raw}' is not a HOST:PORT address, e.g. 127.0.0.1:8080"),
+        )
+    };
     if !raw.contains(':') {
         return Err(bad());
     }
-    raw.to_socket_addrs().map_err(|_| bad())?.next().ok_or_else(bad)
+    raw.to_socket_addrs()
+        .map_err(|_| bad())?
+        .next()
+        .ok_or_else(bad)
 }
 
 fn parse_public_url(raw: &str) -> Result<String, ConfigError> {
-    let url = url::Url::parse(raw)
-        .map_err(|e| ConfigError::invalid("HERALD_PUBLIC_URL", format!("'{raw}' is not a URL: {e}")))?;
+    let url = url::Url::parse(raw).map_err(|e| {
+        ConfigError::invalid("HERALD_PUBLIC_URL", format!("'{raw}' is not a URL: {e}"))
+    })?;
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
-        return Err(ConfigError::invalid("HERALD_PUBLIC_URL", format!("'{raw}' must be an http:// or https:// URL")));
+        return Err(ConfigError::invalid(
+            "HERALD_PUBLIC_URL",
+            format!("'{raw}' must be an http:// or https:// URL"),
+        ));
     }
     Ok(url.as_str().trim_end_matches('/').to_owned())
 }
@@ -315,7 +392,11 @@ mod tests {
 
     #[test]
     fn environment_overrides_the_file() {
-        let s = load("bind = \"127.0.0.1:9000\"\nshutdown_grace_secs = 5", &[("HERALD_BIND", "0.0.0.0:7000")]).unwrap();
+        let s = load(
+            "bind = \"127.0.0.1:9000\"\nshutdown_grace_secs = 5",
+            &[("HERALD_BIND", "0.0.0.0:7000")],
+        )
+        .unwrap();
         assert_eq!(s.bind.port(), 7000);
         assert_eq!(s.public_url, "http://localhost:7000");
         assert_eq!(s.shutdown_grace, Duration::from_secs(5));
@@ -329,15 +410,25 @@ mod tests {
 
     #[test]
     fn malformed_values_name_their_key() {
-        let err = load("", &[("HERALD_SHUTDOWN_GRACE_SECS", "soon")]).unwrap_err().to_string();
+        let err = load("", &[("HERALD_SHUTDOWN_GRACE_SECS", "soon")])
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("HERALD_SHUTDOWN_GRACE_SECS"), "{err}");
-        let err = load("", &[("HERALD_BIND", "not an address")]).unwrap_err().to_string();
+        let err = load("", &[("HERALD_BIND", "not an address")])
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("HERALD_BIND"), "{err}");
-        let err = load("", &[("HERALD_PUBLIC_URL", "ftp://x")]).unwrap_err().to_string();
+        let err = load("", &[("HERALD_PUBLIC_URL", "ftp://x")])
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("HERALD_PUBLIC_URL"), "{err}");
-        let err = load("", &[("HERALD_SECRET_KEY", "short")]).unwrap_err().to_string();
+        let err = load("", &[("HERALD_SECRET_KEY", "short")])
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("HERALD_SECRET_KEY"), "{err}");
-        let err = load("shutdown_grace_secs = \"x\"", &[]).unwrap_err().to_string();
+        let err = load("shutdown_grace_secs = \"x\"", &[])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("invalid type"), "{err}");
     }
 
@@ -350,17 +441,31 @@ mod tests {
 
     #[test]
     fn database_urls_pick_their_backend() {
-        assert_eq!(DatabaseUrl::parse("sqlite:///var/lib/h.db").unwrap(), DatabaseUrl::Sqlite("/var/lib/h.db".into()));
-        assert_eq!(DatabaseUrl::parse("sqlite:h.db").unwrap(), DatabaseUrl::Sqlite("h.db".into()));
-        assert!(matches!(DatabaseUrl::parse("postgresql://a@b/c").unwrap(), DatabaseUrl::Postgres(_)));
+        assert_eq!(
+            DatabaseUrl::parse("sqlite:///var/lib/h.db").unwrap(),
+            DatabaseUrl::Sqlite("/var/lib/h.db".into())
+        );
+        assert_eq!(
+            DatabaseUrl::parse("sqlite:h.db").unwrap(),
+            DatabaseUrl::Sqlite("h.db".into())
+        );
+        assert!(matches!(
+            DatabaseUrl::parse("postgresql://a@b/c").unwrap(),
+            DatabaseUrl::Postgres(_)
+        ));
     }
 
     #[test]
     fn passwords_are_masked_in_logs() {
         let url = DatabaseUrl::parse("postgres://me:hunter2@db/herald").unwrap();
         assert!(!url.redacted().contains("hunter2"));
-        assert!(!format!("{:?}", load("secret_key = \"0123456789abcdef0123456789abcdef\"", &[]).unwrap())
-            .contains("0123456789abcdef"));
+        assert!(
+            !format!(
+                "{:?}",
+                load("secret_key = \"0123456789abcdef0123456789abcdef\"", &[]).unwrap()
+            )
+            .contains("0123456789abcdef")
+        );
     }
 }
 
@@ -370,8 +475,14 @@ mod readme {
     fn the_readme_documents_every_setting() {
         let readme = include_str!("../README.md");
         for (key, env) in super::SETTINGS_KEYS {
-            assert!(readme.contains(&format!("`{key}`")), "README misses the file key {key}");
-            assert!(readme.contains(&format!("`{env}`")), "README misses the variable {env}");
+            assert!(
+                readme.contains(&format!("`{key}`")),
+                "README misses the file key {key}"
+            );
+            assert!(
+                readme.contains(&format!("`{env}`")),
+                "README misses the variable {env}"
+            );
         }
     }
 }

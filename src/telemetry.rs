@@ -17,7 +17,12 @@ pub fn init_tracing(format: LogFormat, filter: &str) {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal());
     let _ = match format {
-        LogFormat::Json => builder.json().flatten_event(true).with_current_span(true).try_init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .try_init(),
         LogFormat::Text => builder.try_init(),
     };
 }
@@ -30,7 +35,10 @@ pub fn metrics_handle() -> PrometheusHandle {
             let builder = PrometheusBuilder::new()
                 .set_buckets_for_metric(
                     Matcher::Suffix("_seconds".into()),
-                    &[0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0],
+                    &[
+                        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+                        5.0, 10.0,
+                    ],
                 )
                 .expect("static bucket list is not empty");
             let recorder = builder.build_recorder();

@@ -21,7 +21,9 @@ on_both_backends!(
 /// Sends the first part of a request and leaves it in flight, as a slow client does.
 fn start_slow_request(port: u16, path: &str) -> TcpStream {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
     write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n").unwrap();
     stream.flush().unwrap();
     stream
@@ -31,13 +33,20 @@ fn start_slow_request(port: u16, path: &str) -> TcpStream {
 fn finish_slow_request(mut stream: TcpStream) -> String {
     stream.write_all(b"Connection: close\r\n\r\n").unwrap();
     let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("the in-flight request gets its answer");
+    stream
+        .read_to_string(&mut answer)
+        .expect("the in-flight request gets its answer");
     answer
 }
 
 fn get_status(port: u16, path: &str) -> Result<u16, reqwest::Error> {
-    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build()?;
-    client.get(format!("http://127.0.0.1:{port}{path}")).send().map(|r| r.status().as_u16())
+    let client = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()?;
+    client
+        .get(format!("http://127.0.0.1:{port}{path}"))
+        .send()
+        .map(|r| r.status().as_u16())
 }
 
 async fn sigterm_during_a_slow_request_fails_readiness_at_once_and_lets_it_finish(db: TestDb) {
@@ -47,26 +56,64 @@ async fn sigterm_during_a_slow_request_fails_readiness_at_once_and_lets_it_finis
         let mut herald = Serving::start(
             dir.path(),
             &url,
-            &[("HERALD_SHUTDOWN_DELAY_SECS", "2"), ("HERALD_SHUTDOWN_GRACE_SECS", "10")],
+            &[
+                ("HERALD_SHUTDOWN_DELAY_SECS", "2"),
+                ("HERALD_SHUTDOWN_GRACE_SECS", "10"),
+            ],
         );
         let port = herald.port;
         assert_eq!(get_status(port, "/readyz").unwrap(), 200);
+        let lost = reqwest::blocking::get(format!("http://127.0.0.1:{port}/nowhere")).unwrap();
+        assert_eq!(lost.status(), 404);
+        let request_id = lost.headers()["x-request-id"].to_str().unwrap().to_owned();
         let slow = start_slow_request(port, "/healthz");
         std::thread::sleep(Duration::from_millis(100));
         let signalled = Instant::now();
         herald.signal(Signal::SIGTERM);
         std::thread::sleep(Duration::from_millis(100));
-        assert_eq!(get_status(port, "/readyz").unwrap(), 503, "readiness fails at once");
-        assert_eq!(get_status(port, "/healthz").unwrap(), 200, "liveness holds while draining");
+        assert_eq!(
+            get_status(port, "/readyz").unwrap(),
+            503,
+            "readiness fails at once"
+        );
+        assert_eq!(
+            get_status(port, "/healthz").unwrap(),
+            200,
+            "liveness holds while draining"
+        );
         let answer = finish_slow_request(slow);
         assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
         assert!(answer.contains(r#"{"status":"ok"}"#), "{answer}");
-        assert_eq!(herald.wait_exit(Duration::from_secs(15)), 0, "{}", herald.log_text());
-        assert!(signalled.elapsed() >= Duration::from_secs(2), "the listener stayed open for the delay");
+        assert_eq!(
+            herald.wait_exit(Duration::from_secs(15)),
+            0,
+            "{}",
+            herald.log_text()
+        );
+        assert!(
+            signalled.elapsed() >= Duration::from_secs(2),
+            "the listener stayed open for the delay"
+        );
         assert!(herald.log_text().contains("SIGTERM"));
+        assert_request_id_is_logged(&herald, &request_id);
     })
     .await
     .unwrap();
+}
+
+/// Every log line of a request carries the id the response returned in `x-request-id`.
+fn assert_request_id_is_logged(herald: &Serving, request_id: &str) {
+    let logs = herald.log_text();
+    let access = logs
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|l| l["message"] == "request" && l["route"] == "unmatched")
+        .unwrap_or_else(|| panic!("no access line for the unmatched request: {logs}"));
+    assert_eq!(
+        access["span"]["request_id"].as_str(),
+        Some(request_id),
+        "{access}"
+    );
 }
 
 async fn sigint_closes_idle_connections_stops_accepting_and_exits_zero(db: TestDb) {
@@ -81,9 +128,20 @@ async fn sigint_closes_idle_connections_stops_accepting_and_exits_zero(db: TestD
         std::thread::sleep(Duration::from_millis(100));
         let signalled = Instant::now();
         herald.signal(Signal::SIGINT);
-        assert_eq!(herald.wait_exit(Duration::from_secs(15)), 0, "{}", herald.log_text());
-        assert!(signalled.elapsed() < Duration::from_secs(5), "idle connections do not hold the drain");
-        assert!(TcpStream::connect(("127.0.0.1", port)).is_err(), "no new connections once stopped");
+        assert_eq!(
+            herald.wait_exit(Duration::from_secs(15)),
+            0,
+            "{}",
+            herald.log_text()
+        );
+        assert!(
+            signalled.elapsed() < Duration::from_secs(5),
+            "idle connections do not hold the drain"
+        );
+        assert!(
+            TcpStream::connect(("127.0.0.1", port)).is_err(),
+            "no new connections once stopped"
+        );
         drop(idle);
         assert!(herald.log_text().contains("SIGINT"));
     })
@@ -92,17 +150,32 @@ async fn sigint_closes_idle_connections_stops_accepting_and_exits_zero(db: TestD
 }
 
 async fn draining_in_process_fails_readiness_and_closes_keep_alive_connections(db: TestDb) {
-    let mut app = TestApp::spawn_with(db, &[("HERALD_SHUTDOWN_DELAY_SECS", "1")], Default::default()).await;
+    let mut app = TestApp::spawn_with(
+        db,
+        &[("HERALD_SHUTDOWN_DELAY_SECS", "1")],
+        Default::default(),
+    )
+    .await;
     let first = app.get("/readyz").await;
     assert_eq!(first.status(), 200);
-    assert_ne!(first.headers().get("connection").map(|v| v.to_str().unwrap()), Some("close"));
+    assert_ne!(
+        first
+            .headers()
+            .get("connection")
+            .map(|v| v.to_str().unwrap()),
+        Some("close")
+    );
     let started = Instant::now();
     let stopping = {
         let client = app.client.clone();
         let address = app.address.clone();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(50)).await;
-            client.get(format!("{address}/readyz")).send().await.unwrap()
+            client
+                .get(format!("{address}/readyz"))
+                .send()
+                .await
+                .unwrap()
         })
     };
     let stop = app.stop();
@@ -110,7 +183,11 @@ async fn draining_in_process_fails_readiness_and_closes_keep_alive_connections(d
     stopped.unwrap();
     let during = during.unwrap();
     assert_eq!(during.status(), 503);
-    assert_eq!(during.headers().get("connection").unwrap(), "close", "clients are told to reconnect elsewhere");
+    assert_eq!(
+        during.headers().get("connection").unwrap(),
+        "close",
+        "clients are told to reconnect elsewhere"
+    );
     assert!(started.elapsed() >= Duration::from_secs(1));
 }
 
@@ -129,7 +206,10 @@ async fn a_request_waiting_on_the_database_completes_after_sigterm() {
         let lock_url = url.clone();
         let locker = std::thread::spawn(move || {
             let mut conn = diesel::PgConnection::establish(&lock_url).unwrap();
-            conn.batch_execute("BEGIN; LOCK TABLE __diesel_schema_migrations IN ACCESS EXCLUSIVE MODE;").unwrap();
+            conn.batch_execute(
+                "BEGIN; LOCK TABLE __diesel_schema_migrations IN ACCESS EXCLUSIVE MODE;",
+            )
+            .unwrap();
             locked_tx.send(()).unwrap();
             release_rx.recv().unwrap();
             conn.batch_execute("COMMIT;").unwrap();
@@ -140,11 +220,24 @@ async fn a_request_waiting_on_the_database_completes_after_sigterm() {
         assert!(!slow.is_finished(), "the readiness query waits on the lock");
         herald.signal(Signal::SIGTERM);
         std::thread::sleep(Duration::from_millis(500));
-        assert!(herald.child.try_wait().unwrap().is_none(), "the drain waits for the slow request");
+        assert!(
+            herald.child.try_wait().unwrap().is_none(),
+            "the drain waits for the slow request"
+        );
         release_tx.send(()).unwrap();
         locker.join().unwrap();
-        assert_eq!(slow.join().unwrap().expect("the slow request got an answer"), 200);
-        assert_eq!(herald.wait_exit(Duration::from_secs(15)), 0, "{}", herald.log_text());
+        assert_eq!(
+            slow.join()
+                .unwrap()
+                .expect("the slow request got an answer"),
+            200
+        );
+        assert_eq!(
+            herald.wait_exit(Duration::from_secs(15)),
+            0,
+            "{}",
+            herald.log_text()
+        );
     })
     .await
     .unwrap();
