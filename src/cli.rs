@@ -66,9 +66,11 @@ pub fn main() -> ExitCode {
     let outcome = match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(settings),
         Command::Migrate => migrate(&settings),
-        Command::User(UserCommand::Add { email, role, password_stdin }) => {
-            user_add(&settings, &email, &role, password_stdin)
-        }
+        Command::User(UserCommand::Add {
+            email,
+            role,
+            password_stdin,
+        }) => user_add(&settings, &email, &role, password_stdin),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -130,24 +132,34 @@ fn migrate(settings: &Settings) -> Result<(), CliError> {
     Ok(())
 }
 
-fn user_add(settings: &Settings, email: &str, role: &str, password_stdin: bool) -> Result<(), CliError> {
+fn user_add(
+    settings: &Settings,
+    email: &str,
+    role: &str,
+    password_stdin: bool,
+) -> Result<(), CliError> {
     let email = EmailAddress::parse(email).map_err(|e| CliError::Usage(format!("--email: {e}")))?;
-    let role: Role = role.parse().map_err(|e| CliError::Usage(format!("--role: {e}")))?;
+    let role: Role = role
+        .parse()
+        .map_err(|e| CliError::Usage(format!("--role: {e}")))?;
     let (password, generated) = if password_stdin {
         let mut input = String::new();
-        std::io::stdin()
-            .read_to_string(&mut input)
-            .map_err(|e| CliError::Usage(format!("--password-stdin: cannot read standard input: {e}")))?;
+        std::io::stdin().read_to_string(&mut input).map_err(|e| {
+            CliError::Usage(format!("--password-stdin: cannot read standard input: {e}"))
+        })?;
         (input.trim_end_matches(['\n', '\r']).to_owned(), false)
     } else {
         (services::users::generate_password(), true)
     };
-    crate::domain::check_password(&password).map_err(|e| CliError::Usage(format!("password: {e}")))?;
+    crate::domain::check_password(&password)
+        .map_err(|e| CliError::Usage(format!("password: {e}")))?;
     let (db, _) = startup::open_database(settings)?;
     let user = db
         .run_sync(|c| Ok(services::users::create_user(c, &email, role, &password)))?
         .map_err(|e| match e {
-            crate::error::AppError::Conflict(_) => CliError::Usage(format!("a user with email {email} already exists")),
+            crate::error::AppError::Conflict(_) => {
+                CliError::Usage(format!("a user with email {email} already exists"))
+            }
             other => CliError::Failed(anyhow::anyhow!(other.to_string())),
         })?;
     println!("created {} {}", user.role, user.email);

@@ -35,7 +35,10 @@ pub enum AppError {
     Conflict(String),
     /// A dependency (the database pool, mostly) could not serve in time; retry after the delay.
     #[error("service temporarily unavailable: {reason}")]
-    Unavailable { reason: String, retry_after_secs: u32 },
+    Unavailable {
+        reason: String,
+        retry_after_secs: u32,
+    },
     #[error("too many requests")]
     RateLimited { retry_after_secs: u32 },
     #[error(transparent)]
@@ -85,7 +88,12 @@ impl From<validator::ValidationErrors> for AppError {
         for (field, errs) in errors.field_errors() {
             let messages = errs
                 .iter()
-                .map(|e| e.message.as_ref().map(|m| m.to_string()).unwrap_or_else(|| format!("is invalid ({})", e.code)))
+                .map(|e| {
+                    e.message
+                        .as_ref()
+                        .map(|m| m.to_string())
+                        .unwrap_or_else(|| format!("is invalid ({})", e.code))
+                })
                 .collect();
             fields.insert(field.to_string(), messages);
         }
@@ -134,7 +142,10 @@ impl ResponseError for AppError {
         };
         let mut res = HttpResponse::build(self.status_code());
         match self {
-            Self::Unavailable { retry_after_secs, .. } | Self::RateLimited { retry_after_secs } => {
+            Self::Unavailable {
+                retry_after_secs, ..
+            }
+            | Self::RateLimited { retry_after_secs } => {
                 res.insert_header((header::RETRY_AFTER, HeaderValue::from(*retry_after_secs)));
             }
             Self::Unauthorized => {
@@ -143,7 +154,11 @@ impl ResponseError for AppError {
             _ => {}
         }
         res.insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-store")));
-        res.json(ErrorBody { error: self.code(), message, fields })
+        res.json(ErrorBody {
+            error: self.code(),
+            message,
+            fields,
+        })
     }
 }
 
@@ -154,7 +169,11 @@ mod tests {
 
     #[test]
     fn unavailable_answers_503_with_retry_after() {
-        let res = AppError::Unavailable { reason: "pool".into(), retry_after_secs: 2 }.error_response();
+        let res = AppError::Unavailable {
+            reason: "pool".into(),
+            retry_after_secs: 2,
+        }
+        .error_response();
         assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(res.headers().get(header::RETRY_AFTER).unwrap(), "2");
     }
@@ -195,7 +214,10 @@ mod tests {
                 None
             }
         }
-        let e = diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, Box::new(Info));
+        let e = diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            Box::new(Info),
+        );
         assert_eq!(AppError::from(e).status_code(), StatusCode::CONFLICT);
     }
 }

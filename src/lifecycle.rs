@@ -40,7 +40,10 @@ impl Lifecycle {
 /// Waits for SIGTERM or SIGINT and names the one received.
 pub async fn shutdown_signal() -> &'static str {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
         tracing::error!("cannot install signal handlers; only a kill will stop this process");
         return std::future::pending().await;
     };

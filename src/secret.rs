@@ -42,16 +42,23 @@ pub fn load_or_create(conn: &mut DbConn, configured: Option<&str>) -> anyhow::Re
     rand::rngs::OsRng.fill_bytes(&mut bytes);
     let key = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
     let inserted = diesel::insert_into(settings::table)
-        .values((settings::key.eq(SETTINGS_KEY), settings::value.eq(&key), settings::updated_at.eq(now())))
+        .values((
+            settings::key.eq(SETTINGS_KEY),
+            settings::value.eq(&key),
+            settings::updated_at.eq(now()),
+        ))
         .execute(conn);
     match inserted {
         Ok(_) => {
             tracing::info!("generated a signing key and stored it in the database");
             Ok(SecretKey(key))
         }
-        Err(diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)) => {
-            stored_key(conn)?.map(SecretKey).ok_or_else(|| anyhow::anyhow!("signing key vanished"))
-        }
+        Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        )) => stored_key(conn)?
+            .map(SecretKey)
+            .ok_or_else(|| anyhow::anyhow!("signing key vanished")),
         Err(e) => Err(e.into()),
     }
 }

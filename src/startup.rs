@@ -41,9 +41,9 @@ pub struct Application {
 /// Blocking: call it from the CLI thread or inside `spawn_blocking`.
 pub fn open_database(settings: &Settings) -> anyhow::Result<(Db, Vec<String>)> {
     let db = Db::connect(settings)?;
-    let applied = db.run_sync(migrations::run_pending).with_context(|| {
-        format!("database {}", settings.database_url.redacted())
-    })?;
+    let applied = db
+        .run_sync(migrations::run_pending)
+        .with_context(|| format!("database {}", settings.database_url.redacted()))?;
     Ok((db, applied))
 }
 
@@ -54,7 +54,11 @@ impl Application {
     }
 
     /// Builds Herald with the given job handlers and runner tuning.
-    pub async fn build_with(settings: Settings, registry: Registry, mut runner: RunnerConfig) -> anyhow::Result<Self> {
+    pub async fn build_with(
+        settings: Settings,
+        registry: Registry,
+        mut runner: RunnerConfig,
+    ) -> anyhow::Result<Self> {
         let settings = Arc::new(settings);
         let for_db = settings.clone();
         let (db, secret) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
@@ -100,7 +104,13 @@ impl Application {
             address = %settings.bind, port, database = %settings.database_url.redacted(),
             public_url = %settings.public_url, "herald is listening"
         );
-        Ok(Self { port, server, state, registry, runner })
+        Ok(Self {
+            port,
+            server,
+            state,
+            registry,
+            runner,
+        })
     }
 
     /// The port actually bound (useful with port 0).
@@ -115,22 +125,38 @@ impl Application {
 
     /// A handle that starts the drain, the same way a signal does.
     pub fn shutdown_handle(&self) -> ShutdownHandle {
-        ShutdownHandle { lifecycle: self.state.lifecycle.clone() }
+        ShutdownHandle {
+            lifecycle: self.state.lifecycle.clone(),
+        }
     }
 
     /// Serves until the drain begins and completes: readiness fails at once, the listener closes
     /// after `shutdown_delay`, in-flight requests get `shutdown_grace`, the job runner hands back
     /// what it holds. Returns when everything has stopped.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
-        let Self { server, state, registry, runner, .. } = self;
+        let Self {
+            server,
+            state,
+            registry,
+            runner,
+            ..
+        } = self;
         let lifecycle = state.lifecycle.clone();
-        let jobs = tokio::spawn(jobs::runner::run(state.db.clone(), registry, runner, lifecycle.token()));
+        let jobs = tokio::spawn(jobs::runner::run(
+            state.db.clone(),
+            registry,
+            runner,
+            lifecycle.token(),
+        ));
         let handle: ServerHandle = server.handle();
         let delay = state.settings.shutdown_delay;
         let stopper = tokio::spawn(async move {
             lifecycle.token().cancelled().await;
             if !delay.is_zero() {
-                tracing::info!(?delay, "still accepting connections while load balancers notice");
+                tracing::info!(
+                    ?delay,
+                    "still accepting connections while load balancers notice"
+                );
                 tokio::time::sleep(delay).await;
             }
             tracing::info!("closing the listener; waiting for in-flight requests");

@@ -49,16 +49,25 @@ pub fn establish(url: &DatabaseUrl) -> Result<DbConn, ConnectionError> {
     match url {
         DatabaseUrl::Sqlite(path) => {
             let path = path.to_str().ok_or_else(|| {
-                ConnectionError::BadConnection(format!("SQLite path {} is not valid UTF-8", path.display()))
+                ConnectionError::BadConnection(format!(
+                    "SQLite path {} is not valid UTF-8",
+                    path.display()
+                ))
             })?;
             let mut conn = SqliteConnection::establish(path).map_err(|e| {
-                ConnectionError::BadConnection(format!("cannot open SQLite database at '{path}': {e}"))
+                ConnectionError::BadConnection(format!(
+                    "cannot open SQLite database at '{path}': {e}"
+                ))
             })?;
             conn.batch_execute(&format!(
                 "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
                  PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS};"
             ))
-            .map_err(|e| ConnectionError::BadConnection(format!("cannot use SQLite database at '{path}': {e}")))?;
+            .map_err(|e| {
+                ConnectionError::BadConnection(format!(
+                    "cannot use SQLite database at '{path}': {e}"
+                ))
+            })?;
             Ok(DbConn::Sqlite(conn))
         }
         DatabaseUrl::Postgres(raw) => {
@@ -91,7 +100,8 @@ impl ManageConnection for Manager {
     }
 
     fn is_valid(&self, conn: &mut DbConn) -> Result<(), r2d2::Error> {
-        conn.batch_execute("SELECT 1").map_err(r2d2::Error::QueryError)
+        conn.batch_execute("SELECT 1")
+            .map_err(r2d2::Error::QueryError)
     }
 
     fn has_broken(&self, _conn: &mut DbConn) -> bool {
@@ -101,7 +111,10 @@ impl ManageConnection for Manager {
 
 /// Runs `f` in a write transaction. On SQLite it is `BEGIN IMMEDIATE`, so a transaction that reads
 /// before it writes waits for the write lock up front instead of failing with SQLITE_BUSY later.
-pub fn write_tx<T, E>(conn: &mut DbConn, f: impl FnOnce(&mut DbConn) -> Result<T, E>) -> Result<T, E>
+pub fn write_tx<T, E>(
+    conn: &mut DbConn,
+    f: impl FnOnce(&mut DbConn) -> Result<T, E>,
+) -> Result<T, E>
 where
     E: From<diesel::result::Error>,
 {

@@ -37,7 +37,11 @@ impl Db {
     /// Opens the pool. One connection is made first, so a wrong path or an unreachable server
     /// is reported at once with its own message.
     pub fn connect(settings: &Settings) -> anyhow::Result<Self> {
-        Self::connect_url(&settings.database_url, settings.db_pool_size, settings.db_timeout)
+        Self::connect_url(
+            &settings.database_url,
+            settings.db_pool_size,
+            settings.db_timeout,
+        )
     }
 
     /// [`Db::connect`] with explicit parameters (tests use small pools).
@@ -50,7 +54,9 @@ impl Db {
             .min_idle(Some(1))
             .connection_timeout(timeout)
             .build(connection::Manager::new(url.clone()))
-            .map_err(|e| anyhow::anyhow!("cannot open a connection pool to {}: {e}", url.redacted()))?;
+            .map_err(|e| {
+                anyhow::anyhow!("cannot open a connection pool to {}: {e}", url.redacted())
+            })?;
         Ok(Self {
             pool,
             backend: Backend::of(url),
@@ -83,7 +89,8 @@ impl Db {
             let _permit = permit;
             let checkout = Instant::now();
             let conn = pool.get_timeout(remaining.max(Duration::from_millis(1)));
-            metrics::histogram!("herald_db_checkout_seconds").record(checkout.elapsed().as_secs_f64());
+            metrics::histogram!("herald_db_checkout_seconds")
+                .record(checkout.elapsed().as_secs_f64());
             let mut conn = conn.map_err(|_| {
                 metrics::counter!("herald_db_checkout_timeouts_total").increment(1);
                 unavailable
@@ -95,7 +102,10 @@ impl Db {
     }
 
     /// Runs `f` on the calling thread: only for the CLI and start-up, never on an async worker.
-    pub fn run_sync<T>(&self, f: impl FnOnce(&mut DbConn) -> anyhow::Result<T>) -> anyhow::Result<T> {
+    pub fn run_sync<T>(
+        &self,
+        f: impl FnOnce(&mut DbConn) -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
         let mut conn = self.pool.get()?;
         f(&mut conn)
     }
@@ -103,11 +113,18 @@ impl Db {
     /// Pool figures for `/metrics`: (connections open, idle, maximum).
     pub fn pool_state(&self) -> (u32, u32, u32) {
         let state = self.pool.state();
-        (state.connections, state.idle_connections, self.pool.max_size())
+        (
+            state.connections,
+            state.idle_connections,
+            self.pool.max_size(),
+        )
     }
 
     fn unavailable(&self, reason: &str) -> AppError {
-        AppError::Unavailable { reason: reason.to_owned(), retry_after_secs: RETRY_AFTER_SECS }
+        AppError::Unavailable {
+            reason: reason.to_owned(),
+            retry_after_secs: RETRY_AFTER_SECS,
+        }
     }
 }
 

@@ -9,7 +9,9 @@ use crate::startup::AppState;
 
 /// 200 while the process lives.
 pub async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(json!({"status": "ok"}))
+    HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(json!({"status": "ok"}))
 }
 
 /// 200 only when the database answers and every migration is applied; 503 from the moment
@@ -20,7 +22,9 @@ pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
         return not_ready("shutting_down");
     }
     match state.db.run(|c| Ok(migrations::pending_count(c)?)).await {
-        Ok(0) => HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(json!({"status": "ready"})),
+        Ok(0) => HttpResponse::Ok()
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .json(json!({"status": "ready"})),
         Ok(_) => not_ready("migrations_pending"),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
@@ -44,7 +48,10 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     metrics::gauge!("herald_db_pool_in_use_connections").set(f64::from(open.saturating_sub(idle)));
     metrics::gauge!("herald_db_pool_max_connections").set(f64::from(max));
     HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8"))
+        .insert_header((
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        ))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .body(state.metrics.render())
 }

@@ -40,7 +40,12 @@ pub struct NewJob<'a> {
 impl<'a> NewJob<'a> {
     /// A job runnable now with the default number of attempts.
     pub fn new(kind: &'a str, payload: serde_json::Value) -> Self {
-        Self { kind, payload, run_at: None, max_attempts: DEFAULT_MAX_ATTEMPTS }
+        Self {
+            kind,
+            payload,
+            run_at: None,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+        }
     }
 
     /// Runnable from `at` instead of now.
@@ -77,12 +82,21 @@ pub fn enqueue(conn: &mut DbConn, job: &NewJob<'_>) -> QueryResult<String> {
 
 /// A job by id (tests and the console's dead-letter view).
 pub fn get(conn: &mut DbConn, id: &str) -> QueryResult<Option<JobRow>> {
-    jobs::table.find(id).select(JobRow::as_select()).first(conn).optional()
+    jobs::table
+        .find(id)
+        .select(JobRow::as_select())
+        .first(conn)
+        .optional()
 }
 
 /// Claims up to `limit` runnable jobs for `worker` with a lease of `lease`; each claim counts as
 /// an attempt, so a job that kills its worker still ends up dead-lettered.
-pub fn claim(conn: &mut DbConn, worker: &str, limit: i64, lease: Duration) -> QueryResult<Vec<JobRow>> {
+pub fn claim(
+    conn: &mut DbConn,
+    worker: &str,
+    limit: i64,
+    lease: Duration,
+) -> QueryResult<Vec<JobRow>> {
     let at = now();
     let runnable = jobs::dead_at
         .is_null()
@@ -99,14 +113,27 @@ pub fn claim(conn: &mut DbConn, worker: &str, limit: i64, lease: Duration) -> Qu
                 .skip_locked()
                 .load::<String>(pg)?;
             diesel::update(jobs::table.filter(jobs::id.eq_any(&ids)))
-                .set((jobs::locked_by.eq(worker), jobs::locked_until.eq(at + lease), jobs::attempts.eq(jobs::attempts + 1)))
+                .set((
+                    jobs::locked_by.eq(worker),
+                    jobs::locked_until.eq(at + lease),
+                    jobs::attempts.eq(jobs::attempts + 1),
+                ))
                 .execute(pg)?;
             Ok::<_, diesel::result::Error>(ids)
         })?,
         DbConn::Sqlite(_) => write_tx(conn, |c| {
-            let ids = jobs::table.select(jobs::id).filter(runnable).order(jobs::run_at).limit(limit).load::<String>(c)?;
+            let ids = jobs::table
+                .select(jobs::id)
+                .filter(runnable)
+                .order(jobs::run_at)
+                .limit(limit)
+                .load::<String>(c)?;
             diesel::update(jobs::table.filter(jobs::id.eq_any(&ids)))
-                .set((jobs::locked_by.eq(worker), jobs::locked_until.eq(at + lease), jobs::attempts.eq(jobs::attempts + 1)))
+                .set((
+                    jobs::locked_by.eq(worker),
+                    jobs::locked_until.eq(at + lease),
+                    jobs::attempts.eq(jobs::attempts + 1),
+                ))
                 .execute(c)?;
             Ok::<_, diesel::result::Error>(ids)
         })?,
@@ -114,18 +141,35 @@ pub fn claim(conn: &mut DbConn, worker: &str, limit: i64, lease: Duration) -> Qu
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    jobs::table.filter(jobs::id.eq_any(&ids)).order(jobs::run_at).select(JobRow::as_select()).load(conn)
+    jobs::table
+        .filter(jobs::id.eq_any(&ids))
+        .order(jobs::run_at)
+        .select(JobRow::as_select())
+        .load(conn)
 }
 
 /// Removes a finished job (only if `worker` still holds it).
 pub fn complete(conn: &mut DbConn, id: &str, worker: &str) -> QueryResult<usize> {
-    diesel::delete(jobs::table.filter(jobs::id.eq(id)).filter(jobs::locked_by.eq(worker))).execute(conn)
+    diesel::delete(
+        jobs::table
+            .filter(jobs::id.eq(id))
+            .filter(jobs::locked_by.eq(worker)),
+    )
+    .execute(conn)
 }
 
 /// Records a failure: retried later with backoff, or dead-lettered after the last attempt.
-pub fn fail(conn: &mut DbConn, job: &JobRow, worker: &str, error: &str, backoff: &Backoff) -> QueryResult<usize> {
+pub fn fail(
+    conn: &mut DbConn,
+    job: &JobRow,
+    worker: &str,
+    error: &str,
+    backoff: &Backoff,
+) -> QueryResult<usize> {
     let at = now();
-    let target = jobs::table.filter(jobs::id.eq(&job.id)).filter(jobs::locked_by.eq(worker));
+    let target = jobs::table
+        .filter(jobs::id.eq(&job.id))
+        .filter(jobs::locked_by.eq(worker));
     let error: String = error.chars().take(2000).collect();
     if job.attempts >= job.max_attempts {
         diesel::update(target)
@@ -150,13 +194,17 @@ pub fn fail(conn: &mut DbConn, job: &JobRow, worker: &str, error: &str, backoff:
 
 /// Hands jobs back to the queue, runnable at once, without counting the attempt.
 pub fn release(conn: &mut DbConn, ids: &[String], worker: &str) -> QueryResult<usize> {
-    diesel::update(jobs::table.filter(jobs::id.eq_any(ids)).filter(jobs::locked_by.eq(worker)))
-        .set((
-            jobs::locked_by.eq(None::<String>),
-            jobs::locked_until.eq(None::<NaiveDateTime>),
-            jobs::attempts.eq(jobs::attempts - 1),
-        ))
-        .execute(conn)
+    diesel::update(
+        jobs::table
+            .filter(jobs::id.eq_any(ids))
+            .filter(jobs::locked_by.eq(worker)),
+    )
+    .set((
+        jobs::locked_by.eq(None::<String>),
+        jobs::locked_until.eq(None::<NaiveDateTime>),
+        jobs::attempts.eq(jobs::attempts - 1),
+    ))
+    .execute(conn)
 }
 
 /// Exponential backoff with jitter: `base * 2^(attempt-1)`, capped, then +-25 %.
@@ -168,7 +216,10 @@ pub struct Backoff {
 
 impl Default for Backoff {
     fn default() -> Self {
-        Self { base: Duration::seconds(5), cap: Duration::hours(1) }
+        Self {
+            base: Duration::seconds(5),
+            cap: Duration::hours(1),
+        }
     }
 }
 
@@ -176,7 +227,10 @@ impl Backoff {
     /// The delay before the next try after `attempts` tries.
     pub fn delay(&self, attempts: i32) -> Duration {
         let exp = attempts.clamp(1, 30) - 1;
-        let raw = self.base.num_milliseconds().saturating_mul(1i64 << exp.min(20));
+        let raw = self
+            .base
+            .num_milliseconds()
+            .saturating_mul(1i64 << exp.min(20));
         let capped = raw.min(self.cap.num_milliseconds()).max(1);
         let jitter = rand::thread_rng().gen_range(-(capped / 4)..=(capped / 4));
         Duration::milliseconds(capped + jitter)
@@ -189,10 +243,23 @@ mod tests {
 
     #[test]
     fn backoff_doubles_until_the_cap_within_jitter() {
-        let b = Backoff { base: Duration::seconds(10), cap: Duration::seconds(100) };
-        for (attempt, expected) in [(1, 10_000), (2, 20_000), (3, 40_000), (4, 80_000), (5, 100_000), (30, 100_000)] {
+        let b = Backoff {
+            base: Duration::seconds(10),
+            cap: Duration::seconds(100),
+        };
+        for (attempt, expected) in [
+            (1, 10_000),
+            (2, 20_000),
+            (3, 40_000),
+            (4, 80_000),
+            (5, 100_000),
+            (30, 100_000),
+        ] {
             let ms = b.delay(attempt).num_milliseconds();
-            assert!((expected * 3 / 4..=expected * 5 / 4).contains(&ms), "attempt {attempt}: {ms}ms");
+            assert!(
+                (expected * 3 / 4..=expected * 5 / 4).contains(&ms),
+                "attempt {attempt}: {ms}ms"
+            );
         }
     }
 }

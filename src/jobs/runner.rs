@@ -18,7 +18,9 @@ pub struct JobContext {
     pub db: Db,
 }
 
-type Handler = Arc<dyn Fn(JobContext, serde_json::Value) -> BoxFuture<'static, anyhow::Result<()>> + Send + Sync>;
+type Handler = Arc<
+    dyn Fn(JobContext, serde_json::Value) -> BoxFuture<'static, anyhow::Result<()>> + Send + Sync,
+>;
 
 /// Job kinds and their handlers.
 #[derive(Clone, Default)]
@@ -38,7 +40,10 @@ impl Registry {
         F: Fn(JobContext, serde_json::Value) -> Fut + Send + Sync + 'static,
         Fut: std::future::Future<Output = anyhow::Result<()>> + Send + 'static,
     {
-        self.handlers.insert(kind.to_owned(), Arc::new(move |ctx, payload| Box::pin(handler(ctx, payload))));
+        self.handlers.insert(
+            kind.to_owned(),
+            Arc::new(move |ctx, payload| Box::pin(handler(ctx, payload))),
+        );
     }
 }
 
@@ -80,7 +85,11 @@ pub async fn run(db: Db, registry: Registry, config: RunnerConfig, stop: Cancell
             held.remove(&done.map(|(id, _)| id).unwrap_or_else(|e| e.id()));
         }
         let free = config.concurrency.saturating_sub(running.len());
-        let claimed = if free == 0 { Ok(Vec::new()) } else { claim(&db, &worker, free, &config).await };
+        let claimed = if free == 0 {
+            Ok(Vec::new())
+        } else {
+            claim(&db, &worker, free, &config).await
+        };
         let claimed = claimed.unwrap_or_else(|e| {
             tracing::warn!(error = %e, "claiming jobs failed");
             Vec::new()
@@ -88,7 +97,13 @@ pub async fn run(db: Db, registry: Registry, config: RunnerConfig, stop: Cancell
         let idle = claimed.is_empty();
         for job in claimed {
             let id = job.id.clone();
-            let handle = running.spawn(execute(ctx.clone(), registry.clone(), job, worker.clone(), config.backoff));
+            let handle = running.spawn(execute(
+                ctx.clone(),
+                registry.clone(),
+                job,
+                worker.clone(),
+                config.backoff,
+            ));
             held.insert(handle.id(), id);
         }
         if idle {
@@ -104,13 +119,26 @@ pub async fn run(db: Db, registry: Registry, config: RunnerConfig, stop: Cancell
     drain(&db, &worker, running, held, config.grace).await;
 }
 
-async fn claim(db: &Db, worker: &str, free: usize, config: &RunnerConfig) -> anyhow::Result<Vec<JobRow>> {
+async fn claim(
+    db: &Db,
+    worker: &str,
+    free: usize,
+    config: &RunnerConfig,
+) -> anyhow::Result<Vec<JobRow>> {
     let worker = worker.to_owned();
     let lease = chrono::Duration::from_std(config.lease)?;
-    Ok(db.run(move |c| Ok(queue::claim(c, &worker, free as i64, lease)?)).await?)
+    Ok(db
+        .run(move |c| Ok(queue::claim(c, &worker, free as i64, lease)?))
+        .await?)
 }
 
-async fn execute(ctx: JobContext, registry: Registry, job: JobRow, worker: String, backoff: Backoff) {
+async fn execute(
+    ctx: JobContext,
+    registry: Registry,
+    job: JobRow,
+    worker: String,
+    backoff: Backoff,
+) {
     let span = tracing::info_span!("job", id = %job.id, kind = %job.kind, attempt = job.attempts);
     let _guard = span.enter();
     let outcome = match registry.handlers.get(&job.kind) {
@@ -122,9 +150,12 @@ async fn execute(ctx: JobContext, registry: Registry, job: JobRow, worker: Strin
     };
     let recorded = match outcome {
         Ok(()) => {
-            metrics::counter!("herald_jobs_total", "kind" => job.kind.clone(), "outcome" => "ok").increment(1);
+            metrics::counter!("herald_jobs_total", "kind" => job.kind.clone(), "outcome" => "ok")
+                .increment(1);
             let id = job.id.clone();
-            ctx.db.run(move |c| Ok(queue::complete(c, &id, &worker)?)).await
+            ctx.db
+                .run(move |c| Ok(queue::complete(c, &id, &worker)?))
+                .await
         }
         Err(e) => {
             let dead = job.attempts >= job.max_attempts;
@@ -132,7 +163,9 @@ async fn execute(ctx: JobContext, registry: Registry, job: JobRow, worker: Strin
             let outcome = if dead { "dead" } else { "retry" };
             metrics::counter!("herald_jobs_total", "kind" => job.kind.clone(), "outcome" => outcome).increment(1);
             let message = format!("{e:#}");
-            ctx.db.run(move |c| Ok(queue::fail(c, &job, &worker, &message, &backoff)?)).await
+            ctx.db
+                .run(move |c| Ok(queue::fail(c, &job, &worker, &message, &backoff)?))
+                .await
         }
     };
     if let Err(e) = recorded {
@@ -167,14 +200,21 @@ async fn drain(
     if !unfinished.is_empty() {
         let count = unfinished.len();
         let worker = worker.to_owned();
-        match db.run(move |c| Ok(queue::release(c, &unfinished, &worker)?)).await {
+        match db
+            .run(move |c| Ok(queue::release(c, &unfinished, &worker)?))
+            .await
+        {
             Ok(_) => tracing::info!(count, "handed unfinished jobs back to the queue"),
-            Err(e) => tracing::warn!(error = %e, count, "could not hand jobs back; their leases will expire"),
+            Err(e) => {
+                tracing::warn!(error = %e, count, "could not hand jobs back; their leases will expire")
+            }
         }
     }
     tracing::info!("job runner stopped");
 }
 
 fn hostname() -> String {
-    std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_owned()).unwrap_or_else(|_| "herald".into())
+    std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "herald".into())
 }

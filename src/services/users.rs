@@ -16,7 +16,11 @@ const GENERATED_PASSWORD_LEN: usize = 20;
 
 /// A random password for a new account.
 pub fn generate_password() -> String {
-    rand::thread_rng().sample_iter(&Alphanumeric).take(GENERATED_PASSWORD_LEN).map(char::from).collect()
+    rand::thread_rng()
+        .sample_iter(&Alphanumeric)
+        .take(GENERATED_PASSWORD_LEN)
+        .map(char::from)
+        .collect()
 }
 
 /// Hashes a password with argon2id and a random salt (PHC string format).
@@ -29,10 +33,17 @@ pub fn hash_password(password: &str) -> AppResult<String> {
 }
 
 /// Creates an account; a taken email is a [`AppError::Conflict`].
-pub fn create_user(conn: &mut DbConn, email: &EmailAddress, role: Role, password: &str) -> AppResult<User> {
+pub fn create_user(
+    conn: &mut DbConn,
+    email: &EmailAddress,
+    role: Role,
+    password: &str,
+) -> AppResult<User> {
     let hash = hash_password(password)?;
     if users::find_by_email(conn, email.as_str())?.is_some() {
-        return Err(AppError::Conflict(format!("a user with email {email} already exists")));
+        return Err(AppError::Conflict(format!(
+            "a user with email {email} already exists"
+        )));
     }
     let at = now();
     let id = new_id();

@@ -32,11 +32,20 @@ pub struct NewUser<'a> {
 
 /// Inserts an account and returns it.
 pub fn insert(conn: &mut DbConn, new: &NewUser<'_>) -> QueryResult<User> {
-    diesel::insert_into(users::table).values(new).execute(conn)?;
-    users::table.find(new.id).select(User::as_select()).first(conn)
+    diesel::insert_into(users::table)
+        .values(new)
+        .execute(conn)?;
+    users::table
+        .find(new.id)
+        .select(User::as_select())
+        .first(conn)
 }
 
 /// The account with this (already normalised) email, if any.
 pub fn find_by_email(conn: &mut DbConn, email: &str) -> QueryResult<Option<User>> {
-    users::table.filter(users::email.eq(email)).select(User::as_select()).first(conn).optional()
+    users::table
+        .filter(users::email.eq(email))
+        .select(User::as_select())
+        .first(conn)
+        .optional()
 }
