@@ -10,6 +10,7 @@ pub mod error;
 pub mod http;
 pub mod jobs;
 pub mod lifecycle;
+pub mod render;
 pub mod secret;
 pub mod services;
 pub mod startup;
