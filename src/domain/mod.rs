@@ -15,6 +15,7 @@ pub mod slug;
 pub mod status;
 pub mod timezone;
 pub mod transitions;
+pub mod uptime;
 
 pub use deadline::*;
 pub use email::*;
@@ -26,3 +27,4 @@ pub use slug::*;
 pub use status::*;
 pub use timezone::*;
 pub use transitions::*;
+pub use uptime::*;

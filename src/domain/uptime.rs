@@ -1,0 +1,195 @@
+//! Uptime bars: per-day availability of a component computed from its status history.
+//!
+//! As on Statuspage, a major outage counts fully as downtime and a partial outage as 30 % of
+//! it; degraded performance and maintenance are not downtime. Time before the component's first
+//! recorded status is "no data", not uptime.
+
+use chrono::{DateTime, Days, NaiveDate, Utc};
+use serde::Serialize;
+
+use super::status::ComponentStatus;
+
+/// Share of an interval counted as downtime for a status.
+pub fn downtime_weight(status: ComponentStatus) -> f64 {
+    match status {
+        ComponentStatus::MajorOutage => 1.0,
+        ComponentStatus::PartialOutage => 0.3,
+        _ => 0.0,
+    }
+}
+
+/// One day of a bar.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DayUptime {
+    pub date: NaiveDate,
+    /// Availability in percent, `None` when there is no data for that day.
+    pub percent: Option<f64>,
+    /// The worst status seen that day.
+    pub worst: Option<ComponentStatus>,
+    /// Seconds of weighted downtime.
+    pub downtime_secs: u32,
+}
+
+/// A bar of consecutive days ending at the `as_of` day, and the availability over all of them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UptimeBar {
+    pub days: Vec<DayUptime>,
+    pub percent: Option<f64>,
+}
+
+/// Computes `days` days of uptime ending with the UTC day of `as_of` (counted up to `as_of`).
+/// `changes` are the status changes in time order; the first may lie before the window and gives
+/// the status in force when the window opens.
+pub fn daily_uptime(
+    changes: &[(DateTime<Utc>, ComponentStatus)],
+    as_of: DateTime<Utc>,
+    days: u32,
+) -> UptimeBar {
+    let last_day = as_of.date_naive();
+    let first_day = last_day
+        .checked_sub_days(Days::new(u64::from(days.saturating_sub(1))))
+        .unwrap_or(last_day);
+    let mut bar = Vec::with_capacity(days as usize);
+    let (mut covered_total, mut down_total) = (0.0, 0.0);
+    let mut day = first_day;
+    while day <= last_day {
+        let start = day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
+        let end = (start + chrono::Duration::days(1)).min(as_of);
+        let (covered, down, worst) = weigh(changes, start, end);
+        covered_total += covered;
+        down_total += down;
+        bar.push(DayUptime {
+            date: day,
+            percent: (covered > 0.0).then(|| percent(covered, down)),
+            worst,
+            downtime_secs: down.round() as u32,
+        });
+        day = day.succ_opt().unwrap_or(day);
+        if day == NaiveDate::MAX {
+            break;
+        }
+    }
+    UptimeBar {
+        days: bar,
+        percent: (covered_total > 0.0).then(|| percent(covered_total, down_total)),
+    }
+}
+
+fn percent(covered: f64, down: f64) -> f64 {
+    ((1.0 - down / covered) * 100.0).clamp(0.0, 100.0)
+}
+
+/// Seconds covered by history, weighted downtime seconds, and the worst status in `[start, end)`.
+fn weigh(
+    changes: &[(DateTime<Utc>, ComponentStatus)],
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> (f64, f64, Option<ComponentStatus>) {
+    let (mut covered, mut down, mut worst) = (0.0, 0.0, None::<ComponentStatus>);
+    for (i, (at, status)) in changes.iter().enumerate() {
+        let until = changes.get(i + 1).map(|(next, _)| *next).unwrap_or(end);
+        let (from, to) = ((*at).max(start), until.min(end));
+        if to <= from {
+            continue;
+        }
+        let secs = (to - from).num_milliseconds() as f64 / 1000.0;
+        covered += secs;
+        down += secs * downtime_weight(*status);
+        worst = Some(match worst {
+            Some(w) if severity(w) >= severity(*status) => w,
+            _ => *status,
+        });
+    }
+    (covered, down, worst)
+}
+
+/// Order used for "worst status of the day" (maintenance ranks below any outage).
+pub fn severity(status: ComponentStatus) -> u8 {
+    match status {
+        ComponentStatus::Operational => 0,
+        ComponentStatus::UnderMaintenance => 1,
+        ComponentStatus::DegradedPerformance => 2,
+        ComponentStatus::PartialOutage => 3,
+        ComponentStatus::MajorOutage => 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ComponentStatus::*;
+    use chrono::TimeZone;
+
+    fn at(d: u32, h: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, d, h, 0, 0).unwrap()
+    }
+
+    #[test]
+    fn days_before_the_first_status_have_no_data() {
+        let bar = daily_uptime(&[(at(29, 12), Operational)], at(30, 12), 5);
+        assert_eq!(bar.days.len(), 5);
+        assert_eq!(
+            bar.days[0].date,
+            NaiveDate::from_ymd_opt(2026, 11, 26).unwrap()
+        );
+        assert!(
+            bar.days[..3]
+                .iter()
+                .all(|d| d.percent.is_none() && d.worst.is_none())
+        );
+        assert_eq!(bar.days[3].percent, Some(100.0));
+        assert_eq!(bar.percent, Some(100.0));
+    }
+
+    #[test]
+    fn a_six_hour_major_outage_costs_a_quarter_of_its_day() {
+        let changes = [
+            (at(1, 0), Operational),
+            (at(29, 6), MajorOutage),
+            (at(29, 12), Operational),
+        ];
+        let bar = daily_uptime(&changes, at(30, 0), 2);
+        let day = &bar.days[0];
+        assert_eq!(day.percent, Some(75.0));
+        assert_eq!(day.worst, Some(MajorOutage));
+        assert_eq!(day.downtime_secs, 6 * 3600);
+        assert_eq!(
+            bar.days[1].percent, None,
+            "nothing of the last day has elapsed yet"
+        );
+    }
+
+    #[test]
+    fn partial_outages_weigh_thirty_percent_and_degradation_nothing() {
+        let changes = [
+            (at(28, 0), PartialOutage),
+            (at(28, 10), DegradedPerformance),
+            (at(29, 0), Operational),
+        ];
+        let bar = daily_uptime(&changes, at(29, 0), 2);
+        let expected = 100.0 - 10.0 * 0.3 / 24.0 * 100.0;
+        assert!(
+            (bar.days[0].percent.unwrap() - expected).abs() < 1e-9,
+            "{:?}",
+            bar.days[0]
+        );
+        assert_eq!(bar.days[0].worst, Some(PartialOutage));
+    }
+
+    #[test]
+    fn the_status_in_force_before_the_window_counts_from_its_start() {
+        let bar = daily_uptime(&[(at(1, 0), MajorOutage)], at(30, 12), 2);
+        assert_eq!(bar.days[0].percent, Some(0.0));
+        assert_eq!(bar.percent, Some(0.0));
+    }
+
+    #[test]
+    fn a_ninety_day_bar_ends_today() {
+        let bar = daily_uptime(&[(at(1, 0), Operational)], at(30, 23), 90);
+        assert_eq!(bar.days.len(), 90);
+        assert_eq!(
+            bar.days.last().unwrap().date,
+            NaiveDate::from_ymd_opt(2026, 11, 30).unwrap()
+        );
+    }
+}
