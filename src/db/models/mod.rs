@@ -4,4 +4,5 @@ pub mod components;
 pub mod incidents;
 pub mod pages;
 pub mod postmortems;
+pub mod public;
 pub mod users;

@@ -1,0 +1,137 @@
+//! Bulk reads for rendering a public page: a handful of queries per page instead of one per row.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use super::components::ComponentStatusChange;
+use super::incidents::{Incident, IncidentUpdate, IncidentUpdateComponent};
+use super::postmortems::{FollowUp, Postmortem, TimelineEntryRow};
+use crate::db::DbConn;
+use crate::db::schema::{
+    component_status_changes, incident_components, incident_update_components, incident_updates,
+    incidents, postmortem_follow_ups, postmortem_timeline_entries, postmortems,
+};
+
+/// Incidents of a page that are open, or started (or scheduled) at or after `since`.
+pub fn incidents_since(
+    conn: &mut DbConn,
+    page_id: &str,
+    since: NaiveDateTime,
+) -> QueryResult<Vec<Incident>> {
+    incidents::table
+        .filter(incidents::page_id.eq(page_id))
+        .filter(
+            incidents::resolved_at
+                .is_null()
+                .or(incidents::started_at.ge(since))
+                .or(incidents::scheduled_for.ge(since)),
+        )
+        .order((incidents::started_at.desc(), incidents::id.desc()))
+        .select(Incident::as_select())
+        .load(conn)
+}
+
+/// Updates of these incidents, newest first.
+pub fn updates_of(conn: &mut DbConn, incident_ids: &[String]) -> QueryResult<Vec<IncidentUpdate>> {
+    incident_updates::table
+        .filter(incident_updates::incident_id.eq_any(incident_ids))
+        .order((
+            incident_updates::created_at.desc(),
+            incident_updates::id.desc(),
+        ))
+        .select(IncidentUpdate::as_select())
+        .load(conn)
+}
+
+/// Component changes made by these updates.
+pub fn update_changes_of(
+    conn: &mut DbConn,
+    update_ids: &[String],
+) -> QueryResult<Vec<IncidentUpdateComponent>> {
+    incident_update_components::table
+        .filter(incident_update_components::incident_update_id.eq_any(update_ids))
+        .select(IncidentUpdateComponent::as_select())
+        .load(conn)
+}
+
+/// (incident id, component id) pairs of the components these incidents affect.
+pub fn affected_of(
+    conn: &mut DbConn,
+    incident_ids: &[String],
+) -> QueryResult<Vec<(String, String)>> {
+    incident_components::table
+        .filter(incident_components::incident_id.eq_any(incident_ids))
+        .select((
+            incident_components::incident_id,
+            incident_components::component_id,
+        ))
+        .load(conn)
+}
+
+/// Published postmortems of these incidents.
+pub fn published_postmortems_of(
+    conn: &mut DbConn,
+    incident_ids: &[String],
+) -> QueryResult<Vec<Postmortem>> {
+    postmortems::table
+        .filter(postmortems::incident_id.eq_any(incident_ids))
+        .filter(postmortems::published.eq(true))
+        .select(Postmortem::as_select())
+        .load(conn)
+}
+
+/// Timeline entries of these postmortems, in time order.
+pub fn timelines_of(
+    conn: &mut DbConn,
+    postmortem_ids: &[String],
+) -> QueryResult<Vec<TimelineEntryRow>> {
+    postmortem_timeline_entries::table
+        .filter(postmortem_timeline_entries::postmortem_id.eq_any(postmortem_ids))
+        .order((
+            postmortem_timeline_entries::occurred_at.asc(),
+            postmortem_timeline_entries::id.asc(),
+        ))
+        .select(TimelineEntryRow::as_select())
+        .load(conn)
+}
+
+/// Follow-ups of these postmortems, by position.
+pub fn follow_ups_of(conn: &mut DbConn, postmortem_ids: &[String]) -> QueryResult<Vec<FollowUp>> {
+    postmortem_follow_ups::table
+        .filter(postmortem_follow_ups::postmortem_id.eq_any(postmortem_ids))
+        .order((
+            postmortem_follow_ups::position.asc(),
+            postmortem_follow_ups::id.asc(),
+        ))
+        .select(FollowUp::as_select())
+        .load(conn)
+}
+
+/// Status changes of these components after `since`, plus for each the last change at or before
+/// `since` (the status in force when the window opens), in time order per component.
+pub fn status_history_of(
+    conn: &mut DbConn,
+    component_ids: &[String],
+    since: NaiveDateTime,
+) -> QueryResult<Vec<ComponentStatusChange>> {
+    use component_status_changes::dsl as c;
+    let mut rows: Vec<ComponentStatusChange> = c::component_status_changes
+        .filter(c::component_id.eq_any(component_ids))
+        .filter(c::changed_at.gt(since))
+        .select(ComponentStatusChange::as_select())
+        .load(conn)?;
+    for id in component_ids {
+        let before = c::component_status_changes
+            .filter(c::component_id.eq(id))
+            .filter(c::changed_at.le(since))
+            .order((c::changed_at.desc(), c::id.desc()))
+            .select(ComponentStatusChange::as_select())
+            .first(conn)
+            .optional()?;
+        rows.extend(before);
+    }
+    rows.sort_by(|a, b| {
+        (&a.component_id, a.changed_at, &a.id).cmp(&(&b.component_id, b.changed_at, &b.id))
+    });
+    Ok(rows)
+}

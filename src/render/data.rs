@@ -1,0 +1,220 @@
+//! `PageData`: everything the public representations of one status page are rendered from,
+//! read from the database in one visit. Renderers are pure functions of it, so a page can be
+//! re-rendered (for instance with a "data as of" notice) while the database is down.
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use serde::Serialize;
+
+use crate::domain::{
+    ComponentStatus, FollowUpState, Impact, IncidentKind, LifecycleStatus, PageStatus, ScopeFigure,
+    TimelineEntry, UptimeBar,
+};
+
+/// Days shown in the uptime bars.
+pub const UPTIME_DAYS: u32 = 90;
+
+/// One status page, ready to render.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageData {
+    pub page: PageInfo,
+    /// When the data was read from the database.
+    pub as_of: DateTime<Utc>,
+    /// Set when the database could not be read since `as_of`: pages then say "data as of".
+    pub stale_since: Option<DateTime<Utc>>,
+    pub status: PageStatus,
+    /// Groups by position.
+    pub groups: Vec<GroupInfo>,
+    /// Components in display order: by position among the page's top-level entries (groups and
+    /// ungrouped components share one position space), then by position within their group.
+    pub components: Vec<ComponentInfo>,
+    /// Incidents and advisories, newest first (by `started_at`).
+    pub incidents: Vec<IncidentInfo>,
+    /// Maintenances, latest window first (by `scheduled_for`).
+    pub maintenances: Vec<IncidentInfo>,
+}
+
+/// The page itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageInfo {
+    pub id: String,
+    pub slug: String,
+    pub name: String,
+    pub description: Option<String>,
+    /// The page's canonical public address (custom domain, configured URL, or
+    /// `{base_url}/status/{slug}`), without a trailing slash.
+    pub url: String,
+    /// Herald's own base URL (`HERALD_PUBLIC_URL`), without a trailing slash.
+    pub base_url: String,
+    /// Path prefix of this page's routes on Herald, e.g. `/status/demo`.
+    pub path: String,
+    #[serde(serialize_with = "serialize_tz")]
+    pub time_zone: Tz,
+    pub support_email: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+fn serialize_tz<S: serde::Serializer>(tz: &Tz, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(tz.name())
+}
+
+/// A component group.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupInfo {
+    pub id: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub position: i32,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// Its components, in display order.
+    pub component_ids: Vec<String>,
+}
+
+/// A component with its uptime bar.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComponentInfo {
+    pub id: String,
+    pub group_id: Option<String>,
+    pub name: String,
+    pub description: Option<String>,
+    pub position: i32,
+    pub region: Option<String>,
+    pub status: ComponentStatus,
+    pub showcase: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// `UPTIME_DAYS` days ending with the day of `as_of` (UTC).
+    pub uptime: UptimeBar,
+    /// Per day of the bar, the ids of the incidents that affected this component that day.
+    pub incidents_by_day: Vec<Vec<String>>,
+}
+
+/// An incident, advisory or maintenance.
+#[derive(Debug, Clone, Serialize)]
+pub struct IncidentInfo {
+    pub id: String,
+    pub reference: String,
+    pub name: String,
+    pub kind: IncidentKind,
+    pub impact: Impact,
+    pub status: LifecycleStatus,
+    pub user_impact: Option<String>,
+    pub scope: Option<String>,
+    pub root_cause: Option<String>,
+    pub started_at: DateTime<Utc>,
+    pub identified_at: Option<DateTime<Utc>>,
+    pub monitoring_at: Option<DateTime<Utc>>,
+    pub resolved_at: Option<DateTime<Utc>>,
+    pub scheduled_for: Option<DateTime<Utc>>,
+    pub scheduled_until: Option<DateTime<Utc>>,
+    pub auto_transition: bool,
+    /// The latest update's deadline (meaningful only while the incident is open).
+    pub next_update_by: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// Updates, newest first.
+    pub updates: Vec<UpdateInfo>,
+    pub affected_components: Vec<AffectedComponent>,
+    /// Only a published postmortem appears here.
+    pub postmortem: Option<PostmortemInfo>,
+    /// Absolute URL of the incident's public page.
+    pub url: String,
+}
+
+/// A component an incident affects, with its current status.
+#[derive(Debug, Clone, Serialize)]
+pub struct AffectedComponent {
+    pub id: String,
+    pub name: String,
+    pub status: ComponentStatus,
+}
+
+/// One update of an incident.
+#[derive(Debug, Clone, Serialize)]
+pub struct UpdateInfo {
+    pub id: String,
+    pub status: LifecycleStatus,
+    /// Markdown as written.
+    pub body: String,
+    /// The body rendered to sanitized HTML.
+    pub body_html: String,
+    pub next_update_by: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub changes: Vec<ComponentChange>,
+}
+
+/// A component status change made by an update.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComponentChange {
+    pub component_id: String,
+    pub component_name: String,
+    pub old_status: ComponentStatus,
+    pub new_status: ComponentStatus,
+}
+
+/// A published postmortem.
+#[derive(Debug, Clone, Serialize)]
+pub struct PostmortemInfo {
+    pub summary: String,
+    pub summary_html: String,
+    pub root_cause: String,
+    pub root_cause_html: String,
+    pub scope_figures: Vec<ScopeFigure>,
+    /// UTC, in time order.
+    pub timeline: Vec<TimelineEntry>,
+    pub follow_ups: Vec<FollowUpInfo>,
+    pub published_at: DateTime<Utc>,
+}
+
+/// A follow-up action of a postmortem.
+#[derive(Debug, Clone, Serialize)]
+pub struct FollowUpInfo {
+    pub description: String,
+    pub owner: Option<String>,
+    pub state: FollowUpState,
+}
+
+impl PageData {
+    /// Open incidents and advisories (newest first).
+    pub fn open_incidents(&self) -> impl Iterator<Item = &IncidentInfo> {
+        self.incidents.iter().filter(|i| i.status.is_open())
+    }
+
+    /// Maintenances not yet started (status `scheduled`), soonest first.
+    pub fn upcoming_maintenances(&self) -> Vec<&IncidentInfo> {
+        let mut list: Vec<_> = self
+            .maintenances
+            .iter()
+            .filter(|m| {
+                matches!(
+                    m.status,
+                    LifecycleStatus::Maintenance(crate::domain::MaintenanceStatus::Scheduled)
+                )
+            })
+            .collect();
+        list.sort_by_key(|m| m.scheduled_for);
+        list
+    }
+
+    /// Maintenances under way (status `in_progress` or `verifying`).
+    pub fn active_maintenances(&self) -> Vec<&IncidentInfo> {
+        use crate::domain::MaintenanceStatus::{InProgress, Verifying};
+        self.maintenances
+            .iter()
+            .filter(|m| {
+                matches!(
+                    m.status,
+                    LifecycleStatus::Maintenance(InProgress | Verifying)
+                )
+            })
+            .collect()
+    }
+
+    /// A component by id.
+    pub fn component(&self, id: &str) -> Option<&ComponentInfo> {
+        self.components.iter().find(|c| c.id == id)
+    }
+}

@@ -1,0 +1,367 @@
+//! Reading one status page's public data ([`PageData`]) for rendering: one visit to the database,
+//! markdown rendered and sanitized once here, uptime bars computed from the status history.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Days, NaiveDateTime, Utc};
+
+use crate::db::DbConn;
+use crate::db::models::components::{self, Component, ComponentGroup};
+use crate::db::models::incidents::{Incident, IncidentUpdate};
+use crate::db::models::pages::{self, StatusPage};
+use crate::db::models::public;
+use crate::domain::{self, IncidentKind, LifecycleStatus, MaintenanceStatus, daily_uptime};
+use crate::error::{AppError, AppResult};
+use crate::render::data::*;
+use crate::render::markdown::to_safe_html;
+
+/// How far back incidents are kept in a page's data (history pages cover this window).
+pub const HISTORY_DAYS: u64 = 366;
+
+fn utc(t: NaiveDateTime) -> DateTime<Utc> {
+    t.and_utc()
+}
+
+/// Reads everything the public representations of the page need, as of `as_of`.
+pub fn load_page_data(
+    conn: &mut DbConn,
+    page_id: &str,
+    as_of: DateTime<Utc>,
+    base_url: &str,
+) -> AppResult<PageData> {
+    let page = pages::find(conn, page_id)?;
+    let info = page_info(&page, base_url)?;
+    let groups = components::list_groups(conn, page_id)?;
+    let comps = components::list_for_page(conn, page_id)?;
+    let bar_start = as_of
+        .date_naive()
+        .checked_sub_days(Days::new(u64::from(UPTIME_DAYS)))
+        .unwrap_or_default();
+    let since = as_of.naive_utc() - chrono::Duration::days(HISTORY_DAYS as i64);
+    let rows = public::incidents_since(
+        conn,
+        page_id,
+        since.min(bar_start.and_hms_opt(0, 0, 0).unwrap_or(since)),
+    )?;
+    let incidents = load_incidents(conn, &info, rows, &comps)?;
+    let comp_ids: Vec<String> = comps.iter().map(|c| c.id.clone()).collect();
+    let history = public::status_history_of(
+        conn,
+        &comp_ids,
+        bar_start.and_hms_opt(0, 0, 0).unwrap_or(since),
+    )?;
+    let components = component_infos(&comps, &groups, history, &incidents, as_of)?;
+    let (maintenances, incidents): (Vec<_>, Vec<_>) = incidents
+        .into_iter()
+        .partition(|i| i.kind == IncidentKind::Maintenance);
+    let mut maintenances = maintenances;
+    maintenances.sort_by(|a, b| b.scheduled_for.cmp(&a.scheduled_for));
+    let status = rollup(&components, &incidents, &maintenances);
+    let groups = group_infos(&groups, &components);
+    Ok(PageData {
+        page: info,
+        as_of,
+        stale_since: None,
+        status,
+        groups,
+        components,
+        incidents,
+        maintenances,
+    })
+}
+
+fn page_info(page: &StatusPage, base_url: &str) -> AppResult<PageInfo> {
+    let path = format!("/status/{}", page.slug);
+    let url = match (&page.public_url, &page.custom_domain) {
+        (Some(url), _) => url.trim_end_matches('/').to_owned(),
+        (None, Some(domain)) => format!("https://{domain}"),
+        (None, None) => format!("{base_url}{path}"),
+    };
+    Ok(PageInfo {
+        id: page.id.clone(),
+        slug: page.slug.clone(),
+        name: page.name.clone(),
+        description: page.description.clone(),
+        url,
+        base_url: base_url.to_owned(),
+        path,
+        time_zone: page.tz()?,
+        support_email: page.support_email.clone(),
+        created_at: utc(page.created_at),
+        updated_at: utc(page.updated_at),
+    })
+}
+
+fn rollup(
+    components: &[ComponentInfo],
+    incidents: &[IncidentInfo],
+    maintenances: &[IncidentInfo],
+) -> domain::PageStatus {
+    let statuses: Vec<_> = components.iter().map(|c| c.status).collect();
+    let impacts: Vec<_> = incidents
+        .iter()
+        .filter(|i| i.status.is_open())
+        .map(|i| i.impact)
+        .collect();
+    let in_progress = maintenances.iter().any(|m| {
+        matches!(
+            m.status,
+            LifecycleStatus::Maintenance(
+                MaintenanceStatus::InProgress | MaintenanceStatus::Verifying
+            )
+        )
+    });
+    domain::page_status(&statuses, &impacts, in_progress)
+}
+
+fn load_incidents(
+    conn: &mut DbConn,
+    page: &PageInfo,
+    rows: Vec<Incident>,
+    comps: &[Component],
+) -> AppResult<Vec<IncidentInfo>> {
+    let ids: Vec<String> = rows.iter().map(|i| i.id.clone()).collect();
+    let updates = public::updates_of(conn, &ids)?;
+    let update_ids: Vec<String> = updates.iter().map(|u| u.id.clone()).collect();
+    let mut changes: HashMap<String, Vec<ComponentChange>> = HashMap::new();
+    let names: HashMap<&str, &Component> = comps.iter().map(|c| (c.id.as_str(), c)).collect();
+    for change in public::update_changes_of(conn, &update_ids)? {
+        let name = names
+            .get(change.component_id.as_str())
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        changes
+            .entry(change.incident_update_id.clone())
+            .or_default()
+            .push(ComponentChange {
+                component_id: change.component_id.clone(),
+                component_name: name,
+                old_status: change.old_status()?,
+                new_status: change.new_status()?,
+            });
+    }
+    let mut affected: HashMap<String, Vec<AffectedComponent>> = HashMap::new();
+    for (incident_id, component_id) in public::affected_of(conn, &ids)? {
+        if let Some(c) = names.get(component_id.as_str()) {
+            affected
+                .entry(incident_id)
+                .or_default()
+                .push(AffectedComponent {
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    status: c.status()?,
+                });
+        }
+    }
+    let mut postmortems = load_postmortems(conn, &ids)?;
+    let mut by_incident: HashMap<String, Vec<IncidentUpdate>> = HashMap::new();
+    for update in updates {
+        by_incident
+            .entry(update.incident_id.clone())
+            .or_default()
+            .push(update);
+    }
+    rows.into_iter()
+        .map(|row| {
+            let updates = by_incident.remove(&row.id).unwrap_or_default();
+            let mut affected = affected.remove(&row.id).unwrap_or_default();
+            affected.sort_by_key(|a| names.get(a.id.as_str()).map(|c| c.position));
+            let postmortem = postmortems.remove(&row.id);
+            incident_info(page, row, updates, &mut changes, affected, postmortem)
+        })
+        .collect()
+}
+
+fn incident_info(
+    page: &PageInfo,
+    row: Incident,
+    updates: Vec<IncidentUpdate>,
+    changes: &mut HashMap<String, Vec<ComponentChange>>,
+    affected_components: Vec<AffectedComponent>,
+    postmortem: Option<PostmortemInfo>,
+) -> AppResult<IncidentInfo> {
+    let kind = row.kind()?;
+    let updates = updates
+        .into_iter()
+        .map(|u| {
+            Ok(UpdateInfo {
+                status: u.status(kind)?,
+                body_html: to_safe_html(&u.body),
+                next_update_by: u.next_update_by.map(utc),
+                created_at: utc(u.created_at),
+                updated_at: utc(u.updated_at),
+                changes: changes.remove(&u.id).unwrap_or_default(),
+                id: u.id,
+                body: u.body,
+            })
+        })
+        .collect::<AppResult<Vec<_>>>()?;
+    Ok(IncidentInfo {
+        url: format!("{}{}/incidents/{}", page.base_url, page.path, row.id),
+        kind,
+        impact: row.impact()?,
+        status: row.status()?,
+        started_at: utc(row.started_at),
+        identified_at: row.identified_at.map(utc),
+        monitoring_at: row.monitoring_at.map(utc),
+        resolved_at: row.resolved_at.map(utc),
+        scheduled_for: row.scheduled_for.map(utc),
+        scheduled_until: row.scheduled_until.map(utc),
+        auto_transition: row.auto_transition,
+        next_update_by: row.next_update_by.map(utc),
+        created_at: utc(row.created_at),
+        updated_at: utc(row.updated_at),
+        updates,
+        affected_components,
+        postmortem,
+        id: row.id,
+        reference: row.reference,
+        name: row.name,
+        user_impact: row.user_impact,
+        scope: row.scope,
+        root_cause: row.root_cause,
+    })
+}
+
+fn load_postmortems(
+    conn: &mut DbConn,
+    incident_ids: &[String],
+) -> AppResult<HashMap<String, PostmortemInfo>> {
+    let rows = public::published_postmortems_of(conn, incident_ids)?;
+    let ids: Vec<String> = rows.iter().map(|p| p.id.clone()).collect();
+    let mut timelines: HashMap<String, Vec<_>> = HashMap::new();
+    for entry in public::timelines_of(conn, &ids)? {
+        timelines
+            .entry(entry.postmortem_id.clone())
+            .or_default()
+            .push(entry.entry());
+    }
+    let mut follow_ups: HashMap<String, Vec<FollowUpInfo>> = HashMap::new();
+    for f in public::follow_ups_of(conn, &ids)? {
+        let info = FollowUpInfo {
+            state: f.state()?,
+            description: f.description.clone(),
+            owner: f.owner.clone(),
+        };
+        follow_ups.entry(f.postmortem_id).or_default().push(info);
+    }
+    rows.into_iter()
+        .map(|p| {
+            let info = PostmortemInfo {
+                summary_html: to_safe_html(&p.summary),
+                root_cause_html: to_safe_html(&p.root_cause),
+                scope_figures: p.scope_figures()?,
+                timeline: timelines.remove(&p.id).unwrap_or_default(),
+                follow_ups: follow_ups.remove(&p.id).unwrap_or_default(),
+                published_at: p.published_at.map(utc).unwrap_or_else(|| utc(p.updated_at)),
+                summary: p.summary,
+                root_cause: p.root_cause,
+            };
+            Ok((p.incident_id, info))
+        })
+        .collect()
+}
+
+fn component_infos(
+    comps: &[Component],
+    groups: &[ComponentGroup],
+    history: Vec<components::ComponentStatusChange>,
+    incidents: &[IncidentInfo],
+    as_of: DateTime<Utc>,
+) -> AppResult<Vec<ComponentInfo>> {
+    let mut by_component: HashMap<String, Vec<(DateTime<Utc>, domain::ComponentStatus)>> =
+        HashMap::new();
+    for change in history {
+        let status = change.new_status()?;
+        by_component
+            .entry(change.component_id)
+            .or_default()
+            .push((utc(change.changed_at), status));
+    }
+    let group_pos: HashMap<&str, i32> =
+        groups.iter().map(|g| (g.id.as_str(), g.position)).collect();
+    let mut infos = comps
+        .iter()
+        .map(|c| {
+            let changes = by_component.remove(&c.id).unwrap_or_default();
+            let uptime = daily_uptime(&changes, as_of, UPTIME_DAYS);
+            let incidents_by_day = uptime
+                .days
+                .iter()
+                .map(|d| incidents_on(incidents, &c.id, d.date, as_of))
+                .collect();
+            Ok(ComponentInfo {
+                id: c.id.clone(),
+                group_id: c.group_id.clone(),
+                name: c.name.clone(),
+                description: c.description.clone(),
+                position: c.position,
+                region: c.region.clone(),
+                status: c.status()?,
+                showcase: c.showcase,
+                created_at: utc(c.created_at),
+                updated_at: utc(c.updated_at),
+                uptime,
+                incidents_by_day,
+            })
+        })
+        .collect::<AppResult<Vec<_>>>()?;
+    let key = |c: &ComponentInfo| match c.group_id.as_deref().and_then(|g| group_pos.get(g)) {
+        Some(gp) => (*gp, 1, c.position),
+        None => (c.position, 0, 0),
+    };
+    infos.sort_by_key(|c| key(c));
+    Ok(infos)
+}
+
+/// Ids of the incidents affecting `component_id` at some point of `day` (UTC).
+fn incidents_on(
+    incidents: &[IncidentInfo],
+    component_id: &str,
+    day: chrono::NaiveDate,
+    as_of: DateTime<Utc>,
+) -> Vec<String> {
+    let start = day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
+    let end = start + chrono::Duration::days(1);
+    incidents
+        .iter()
+        .filter(|i| i.affected_components.iter().any(|a| a.id == component_id))
+        .filter(|i| {
+            let (from, to) = match i.kind {
+                IncidentKind::Maintenance => (
+                    i.scheduled_for.unwrap_or(i.started_at),
+                    i.resolved_at.or(i.scheduled_until),
+                ),
+                _ => (i.started_at, i.resolved_at),
+            };
+            from < end && to.unwrap_or(as_of) >= start
+        })
+        .map(|i| i.id.clone())
+        .collect()
+}
+
+fn group_infos(groups: &[ComponentGroup], components: &[ComponentInfo]) -> Vec<GroupInfo> {
+    groups
+        .iter()
+        .map(|g| GroupInfo {
+            id: g.id.clone(),
+            name: g.name.clone(),
+            description: g.description.clone(),
+            position: g.position,
+            created_at: utc(g.created_at),
+            updated_at: utc(g.updated_at),
+            component_ids: components
+                .iter()
+                .filter(|c| c.group_id.as_deref() == Some(g.id.as_str()))
+                .map(|c| c.id.clone())
+                .collect(),
+        })
+        .collect()
+}
+
+/// A page's id from its slug (404 when unknown).
+pub fn page_id_by_slug(conn: &mut DbConn, slug: &str) -> AppResult<String> {
+    pages::find_by_slug(conn, slug)?
+        .map(|p| p.id)
+        .ok_or_else(|| AppError::NotFound(format!("status page '{slug}'")))
+}
