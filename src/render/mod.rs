@@ -1,6 +1,11 @@
 //! Rendering public representations: rendered once per change and served from memory.
 
+pub mod api_v2;
+pub mod assets;
+pub mod badge;
 pub mod data;
+pub mod feeds;
+pub mod html;
 pub mod markdown;
 pub mod representation;
 
