@@ -1,1 +1,29 @@
-//! (in progress)
+//! Incident use cases: opening incidents, advisories and maintenances, posting updates through
+//! the domain's state machines, editing the structured fields, and reading incidents back with
+//! their updates, including the page overview the public page and its API are built from.
+//!
+//! Every write of one use case happens in one transaction: the incident row, its update, the
+//! component changes (old → new) with their history rows and the affected-components list.
+
+mod changes;
+mod open;
+mod query;
+mod update;
+
+use crate::db::models::incidents::{Incident, IncidentUpdate, IncidentUpdateComponent};
+
+pub use open::{OpenIncidentInput, open_incident};
+pub use query::{
+    IncidentDetail, IncidentFilter, PageOverview, UpdateWithChanges, get_incident,
+    get_incident_by_reference, incident_with_updates, list_incidents, page_overview,
+};
+pub use update::{IncidentFieldsInput, PostUpdateInput, post_update, update_incident_fields};
+
+/// What opening an incident or posting an update wrote: the incident as it now is, the new
+/// update and the component changes it made (what notifications are built from).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PostedUpdate {
+    pub incident: Incident,
+    pub update: IncidentUpdate,
+    pub changes: Vec<IncidentUpdateComponent>,
+}

@@ -1,18 +1,18 @@
 //! Status page use cases: creating and changing pages, finding them, and their next-update
 //! intervals.
 //!
-//! Also home to the small input helpers the other services share ([`FieldCheck`], the text
-//! rules, [`nullable`] for "absent vs. null" in JSON patches and [`row_time`]).
+//! Its [`input`] submodule holds the small input helpers every service shares.
 
-use std::fmt::Display;
+pub mod input;
 
-use chrono::{DateTime, NaiveDateTime, Utc};
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
+
+pub use input::{FieldCheck, found, nullable, optional, optional_text, required_text, row_time};
 
 use crate::db::models::pages::{self, NewStatusPage, StatusPage, StatusPageChanges};
 use crate::db::{DbConn, new_id, now, write_tx};
 use crate::domain::{EmailAddress, NextUpdateIntervals, Slug, parse_time_zone};
-use crate::error::{AppError, AppResult, FieldErrors};
+use crate::error::{AppError, AppResult};
 
 /// The longest page, group or component name, in characters.
 pub const MAX_NAME_LEN: usize = 100;
@@ -22,86 +22,6 @@ pub const MAX_DESCRIPTION_LEN: usize = 1000;
 const MAX_DOMAIN_LEN: usize = 253;
 /// The longest public URL, in characters.
 const MAX_URL_LEN: usize = 2000;
-
-/// Collects field errors so that one answer lists every problem of an input.
-#[derive(Debug, Default)]
-pub struct FieldCheck(FieldErrors);
-
-impl FieldCheck {
-    /// Records a message for `field`.
-    pub fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
-        self.0.entry(field.into()).or_default().push(message.into());
-    }
-
-    /// The value of `result`, or `None` after recording its error under `field`.
-    pub fn check<T, E: Display>(&mut self, field: &str, result: Result<T, E>) -> Option<T> {
-        result.map_err(|e| self.add(field, e.to_string())).ok()
-    }
-
-    /// Whether no error was recorded.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// `value` when no error was recorded, else [`AppError::Validation`] with every message.
-    pub fn done<T>(self, value: Option<T>) -> AppResult<T> {
-        if !self.0.is_empty() {
-            return Err(AppError::Validation(self.0));
-        }
-        value.ok_or_else(|| AppError::Internal(anyhow::anyhow!("a validated input is incomplete")))
-    }
-}
-
-/// Trimmed, non-blank text of at most `max` characters.
-pub fn required_text(value: &str, max: usize) -> Result<String, String> {
-    let value = value.trim();
-    match value.chars().count() {
-        0 => Err("must not be blank".to_owned()),
-        n if n > max => Err(format!("must be at most {max} characters long, got {n}")),
-        _ => Ok(value.to_owned()),
-    }
-}
-
-/// Trimmed text of at most `max` characters; absent or blank text is `None`.
-pub fn optional_text(value: Option<&str>, max: usize) -> Result<Option<String>, String> {
-    optional(value, |v| required_text(v, max))
-}
-
-/// Parses a non-blank optional value with `parse`; absent or blank is `None`.
-pub fn optional<T, E>(
-    value: Option<&str>,
-    parse: impl FnOnce(&str) -> Result<T, E>,
-) -> Result<Option<T>, E> {
-    match value.map(str::trim) {
-        None | Some("") => Ok(None),
-        Some(v) => parse(v).map(Some),
-    }
-}
-
-/// Serde helper for patch inputs: a present field (even `null`) becomes `Some(..)`, so an absent
-/// field (`None`) leaves a value alone and `null` (`Some(None)`) clears it. Use it with
-/// `#[serde(default, deserialize_with = "nullable")]`.
-pub fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<T>::deserialize(deserializer).map(Some)
-}
-
-/// A UTC time as stored: naive, microsecond precision (what both backends keep).
-pub fn row_time(at: DateTime<Utc>) -> NaiveDateTime {
-    use chrono::SubsecRound;
-    at.naive_utc().trunc_subsecs(6)
-}
-
-/// Maps diesel's `NotFound` to a 404 naming `what`.
-pub fn found<T>(result: diesel::QueryResult<T>, what: &str) -> AppResult<T> {
-    result.map_err(|e| match e {
-        diesel::result::Error::NotFound => AppError::NotFound(what.to_owned()),
-        other => other.into(),
-    })
-}
 
 /// A new status page. Unset optional fields take their defaults: time zone UTC, the default
 /// next-update intervals, public.

@@ -1,0 +1,172 @@
+//! Reading incidents back: one, a page's list, one with its updates, and the page overview.
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+
+use crate::db::DbConn;
+use crate::db::models::components::{self, Component};
+use crate::db::models::incidents::{self, Incident, IncidentUpdate, IncidentUpdateComponent};
+use crate::db::models::pages;
+use crate::domain::{IncidentKind, LifecycleStatus, MaintenanceStatus, PageStatus, page_status};
+use crate::error::{AppError, AppResult};
+use crate::services::components::{ComponentTree, list_components};
+use crate::services::pages::{FieldCheck, found, row_time};
+
+/// Rows per page of a list when no limit is given.
+pub const DEFAULT_LIST_LIMIT: i64 = 25;
+/// The largest page of a list.
+pub const MAX_LIST_LIMIT: i64 = 100;
+
+/// Which incidents of a page to list (query-string friendly).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct IncidentFilter {
+    /// Only incidents that are not resolved (or completed).
+    #[serde(default)]
+    pub open_only: bool,
+    /// Only this kind.
+    pub kind: Option<IncidentKind>,
+    /// At most this many (1 to 100, 25 when absent).
+    pub limit: Option<i64>,
+    /// Skip this many first.
+    pub offset: Option<i64>,
+}
+
+/// An update with the component changes it made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateWithChanges {
+    pub update: IncidentUpdate,
+    pub changes: Vec<IncidentUpdateComponent>,
+}
+
+/// An incident with everything its page shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IncidentDetail {
+    pub incident: Incident,
+    /// Newest first.
+    pub updates: Vec<UpdateWithChanges>,
+    /// Every component the incident affects or affected, by position.
+    pub affected: Vec<Component>,
+}
+
+/// What the top of a public page shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageOverview {
+    pub components: ComponentTree,
+    /// Unresolved incidents, advisories and maintenances, most recently started first.
+    pub open_incidents: Vec<Incident>,
+    pub status: PageStatus,
+}
+
+/// The incident with this id.
+pub fn get_incident(conn: &mut DbConn, incident_id: &str) -> AppResult<Incident> {
+    found(incidents::find(conn, incident_id), "incident")
+}
+
+/// The incident of a page with this reference, e.g. `INC-2026-0042` (any case).
+pub fn get_incident_by_reference(
+    conn: &mut DbConn,
+    page_id: &str,
+    reference: &str,
+) -> AppResult<Incident> {
+    let normalized = reference.trim().to_ascii_uppercase();
+    incidents::find_by_reference(conn, page_id, &normalized)?
+        .ok_or_else(|| AppError::NotFound(format!("incident {normalized}")))
+}
+
+/// A page's incidents, most recently started first.
+pub fn list_incidents(
+    conn: &mut DbConn,
+    page_id: &str,
+    filter: &IncidentFilter,
+) -> AppResult<Vec<Incident>> {
+    let mut check = FieldCheck::default();
+    let limit = filter.limit.unwrap_or(DEFAULT_LIST_LIMIT);
+    if !(1..=MAX_LIST_LIMIT).contains(&limit) {
+        check.add("limit", format!("must be between 1 and {MAX_LIST_LIMIT}"));
+    }
+    let offset = filter.offset.unwrap_or(0);
+    if offset < 0 {
+        check.add("offset", "must not be negative");
+    }
+    check.done(Some(()))?;
+    found(pages::find(conn, page_id), "page")?;
+    Ok(incidents::list(
+        conn,
+        page_id,
+        filter.open_only,
+        filter.kind,
+        limit,
+        offset,
+    )?)
+}
+
+/// An incident with its updates (newest first), each with its component changes, and the
+/// components it affects.
+pub fn incident_with_updates(conn: &mut DbConn, incident_id: &str) -> AppResult<IncidentDetail> {
+    let incident = get_incident(conn, incident_id)?;
+    let updates = incidents::updates_newest_first(conn, incident_id)?;
+    let ids: Vec<&str> = updates.iter().map(|u| u.id.as_str()).collect();
+    let mut changes = incidents::update_components(conn, &ids)?;
+    let updates = updates
+        .into_iter()
+        .map(|update| {
+            let (mine, rest) = changes
+                .drain(..)
+                .partition(|c| c.incident_update_id == update.id);
+            changes = rest;
+            UpdateWithChanges {
+                update,
+                changes: mine,
+            }
+        })
+        .collect();
+    let affected_ids = incidents::affected_component_ids(conn, incident_id)?;
+    let affected_ids: Vec<&str> = affected_ids.iter().map(String::as_str).collect();
+    let mut affected = components::find_on_page(conn, &incident.page_id, &affected_ids)?;
+    affected.sort_by(|a, b| (a.position, &a.id).cmp(&(b.position, &b.id)));
+    Ok(IncidentDetail {
+        incident,
+        updates,
+        affected,
+    })
+}
+
+/// The page's components, open incidents and overall status. Maintenance counts as in progress
+/// when a maintenance is in progress or verifying, or when one that transitions on its own is
+/// inside its window at `now` (the transition job may not have run yet).
+pub fn page_overview(
+    conn: &mut DbConn,
+    page_id: &str,
+    now: DateTime<Utc>,
+) -> AppResult<PageOverview> {
+    found(pages::find(conn, page_id), "page")?;
+    let components = list_components(conn, page_id)?;
+    let open_incidents = incidents::list_open(conn, page_id)?;
+    let mut impacts = Vec::new();
+    let mut maintenance = false;
+    for incident in &open_incidents {
+        match incident.status()? {
+            LifecycleStatus::Maintenance(status) => {
+                maintenance |= in_progress(incident, status, now)
+            }
+            LifecycleStatus::Incident(_) => impacts.push(incident.impact()?),
+        }
+    }
+    let status = page_status(&components.statuses()?, &impacts, maintenance);
+    Ok(PageOverview {
+        components,
+        open_incidents,
+        status,
+    })
+}
+
+/// Whether a maintenance is under way at `now`.
+fn in_progress(incident: &Incident, status: MaintenanceStatus, now: DateTime<Utc>) -> bool {
+    let now = row_time(now);
+    let in_window = matches!((incident.scheduled_for, incident.scheduled_until), (Some(from), Some(until)) if from <= now && now < until);
+    match status {
+        MaintenanceStatus::InProgress | MaintenanceStatus::Verifying => true,
+        MaintenanceStatus::Scheduled => incident.auto_transition && in_window,
+        MaintenanceStatus::Completed => false,
+    }
+}

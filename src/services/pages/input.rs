@@ -1,0 +1,89 @@
+//! Input helpers shared by the services: collecting field errors, the text rules, "absent vs.
+//! null" in JSON patches, and UTC times as stored.
+
+use std::fmt::Display;
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use serde::{Deserialize, Deserializer};
+
+use crate::error::{AppError, AppResult, FieldErrors};
+
+/// Collects field errors so that one answer lists every problem of an input.
+#[derive(Debug, Default)]
+pub struct FieldCheck(FieldErrors);
+
+impl FieldCheck {
+    /// Records a message for `field`.
+    pub fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.0.entry(field.into()).or_default().push(message.into());
+    }
+
+    /// The value of `result`, or `None` after recording its error under `field`.
+    pub fn check<T, E: Display>(&mut self, field: &str, result: Result<T, E>) -> Option<T> {
+        result.map_err(|e| self.add(field, e.to_string())).ok()
+    }
+
+    /// Whether no error was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `value` when no error was recorded, else [`AppError::Validation`] with every message.
+    pub fn done<T>(self, value: Option<T>) -> AppResult<T> {
+        if !self.0.is_empty() {
+            return Err(AppError::Validation(self.0));
+        }
+        value.ok_or_else(|| AppError::Internal(anyhow::anyhow!("a validated input is incomplete")))
+    }
+}
+
+/// Trimmed, non-blank text of at most `max` characters.
+pub fn required_text(value: &str, max: usize) -> Result<String, String> {
+    let value = value.trim();
+    match value.chars().count() {
+        0 => Err("must not be blank".to_owned()),
+        n if n > max => Err(format!("must be at most {max} characters long, got {n}")),
+        _ => Ok(value.to_owned()),
+    }
+}
+
+/// Trimmed text of at most `max` characters; absent or blank text is `None`.
+pub fn optional_text(value: Option<&str>, max: usize) -> Result<Option<String>, String> {
+    optional(value, |v| required_text(v, max))
+}
+
+/// Parses a non-blank optional value with `parse`; absent or blank is `None`.
+pub fn optional<T, E>(
+    value: Option<&str>,
+    parse: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<Option<T>, E> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) => parse(v).map(Some),
+    }
+}
+
+/// Serde helper for patch inputs: a present field (even `null`) becomes `Some(..)`, so an absent
+/// field (`None`) leaves a value alone and `null` (`Some(None)`) clears it. Use it with
+/// `#[serde(default, deserialize_with = "nullable")]`.
+pub fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+/// A UTC time as stored: naive, microsecond precision (what both backends keep).
+pub fn row_time(at: DateTime<Utc>) -> NaiveDateTime {
+    use chrono::SubsecRound;
+    at.naive_utc().trunc_subsecs(6)
+}
+
+/// Maps diesel's `NotFound` to a 404 naming `what`.
+pub fn found<T>(result: diesel::QueryResult<T>, what: &str) -> AppResult<T> {
+    result.map_err(|e| match e {
+        diesel::result::Error::NotFound => AppError::NotFound(what.to_owned()),
+        other => other.into(),
+    })
+}
