@@ -339,3 +339,46 @@ fn parse_email(value: &str) -> Result<String, String> {
         .map(String::from)
         .map_err(|e| e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_domains_are_lowercase_host_names_with_a_dot() {
+        assert_eq!(
+            parse_domain("Status.Acme.Example"),
+            Ok("status.acme.example".to_owned())
+        );
+        assert_eq!(
+            parse_domain("eu-1.status.acme.io"),
+            Ok("eu-1.status.acme.io".to_owned())
+        );
+        for bad in [
+            "acme",
+            "-acme.example",
+            "acme-.example",
+            "acme..example",
+            "acme.example/x",
+            "ac me.io",
+        ] {
+            assert!(parse_domain(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn public_urls_are_absolute_http_urls() {
+        assert_eq!(
+            parse_public_url("https://status.acme.example"),
+            Ok("https://status.acme.example/".to_owned())
+        );
+        for bad in [
+            "status.acme.example",
+            "ftp://acme.example",
+            "mailto:ops@acme.example",
+            "https://",
+        ] {
+            assert!(parse_public_url(bad).is_err(), "{bad}");
+        }
+    }
+}

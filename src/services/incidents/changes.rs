@@ -186,3 +186,104 @@ impl Milestones {
         next
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{Duration, TimeZone};
+
+    fn at(minutes: i64) -> NaiveDateTime {
+        let start = Utc.with_ymd_and_hms(2026, 3, 14, 12, 0, 0).single();
+        (start.expect("valid time") + Duration::minutes(minutes)).naive_utc()
+    }
+
+    fn incident(status: IncidentStatus) -> LifecycleStatus {
+        LifecycleStatus::Incident(status)
+    }
+
+    #[test]
+    fn each_milestone_is_set_the_first_time_its_status_is_reached() {
+        use IncidentStatus::*;
+        let start = Milestones {
+            started_at: at(0),
+            identified_at: None,
+            monitoring_at: None,
+            resolved_at: None,
+        };
+        let m = start.reach(None, incident(Investigating), at(0));
+        let m = m.reach(Some(incident(Investigating)), incident(Identified), at(5));
+        let m = m.reach(Some(incident(Identified)), incident(Identified), at(7));
+        let m = m.reach(Some(incident(Identified)), incident(Monitoring), at(9));
+        assert_eq!(
+            (m.identified_at, m.monitoring_at, m.resolved_at),
+            (Some(at(5)), Some(at(9)), None)
+        );
+        let resolved = m.reach(Some(incident(Monitoring)), incident(Resolved), at(12));
+        assert_eq!(resolved.resolved_at, Some(at(12)));
+        let published = resolved.reach(Some(incident(Resolved)), incident(Postmortem), at(30));
+        assert_eq!(
+            published.resolved_at,
+            Some(at(12)),
+            "publishing keeps the resolution time"
+        );
+        let reopened = published.reach(Some(incident(Postmortem)), incident(Investigating), at(40));
+        assert_eq!(
+            (reopened.resolved_at, reopened.identified_at),
+            (None, Some(at(5)))
+        );
+        assert_eq!(reopened.started_at, at(0));
+    }
+
+    #[test]
+    fn a_maintenance_starts_when_it_first_goes_in_progress_and_ends_when_completed() {
+        use MaintenanceStatus::*;
+        let m = |s| LifecycleStatus::Maintenance(s);
+        let start = Milestones {
+            started_at: at(60),
+            identified_at: None,
+            monitoring_at: None,
+            resolved_at: None,
+        };
+        let started = start.reach(Some(m(Scheduled)), m(InProgress), at(58));
+        assert_eq!(started.started_at, at(58));
+        let back = started.reach(Some(m(Verifying)), m(InProgress), at(70));
+        assert_eq!(
+            back.started_at,
+            at(58),
+            "going back from verifying is no new start"
+        );
+        let done = back.reach(Some(m(InProgress)), m(Completed), at(80));
+        assert_eq!(done.resolved_at, Some(at(80)));
+    }
+
+    #[test]
+    fn the_next_update_deadline_follows_kind_status_and_choice() {
+        let now = Utc.from_utc_datetime(&at(0));
+        let intervals = NextUpdateIntervals::default();
+        let investigating = incident(IncidentStatus::Investigating);
+        let chosen = now + Duration::minutes(10);
+        assert_eq!(
+            next_update_by(None, investigating, Impact::Major, &intervals, now),
+            Ok(Some(now + Duration::minutes(60)))
+        );
+        assert_eq!(
+            next_update_by(Some(chosen), investigating, Impact::Major, &intervals, now),
+            Ok(Some(chosen))
+        );
+        let resolved = incident(IncidentStatus::Resolved);
+        assert_eq!(
+            next_update_by(None, resolved, Impact::Critical, &intervals, now),
+            Ok(None)
+        );
+        let refused = next_update_by(Some(chosen), resolved, Impact::Critical, &intervals, now);
+        assert_eq!(
+            refused,
+            Err("a resolved update promises no next update; leave it empty".to_owned())
+        );
+        let scheduled = LifecycleStatus::Maintenance(MaintenanceStatus::Scheduled);
+        assert_eq!(
+            next_update_by(None, scheduled, Impact::Major, &intervals, now),
+            Ok(None)
+        );
+    }
+}
