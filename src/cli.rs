@@ -34,6 +34,8 @@ pub enum Command {
     Serve,
     /// Apply pending migrations and exit.
     Migrate,
+    /// Seed a realistic demo page (slug `demo`); running it again changes nothing.
+    Demo,
     /// Manage responder accounts.
     #[command(subcommand)]
     User(UserCommand),
@@ -66,6 +68,7 @@ pub fn main() -> ExitCode {
     let outcome = match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(settings),
         Command::Migrate => migrate(&settings),
+        Command::Demo => demo(&settings),
         Command::User(UserCommand::Add {
             email,
             role,
@@ -128,6 +131,23 @@ fn migrate(settings: &Settings) -> Result<(), CliError> {
         for version in applied {
             println!("applied {version}");
         }
+    }
+    Ok(())
+}
+
+fn demo(settings: &Settings) -> Result<(), CliError> {
+    let (db, _) = startup::open_database(settings)?;
+    let seeded = db.run_sync(|c| {
+        services::demo::seed(c, chrono::Utc::now()).map_err(|e| anyhow::anyhow!(e.to_string()))
+    })?;
+    let url = format!(
+        "{}/status/{}",
+        settings.public_url,
+        services::demo::DEMO_SLUG
+    );
+    match seeded {
+        services::demo::Seeded::Created => println!("created the demo page: {url}"),
+        services::demo::Seeded::AlreadyThere => println!("the demo page already exists: {url}"),
     }
     Ok(())
 }

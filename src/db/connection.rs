@@ -111,6 +111,7 @@ impl ManageConnection for Manager {
 
 /// Runs `f` in a write transaction. On SQLite it is `BEGIN IMMEDIATE`, so a transaction that reads
 /// before it writes waits for the write lock up front instead of failing with SQLITE_BUSY later.
+/// Inside an open transaction it nests as a savepoint, on both backends.
 pub fn write_tx<T, E>(
     conn: &mut DbConn,
     f: impl FnOnce(&mut DbConn) -> Result<T, E>,
@@ -119,26 +120,41 @@ where
     E: From<diesel::result::Error>,
 {
     use diesel::connection::{AnsiTransactionManager, TransactionManager};
-    if !matches!(conn, DbConn::Sqlite(_)) {
-        return conn.transaction(f);
-    }
-    fn inner(conn: &mut DbConn) -> &mut SqliteConnection {
+    fn inner(conn: &mut DbConn) -> Option<&mut SqliteConnection> {
         match conn {
-            DbConn::Sqlite(c) => c,
-            DbConn::Postgres(_) => unreachable!("checked to be SQLite above"),
+            DbConn::Sqlite(c) => Some(c),
+            DbConn::Postgres(_) => None,
         }
     }
-    AnsiTransactionManager::begin_transaction_sql(inner(conn), "BEGIN IMMEDIATE")?;
+    let outermost_sqlite = match inner(conn) {
+        Some(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
+            .transaction_depth()?
+            .is_none(),
+        None => false,
+    };
+    if !outermost_sqlite {
+        return conn.transaction(f);
+    }
+    let begin = |c: &mut DbConn| match inner(c) {
+        Some(c) => AnsiTransactionManager::begin_transaction_sql(c, "BEGIN IMMEDIATE"),
+        None => Ok(()),
+    };
+    let end = |c: &mut DbConn, commit: bool| match inner(c) {
+        Some(c) if commit => AnsiTransactionManager::commit_transaction(c),
+        Some(c) => AnsiTransactionManager::rollback_transaction(c),
+        None => Ok(()),
+    };
+    begin(conn)?;
     match f(conn) {
-        Ok(value) => match AnsiTransactionManager::commit_transaction(inner(conn)) {
+        Ok(value) => match end(conn, true) {
             Ok(()) => Ok(value),
             Err(commit_err) => {
-                let _ = AnsiTransactionManager::rollback_transaction(inner(conn));
+                let _ = end(conn, false);
                 Err(commit_err.into())
             }
         },
         Err(e) => {
-            AnsiTransactionManager::rollback_transaction(inner(conn))?;
+            end(conn, false)?;
             Err(e)
         }
     }

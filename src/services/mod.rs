@@ -2,6 +2,7 @@
 //! enqueue jobs in the same transaction as the write.
 
 pub mod components;
+pub mod demo;
 pub mod incidents;
 pub mod pages;
 pub mod postmortems;

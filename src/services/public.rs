@@ -55,7 +55,7 @@ pub fn load_page_data(
         .into_iter()
         .partition(|i| i.kind == IncidentKind::Maintenance);
     let mut maintenances = maintenances;
-    maintenances.sort_by(|a, b| b.scheduled_for.cmp(&a.scheduled_for));
+    maintenances.sort_by_key(|m| std::cmp::Reverse(m.scheduled_for));
     let status = rollup(&components, &incidents, &maintenances);
     let groups = group_infos(&groups, &components);
     Ok(PageData {

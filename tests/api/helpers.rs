@@ -33,14 +33,22 @@ macro_rules! on_both_backends {
 
 /// A fresh database for one test; dropped (PostgreSQL) or deleted (SQLite) afterwards.
 pub enum TestDb {
-    Sqlite { dir: tempfile::TempDir },
-    Postgres { admin_url: String, name: String, url: String },
+    Sqlite {
+        dir: tempfile::TempDir,
+    },
+    Postgres {
+        admin_url: String,
+        name: String,
+        url: String,
+    },
 }
 
 impl TestDb {
     /// A new SQLite file in a temporary folder.
     pub fn sqlite() -> Self {
-        Self::Sqlite { dir: tempfile::tempdir().expect("temp dir") }
+        Self::Sqlite {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
     }
 
     /// A new PostgreSQL database, or `None` (skip) when no server is configured outside CI.
@@ -56,10 +64,16 @@ impl TestDb {
         let name = format!("herald_t_{}", uuid::Uuid::new_v4().simple());
         let mut admin = PgConnection::establish(&admin_url)
             .unwrap_or_else(|e| panic!("HERALD_TEST_POSTGRES_URL={admin_url} is unreachable: {e}"));
-        admin.batch_execute(&format!("CREATE DATABASE {name}")).expect("create test database");
+        admin
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .expect("create test database");
         let mut url = url::Url::parse(&admin_url).expect("HERALD_TEST_POSTGRES_URL is a URL");
         url.set_path(&format!("/{name}"));
-        Some(Self::Postgres { admin_url, name, url: url.to_string() })
+        Some(Self::Postgres {
+            admin_url,
+            name,
+            url: url.to_string(),
+        })
     }
 
     /// The `DATABASE_URL` of this database.
@@ -82,12 +96,16 @@ impl TestDb {
 
 impl Drop for TestDb {
     fn drop(&mut self) {
-        if let Self::Postgres { admin_url, name, .. } = self {
+        if let Self::Postgres {
+            admin_url, name, ..
+        } = self
+        {
             let (admin_url, name) = (admin_url.clone(), name.clone());
             // Off the async runtime: this is a blocking connection.
             let _ = std::thread::spawn(move || {
                 if let Ok(mut admin) = PgConnection::establish(&admin_url) {
-                    let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+                    let _ = admin
+                        .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
                 }
             })
             .join();
@@ -129,18 +147,34 @@ impl TestApp {
     /// Herald with extra environment settings and job handlers.
     pub async fn spawn_with(test_db: TestDb, extra: &[(&str, &str)], registry: Registry) -> Self {
         let settings = test_settings(&test_db, extra);
-        let runner = RunnerConfig { poll_interval: Duration::from_millis(50), ..RunnerConfig::default() };
-        let app = Application::build_with(settings, registry, runner).await.expect("app builds");
+        let runner = RunnerConfig {
+            poll_interval: Duration::from_millis(50),
+            ..RunnerConfig::default()
+        };
+        let app = Application::build_with(settings, registry, runner)
+            .await
+            .expect("app builds");
         let address = format!("http://127.0.0.1:{}", app.port());
         let db = app.state().db.clone();
         let shutdown = app.shutdown_handle();
         let server = tokio::spawn(app.run_until_stopped());
-        Self { address, db, client: reqwest::Client::new(), shutdown, server: Some(server), test_db }
+        Self {
+            address,
+            db,
+            client: reqwest::Client::new(),
+            shutdown,
+            server: Some(server),
+            test_db,
+        }
     }
 
     /// GET a path.
     pub async fn get(&self, path: &str) -> reqwest::Response {
-        self.client.get(format!("{}{path}", self.address)).send().await.expect("request sent")
+        self.client
+            .get(format!("{}{path}", self.address))
+            .send()
+            .await
+            .expect("request sent")
     }
 
     /// Begins the drain and waits for the server to stop; returns its result. The database

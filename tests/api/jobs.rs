@@ -19,7 +19,10 @@ on_both_backends!(
 );
 
 async fn enqueue(app: &TestApp, job: NewJob<'static>) -> String {
-    app.db.run(move |c| Ok(queue::enqueue(c, &job)?)).await.unwrap()
+    app.db
+        .run(move |c| Ok(queue::enqueue(c, &job)?))
+        .await
+        .unwrap()
 }
 
 async fn job_row(app: &TestApp, id: &str) -> Option<queue::JobRow> {
@@ -73,21 +76,35 @@ async fn a_failing_job_is_retried_then_dead_lettered(db: TestDb) {
     let mut app = TestApp::spawn_with(db, &[], registry).await;
     let id = enqueue(&app, NewJob::new("test.fail", json!({})).max_attempts(3)).await;
     // The first failure schedules a retry in the future (backoff), not at once.
-    wait_until(|| async { job_row(&app, &id).await.is_some_and(|j| j.attempts == 1 && j.locked_by.is_none()) }).await;
+    wait_until(|| async {
+        job_row(&app, &id)
+            .await
+            .is_some_and(|j| j.attempts == 1 && j.locked_by.is_none())
+    })
+    .await;
     let row = job_row(&app, &id).await.unwrap();
     assert_eq!(row.last_error.as_deref(), Some("receiver said 500"));
-    assert!(row.run_at > herald::db::now(), "retry is scheduled with backoff");
+    assert!(
+        row.run_at > herald::db::now(),
+        "retry is scheduled with backoff"
+    );
     assert!(row.dead_at.is_none());
     // Exhaust the attempts directly through the queue with a fast clock-free backoff.
     let worker = "test-worker".to_owned();
-    let fast = Backoff { base: chrono::Duration::milliseconds(1), cap: chrono::Duration::milliseconds(1) };
+    let fast = Backoff {
+        base: chrono::Duration::milliseconds(1),
+        cap: chrono::Duration::milliseconds(1),
+    };
     for _ in 0..2 {
         let (w, id2) = (worker.clone(), id.clone());
         app.db
             .run(move |c| {
                 diesel_run_at_now(c, &id2);
                 let claimed = queue::claim(c, &w, 10, chrono::Duration::seconds(30))?;
-                let job = claimed.into_iter().find(|j| j.id == id2).expect("claimable");
+                let job = claimed
+                    .into_iter()
+                    .find(|j| j.id == id2)
+                    .expect("claimable");
                 queue::fail(c, &job, &w, "still 500", &fast)?;
                 Ok(())
             })
@@ -96,7 +113,10 @@ async fn a_failing_job_is_retried_then_dead_lettered(db: TestDb) {
     }
     let row = job_row(&app, &id).await.unwrap();
     assert_eq!(row.attempts, 3);
-    assert!(row.dead_at.is_some(), "dead-lettered after the last attempt, not dropped");
+    assert!(
+        row.dead_at.is_some(),
+        "dead-lettered after the last attempt, not dropped"
+    );
     assert_eq!(row.last_error.as_deref(), Some("still 500"));
     app.stop().await.unwrap();
 }
@@ -105,7 +125,10 @@ async fn a_failing_job_is_retried_then_dead_lettered(db: TestDb) {
 fn diesel_run_at_now(c: &mut herald::db::DbConn, id: &str) {
     use diesel::prelude::*;
     use herald::db::schema::jobs;
-    diesel::update(jobs::table.find(id)).set(jobs::run_at.eq(herald::db::now())).execute(c).unwrap();
+    diesel::update(jobs::table.find(id))
+        .set(jobs::run_at.eq(herald::db::now()))
+        .execute(c)
+        .unwrap();
 }
 
 async fn concurrent_claimers_never_get_the_same_job(db: TestDb) {
@@ -115,7 +138,15 @@ async fn concurrent_claimers_never_get_the_same_job(db: TestDb) {
     let pool = app.db.clone();
     let stopped_db = pool.clone();
     for n in 0..60 {
-        stopped_db.run(move |c| Ok(queue::enqueue(c, &NewJob::new("test.none", json!({"n": n})))?)).await.unwrap();
+        stopped_db
+            .run(move |c| {
+                Ok(queue::enqueue(
+                    c,
+                    &NewJob::new("test.none", json!({"n": n})),
+                )?)
+            })
+            .await
+            .unwrap();
     }
     let mut tasks = Vec::new();
     for w in 0..4 {
@@ -148,22 +179,41 @@ async fn an_expired_lease_is_taken_over(db: TestDb) {
     let mut app = TestApp::spawn_with(db, &[], Registry::standard()).await;
     let pool = app.db.clone();
     app.stop().await.unwrap();
-    let id = pool.run(|c| Ok(queue::enqueue(c, &NewJob::new("test.none", json!({})))?)).await.unwrap();
+    let id = pool
+        .run(|c| Ok(queue::enqueue(c, &NewJob::new("test.none", json!({})))?))
+        .await
+        .unwrap();
     let first = pool
-        .run(|c| Ok(queue::claim(c, "crashed-worker", 10, chrono::Duration::milliseconds(200))?))
+        .run(|c| {
+            Ok(queue::claim(
+                c,
+                "crashed-worker",
+                10,
+                chrono::Duration::milliseconds(200),
+            )?)
+        })
         .await
         .unwrap();
     assert_eq!(first.len(), 1);
-    let again = pool.run(|c| Ok(queue::claim(c, "other", 10, chrono::Duration::seconds(60))?)).await.unwrap();
+    let again = pool
+        .run(|c| Ok(queue::claim(c, "other", 10, chrono::Duration::seconds(60))?))
+        .await
+        .unwrap();
     assert!(again.is_empty(), "a held lease is respected");
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let taken = pool.run(|c| Ok(queue::claim(c, "other", 10, chrono::Duration::seconds(60))?)).await.unwrap();
+    let taken = pool
+        .run(|c| Ok(queue::claim(c, "other", 10, chrono::Duration::seconds(60))?))
+        .await
+        .unwrap();
     assert_eq!(taken.len(), 1);
     assert_eq!(taken[0].id, id);
     assert_eq!(taken[0].attempts, 2, "the crashed try counts as an attempt");
     // The crashed worker can no longer complete what it lost.
     let id2 = id.clone();
-    let removed = pool.run(move |c| Ok(queue::complete(c, &id2, "crashed-worker")?)).await.unwrap();
+    let removed = pool
+        .run(move |c| Ok(queue::complete(c, &id2, "crashed-worker")?))
+        .await
+        .unwrap();
     assert_eq!(removed, 0);
 }
 
@@ -187,10 +237,23 @@ async fn shutdown_hands_back_a_job_still_running_after_the_grace(db: TestDb) {
     assert!(held.locked_by.is_some());
     let begun = std::time::Instant::now();
     app.stop().await.unwrap();
-    assert!(begun.elapsed() < Duration::from_secs(10), "the grace period bounds the drain");
+    assert!(
+        begun.elapsed() < Duration::from_secs(10),
+        "the grace period bounds the drain"
+    );
     let id2 = id.clone();
-    let row = pool.run(move |c| Ok(queue::get(c, &id2)?)).await.unwrap().expect("job kept, not lost");
-    assert!(row.locked_by.is_none() && row.locked_until.is_none(), "handed back: {row:?}");
-    assert_eq!(row.attempts, 0, "an interrupted try is not held against the job");
+    let row = pool
+        .run(move |c| Ok(queue::get(c, &id2)?))
+        .await
+        .unwrap()
+        .expect("job kept, not lost");
+    assert!(
+        row.locked_by.is_none() && row.locked_until.is_none(),
+        "handed back: {row:?}"
+    );
+    assert_eq!(
+        row.attempts, 0,
+        "an interrupted try is not held against the job"
+    );
     assert!(row.dead_at.is_none());
 }

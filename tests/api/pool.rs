@@ -11,7 +11,10 @@ on_both_backends!(an_exhausted_pool_answers_503_with_retry_after);
 async fn an_exhausted_pool_answers_503_with_retry_after(db: TestDb) {
     let mut app = TestApp::spawn_with(
         db,
-        &[("HERALD_DB_POOL_SIZE", "1"), ("HERALD_DB_TIMEOUT_MS", "300")],
+        &[
+            ("HERALD_DB_POOL_SIZE", "1"),
+            ("HERALD_DB_TIMEOUT_MS", "300"),
+        ],
         Registry::standard(),
     )
     .await;
@@ -33,11 +36,18 @@ async fn an_exhausted_pool_answers_503_with_retry_after(db: TestDb) {
     let waited = started.elapsed();
     assert_eq!(res.status(), 503);
     assert!(res.headers().contains_key("retry-after"));
-    assert!(waited < Duration::from_millis(1200), "answered after {waited:?}, not after the slow query");
+    assert!(
+        waited < Duration::from_millis(1200),
+        "answered after {waited:?}, not after the slow query"
+    );
     // Health does not need the database and stays up.
     assert_eq!(app.get("/healthz").await.status(), 200);
     hold.await.unwrap().unwrap();
-    assert_eq!(app.get("/readyz").await.status(), 200, "recovers once the connection is back");
+    assert_eq!(
+        app.get("/readyz").await.status(),
+        200,
+        "recovers once the connection is back"
+    );
 
     // The same through Db::run directly: the error is Unavailable with a retry hint.
     let err = {
@@ -57,6 +67,9 @@ async fn an_exhausted_pool_answers_503_with_retry_after(db: TestDb) {
         hold.await.unwrap().unwrap();
         err
     };
-    assert!(matches!(err, herald::error::AppError::Unavailable { retry_after_secs, .. } if retry_after_secs > 0), "{err:?}");
+    assert!(
+        matches!(err, herald::error::AppError::Unavailable { retry_after_secs, .. } if retry_after_secs > 0),
+        "{err:?}"
+    );
     app.stop().await.unwrap();
 }

@@ -39,24 +39,30 @@ impl Serving {
         let sink = logs.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Ok(json) = serde_json::from_str::<serde_json::Value>(&line) {
-                    if json["message"] == "herald is listening" {
-                        let _ = port_tx.send(json["port"].as_u64().unwrap_or(0) as u16);
-                    }
+                if let Ok(json) = serde_json::from_str::<serde_json::Value>(&line)
+                    && json["message"] == "herald is listening"
+                {
+                    let _ = port_tx.send(json["port"].as_u64().unwrap_or(0) as u16);
                 }
                 sink.lock().unwrap().push(line);
             }
         });
-        let port = port_rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| {
-            let _ = child.kill();
-            panic!("herald did not start listening; logs: {:?}", logs.lock().unwrap())
-        });
+        let port = port_rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| {
+                let _ = child.kill();
+                panic!(
+                    "herald did not start listening; logs: {:?}",
+                    logs.lock().unwrap()
+                )
+            });
         Self { child, port, logs }
     }
 
     /// Sends a signal to the child.
     pub fn signal(&self, signal: nix::sys::signal::Signal) {
-        nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.child.id() as i32), signal).expect("signal sent");
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.child.id() as i32), signal)
+            .expect("signal sent");
     }
 
     /// Waits up to `limit` for the child to exit; returns its status code.
@@ -68,7 +74,10 @@ impl Serving {
             }
             if started.elapsed() > limit {
                 let _ = self.child.kill();
-                panic!("herald did not exit within {limit:?}; logs: {:?}", self.logs.lock().unwrap());
+                panic!(
+                    "herald did not exit within {limit:?}; logs: {:?}",
+                    self.logs.lock().unwrap()
+                );
             }
             std::thread::sleep(Duration::from_millis(20));
         }

@@ -5,4 +5,5 @@ pub mod incidents;
 pub mod pages;
 pub mod postmortems;
 pub mod public;
+pub mod seed;
 pub mod users;

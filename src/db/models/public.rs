@@ -135,3 +135,100 @@ pub fn status_history_of(
     });
     Ok(rows)
 }
+
+/// What decides whether a page must be re-rendered: its routing fields and a fingerprint of
+/// everything shown on it (latest change time and row count of each table family), so a change
+/// made by any Herald process is noticed by every other one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRevision {
+    pub page_id: String,
+    pub slug: String,
+    pub custom_domain: Option<String>,
+    pub is_default: bool,
+    pub is_public: bool,
+    pub fingerprint: Vec<(Option<NaiveDateTime>, i64)>,
+}
+
+type Tally = (String, Option<NaiveDateTime>, i64);
+
+/// The revision of every page, in a few aggregate queries.
+pub fn page_revisions(conn: &mut DbConn) -> QueryResult<Vec<PageRevision>> {
+    use crate::db::schema::{component_groups, components, status_pages};
+    use diesel::dsl::{count, max};
+    let pages: Vec<(String, String, Option<String>, bool, bool, NaiveDateTime)> =
+        status_pages::table
+            .select((
+                status_pages::id,
+                status_pages::slug,
+                status_pages::custom_domain,
+                status_pages::is_default,
+                status_pages::is_public,
+                status_pages::updated_at,
+            ))
+            .order(status_pages::slug)
+            .load(conn)?;
+    let tallies: Vec<Vec<Tally>> = vec![
+        components::table
+            .group_by(components::page_id)
+            .select((
+                components::page_id,
+                max(components::updated_at),
+                count(components::id),
+            ))
+            .load(conn)?,
+        component_groups::table
+            .group_by(component_groups::page_id)
+            .select((
+                component_groups::page_id,
+                max(component_groups::updated_at),
+                count(component_groups::id),
+            ))
+            .load(conn)?,
+        incidents::table
+            .group_by(incidents::page_id)
+            .select((
+                incidents::page_id,
+                max(incidents::updated_at),
+                count(incidents::id),
+            ))
+            .load(conn)?,
+        incident_updates::table
+            .inner_join(incidents::table)
+            .group_by(incidents::page_id)
+            .select((
+                incidents::page_id,
+                max(incident_updates::updated_at),
+                count(incident_updates::id),
+            ))
+            .load(conn)?,
+        postmortems::table
+            .inner_join(incidents::table)
+            .group_by(incidents::page_id)
+            .select((
+                incidents::page_id,
+                max(postmortems::updated_at),
+                count(postmortems::id),
+            ))
+            .load(conn)?,
+    ];
+    Ok(pages
+        .into_iter()
+        .map(
+            |(page_id, slug, custom_domain, is_default, is_public, updated_at)| {
+                let mut fingerprint = vec![(Some(updated_at), 1)];
+                for table in &tallies {
+                    let found = table.iter().find(|(id, _, _)| *id == page_id);
+                    fingerprint.push(found.map(|(_, at, n)| (*at, *n)).unwrap_or((None, 0)));
+                }
+                PageRevision {
+                    page_id,
+                    slug,
+                    custom_domain,
+                    is_default,
+                    is_public,
+                    fingerprint,
+                }
+            },
+        )
+        .collect())
+}

@@ -132,7 +132,17 @@ fn insert_opened(
         updated_at: at,
     };
     let update = incidents::insert_update(conn, &update)?;
-    let changes = apply_changes(conn, &incident, &update.id, changes, at)?;
+    // A scheduled maintenance only names the components it will affect; their statuses change
+    // when it starts.
+    let changes = match opening.status {
+        LifecycleStatus::Maintenance(MaintenanceStatus::Scheduled) => {
+            for (component, _) in &changes {
+                incidents::add_affected_component(conn, &incident.id, &component.id)?;
+            }
+            Vec::new()
+        }
+        _ => apply_changes(conn, &incident, &update.id, changes, at)?,
+    };
     Ok(PostedUpdate {
         incident,
         update,

@@ -9,7 +9,7 @@ use super::changes::{
     ComponentMap, Milestones, apply_changes, next_update_by, page_components, restorations,
 };
 use super::open::{MAX_BODY_LEN, MAX_FIELD_LEN, MAX_INCIDENT_NAME_LEN};
-use crate::db::models::components::Component;
+use crate::db::models::components::{self, Component};
 use crate::db::models::incidents::{self, Incident, IncidentChanges, NewIncidentUpdate};
 use crate::db::models::pages;
 use crate::db::{DbConn, new_id, now, write_tx};
@@ -89,9 +89,12 @@ pub fn post_update(
         };
         let update = incidents::insert_update(conn, &update)?;
         let closing = from.is_open() && !checked.to.is_open();
-        let changes = match closing && input.components.is_empty() {
-            true => restorations(conn, &incident)?,
-            false => checked.changes,
+        let starting = from == LifecycleStatus::Maintenance(MaintenanceStatus::Scheduled)
+            && checked.to == LifecycleStatus::Maintenance(MaintenanceStatus::InProgress);
+        let changes = match input.components.is_empty() {
+            true if closing => restorations(conn, &incident)?,
+            true if starting => planned_maintenance(conn, &incident)?,
+            _ => checked.changes,
         };
         let changes = apply_changes(conn, &incident, &update.id, changes, at)?;
         let times = Milestones::of(&incident).reach(Some(from), checked.to, at);
@@ -112,6 +115,19 @@ pub fn post_update(
             changes,
         })
     })
+}
+
+/// The components a starting maintenance named when it was scheduled, put under maintenance.
+fn planned_maintenance(
+    conn: &mut DbConn,
+    incident: &Incident,
+) -> AppResult<Vec<(Component, ComponentStatus)>> {
+    let ids = incidents::affected_component_ids(conn, &incident.id)?;
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    Ok(components::find_on_page(conn, &incident.page_id, &ids)?
+        .into_iter()
+        .map(|c| (c, ComponentStatus::UnderMaintenance))
+        .collect())
 }
 
 /// A checked update: its status, body, component changes and deadline.

@@ -21,6 +21,7 @@ on_both_backends!(
     an_incident_without_a_chosen_deadline_gets_the_pages_interval_for_its_impact,
     a_bad_incident_input_answers_field_errors_and_writes_nothing,
     a_maintenance_needs_its_window_and_starts_when_it_goes_in_progress,
+    a_scheduled_maintenance_changes_its_components_only_when_it_starts,
 );
 
 async fn opening_incidents_allocates_references_per_page_kind_and_year(db: TestDb) {
@@ -352,4 +353,47 @@ async fn a_maintenance_needs_its_window_and_starts_when_it_goes_in_progress(db: 
         Operational,
         "completing restores the component"
     );
+}
+
+async fn a_scheduled_maintenance_changes_its_components_only_when_it_starts(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let clock = Clock::new();
+    let page = page(&app, "acme").await;
+    let database = component(&app, &page.id, "Database").await;
+    let input = OpenIncidentInput {
+        kind: Some(IncidentKind::Maintenance),
+        scheduled_for: Some(clock.at(60)),
+        scheduled_until: Some(clock.at(120)),
+        components: changes(&[(&database, UnderMaintenance)]),
+        ..incident("Database upgrade")
+    };
+    let opened = open(&app, &page.id, input, clock.now()).await;
+    assert!(
+        opened.changes.is_empty(),
+        "nothing changes days ahead of the window"
+    );
+    assert_eq!(status_of(&app, &database).await, Operational);
+    let started = post(
+        &app,
+        &opened.incident.id,
+        update("in_progress"),
+        clock.at(60),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        started.changes.len(),
+        1,
+        "the named components go under maintenance at the start"
+    );
+    assert_eq!(status_of(&app, &database).await, UnderMaintenance);
+    post(
+        &app,
+        &opened.incident.id,
+        update("completed"),
+        clock.at(120),
+    )
+    .await
+    .unwrap();
+    assert_eq!(status_of(&app, &database).await, Operational);
 }
