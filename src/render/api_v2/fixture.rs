@@ -79,22 +79,30 @@ pub fn page() -> PageData {
     }
 }
 
-/// The fixture with hostile user text: a page named `<script>` and the open incident, its
-/// updates and a component named `<script>alert(1)</script>`.
+/// The fixture with hostile user text: a page named `<script>`, and every record, update body
+/// and component name set to `<script>alert(1)</script>`.
 pub fn hostile() -> PageData {
     const EVIL: &str = "<script>alert(1)</script>";
     let mut data = page();
     data.page.name = "<script>".into();
-    data.components[0].name = EVIL.into();
+    for component in &mut data.components {
+        component.name = EVIL.into();
+    }
     for record in data
         .incidents
         .iter_mut()
         .chain(data.maintenances.iter_mut())
     {
         record.name = EVIL.into();
+        for affected in &mut record.affected_components {
+            affected.name = EVIL.into();
+        }
         for update in &mut record.updates {
             update.body = format!("{EVIL} & more");
             update.body_html = to_safe_html(&update.body);
+            for change in &mut update.changes {
+                change.component_name = EVIL.into();
+            }
         }
     }
     data
