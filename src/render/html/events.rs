@@ -1,0 +1,212 @@
+//! Views of incidents, advisories and maintenances shared by the overview, incident and history
+//! pages: the summary card, updates, and the "next update by" promise with its state.
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use serde::Serialize;
+
+use super::format::{StatusLook, TimeView, duration_text};
+use crate::domain::{DeadlineState, IncidentKind, deadline_state};
+use crate::render::data::{IncidentInfo, UpdateInfo};
+
+/// An incident, advisory or maintenance in brief.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventCard {
+    pub id: String,
+    /// The level of the card's heading (`h3` unless said otherwise).
+    pub level: u8,
+    pub name: String,
+    pub href: String,
+    pub reference: String,
+    /// "Incident", "Advisory" or "Maintenance".
+    pub kind: &'static str,
+    pub is_maintenance: bool,
+    pub impact: StatusLook,
+    /// E.g. "Investigating".
+    pub status: &'static str,
+    pub open: bool,
+    pub started: TimeView,
+    pub resolved: Option<TimeView>,
+    /// The maintenance window.
+    pub window: Option<Window>,
+    pub latest: Option<UpdateView>,
+    /// The promise of the latest update, while the incident is open.
+    pub next_update: Option<DeadlineView>,
+    pub affected: Vec<AffectedView>,
+}
+
+/// A scheduled maintenance window.
+#[derive(Debug, Clone, Serialize)]
+pub struct Window {
+    pub from: TimeView,
+    pub until: Option<TimeView>,
+}
+
+/// One update.
+#[derive(Debug, Clone, Serialize)]
+pub struct UpdateView {
+    pub status: &'static str,
+    pub time: TimeView,
+    /// Sanitized HTML, inserted as is.
+    pub body_html: String,
+    pub deadline: Option<DeadlineView>,
+    pub changes: Vec<ChangeView>,
+}
+
+/// A component status change made by an update.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangeView {
+    pub name: String,
+    pub old: StatusLook,
+    pub new: StatusLook,
+}
+
+/// A component affected by an event, with its current status.
+#[derive(Debug, Clone, Serialize)]
+pub struct AffectedView {
+    pub name: String,
+    pub status: StatusLook,
+}
+
+/// A "next update by" promise.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeadlineView {
+    pub time: TimeView,
+    /// Still the promise in force: the JS counts down to it and flips it to overdue.
+    pub live: bool,
+    /// Reached or passed at the time the data was read.
+    pub overdue: bool,
+    /// For a promise a later update answered: whether that update came in time.
+    pub outcome: Option<String>,
+}
+
+impl EventCard {
+    /// The card of `event`, seen at `as_of`; `path` is the page's route prefix.
+    pub fn new(event: &IncidentInfo, path: &str, tz: Tz, as_of: DateTime<Utc>) -> Self {
+        let open = event.status.is_open();
+        let window = event.scheduled_for.map(|from| Window {
+            from: TimeView::new(from, tz),
+            until: event.scheduled_until.map(|t| TimeView::new(t, tz)),
+        });
+        let next_update = if open && event.kind != IncidentKind::Maintenance {
+            live_deadline(event.next_update_by, as_of, tz)
+        } else {
+            None
+        };
+        Self {
+            id: event.id.clone(),
+            level: 3,
+            name: event.name.clone(),
+            href: incident_href(path, &event.id),
+            reference: event.reference.clone(),
+            kind: event.kind.label(),
+            is_maintenance: event.kind == IncidentKind::Maintenance,
+            impact: StatusLook::impact(event.impact),
+            status: event.status.label(),
+            open,
+            started: TimeView::new(event.started_at, tz),
+            resolved: event.resolved_at.map(|t| TimeView::new(t, tz)),
+            window,
+            latest: event.updates.first().map(|u| UpdateView::new(u, tz)),
+            next_update,
+            affected: event
+                .affected_components
+                .iter()
+                .map(|c| AffectedView {
+                    name: c.name.clone(),
+                    status: StatusLook::component(c.status),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl EventCard {
+    /// The same card under a heading of `level`.
+    pub fn with_level(mut self, level: u8) -> Self {
+        self.level = level;
+        self
+    }
+}
+
+/// The address of an event's page.
+pub fn incident_href(path: &str, id: &str) -> String {
+    format!("{path}/incidents/{id}")
+}
+
+impl UpdateView {
+    /// An update without its deadline (see [`timeline`]).
+    pub fn new(update: &UpdateInfo, tz: Tz) -> Self {
+        Self {
+            status: update.status.label(),
+            time: TimeView::new(update.created_at, tz),
+            body_html: update.body_html.clone(),
+            deadline: None,
+            changes: update
+                .changes
+                .iter()
+                .map(|c| ChangeView {
+                    name: c.component_name.clone(),
+                    old: StatusLook::component(c.old_status),
+                    new: StatusLook::component(c.new_status),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Every update of `event`, newest first, each with its promise: the latest one live while the
+/// event is open, older ones with whether the following update kept them.
+pub fn timeline(event: &IncidentInfo, tz: Tz, as_of: DateTime<Utc>) -> Vec<UpdateView> {
+    let open = event.status.is_open();
+    event
+        .updates
+        .iter()
+        .enumerate()
+        .map(|(i, update)| {
+            let mut view = UpdateView::new(update, tz);
+            let newer = i.checked_sub(1).and_then(|j| event.updates.get(j));
+            view.deadline = match (newer, update.next_update_by) {
+                (_, None) => None,
+                (Some(newer), Some(by)) => Some(kept_deadline(by, newer.created_at, tz)),
+                (None, Some(_)) if open => live_deadline(update.next_update_by, as_of, tz),
+                (None, Some(_)) => None,
+            };
+            view
+        })
+        .collect()
+}
+
+/// The promise in force, as it stands at `as_of`.
+fn live_deadline(by: Option<DateTime<Utc>>, as_of: DateTime<Utc>, tz: Tz) -> Option<DeadlineView> {
+    let by = by?;
+    // "Overdue for 12 min" would go stale in a snapshot; the JS says how long, live.
+    let overdue = matches!(
+        deadline_state(Some(by), as_of),
+        DeadlineState::Overdue { .. }
+    );
+    Some(DeadlineView {
+        time: TimeView::new(by, tz),
+        live: true,
+        overdue,
+        outcome: None,
+    })
+}
+
+/// A promise answered by an update posted at `answered_at`.
+fn kept_deadline(by: DateTime<Utc>, answered_at: DateTime<Utc>, tz: Tz) -> DeadlineView {
+    let outcome = if answered_at <= by {
+        "The next update came on time.".to_owned()
+    } else {
+        format!(
+            "The next update came {} late.",
+            duration_text(answered_at - by)
+        )
+    };
+    DeadlineView {
+        time: TimeView::new(by, tz),
+        live: false,
+        overdue: false,
+        outcome: Some(outcome),
+    }
+}

@@ -1,0 +1,129 @@
+//! The incident page: the whole timeline of updates with their promises, the affected
+//! components, the structured fields, and the published postmortem.
+
+use serde::Serialize;
+
+use super::events::{EventCard, UpdateView, timeline};
+use super::format::{StatusLook, TimeView};
+use super::frame::{Frame, Section};
+use super::history::{day_href, event_day};
+use crate::render::PageData;
+use crate::render::assets::Assets;
+use crate::render::data::{IncidentInfo, PostmortemInfo};
+
+/// What `pages/incident` renders.
+#[derive(Debug, Serialize)]
+pub struct IncidentView {
+    pub frame: Frame,
+    pub event: EventCard,
+    pub updates: Vec<UpdateView>,
+    /// Labelled structured fields that are set (user impact, scope, preliminary root cause).
+    pub fields: Vec<FieldView>,
+    pub postmortem: Option<PostmortemView>,
+    /// The event's day in the history.
+    pub history_href: String,
+    pub time_zone: String,
+}
+
+/// One structured field.
+#[derive(Debug, Serialize)]
+pub struct FieldView {
+    pub label: &'static str,
+    pub value: String,
+}
+
+/// A published postmortem.
+#[derive(Debug, Serialize)]
+pub struct PostmortemView {
+    pub published: TimeView,
+    pub summary_html: String,
+    pub root_cause_html: String,
+    pub figures: Vec<FigureView>,
+    pub timeline: Vec<TimelineRow>,
+    pub follow_ups: Vec<FollowUpView>,
+}
+
+/// A scope figure ("Affected customers" / "About 8 %").
+#[derive(Debug, Serialize)]
+pub struct FigureView {
+    pub label: String,
+    pub value: String,
+}
+
+/// A row of the postmortem's UTC timeline.
+#[derive(Debug, Serialize)]
+pub struct TimelineRow {
+    pub time: TimeView,
+    pub description: String,
+}
+
+/// A postmortem follow-up.
+#[derive(Debug, Serialize)]
+pub struct FollowUpView {
+    pub description: String,
+    pub owner: Option<String>,
+    pub state: StatusLook,
+}
+
+impl IncidentView {
+    /// The page of `event`, one of `data`'s incidents or maintenances.
+    pub fn new(event: &IncidentInfo, data: &PageData, assets: &Assets) -> Self {
+        let (path, tz, as_of) = (&data.page.path, data.page.time_zone, data.as_of);
+        let fields = [
+            ("User impact", &event.user_impact),
+            ("Scope of impact", &event.scope),
+            ("Preliminary root cause", &event.root_cause),
+        ]
+        .into_iter()
+        .filter_map(|(label, value)| {
+            let value = value.as_deref()?.trim();
+            (!value.is_empty()).then(|| FieldView {
+                label,
+                value: value.to_owned(),
+            })
+        })
+        .collect();
+        Self {
+            frame: Frame::page(Some(&event.name), Section::Other, data, assets),
+            event: EventCard::new(event, path, tz, as_of),
+            updates: timeline(event, tz, as_of),
+            fields,
+            postmortem: event.postmortem.as_ref().map(|p| postmortem_view(p, tz)),
+            history_href: day_href(path, as_of, event_day(event)),
+            time_zone: tz.name().to_owned(),
+        }
+    }
+}
+
+fn postmortem_view(p: &PostmortemInfo, tz: chrono_tz::Tz) -> PostmortemView {
+    PostmortemView {
+        published: TimeView::new(p.published_at, tz),
+        summary_html: p.summary_html.clone(),
+        root_cause_html: p.root_cause_html.clone(),
+        figures: p
+            .scope_figures
+            .iter()
+            .map(|f| FigureView {
+                label: f.label.clone(),
+                value: f.value.clone(),
+            })
+            .collect(),
+        timeline: p
+            .timeline
+            .iter()
+            .map(|t| TimelineRow {
+                time: TimeView::utc(t.at),
+                description: t.description.clone(),
+            })
+            .collect(),
+        follow_ups: p
+            .follow_ups
+            .iter()
+            .map(|f| FollowUpView {
+                description: f.description.clone(),
+                owner: f.owner.clone(),
+                state: StatusLook::follow_up(f.state),
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,153 @@
+//! The public HTML: overview, incident and history pages of a status page, the home page, and
+//! the 404 and 503 bodies.
+//!
+//! Each page is a serializable view built in Rust from [`PageData`] (labels, CSS classes and
+//! formatted times are computed here, not in template logic) and rendered by a strict handlebars
+//! registry whose templates are embedded in the binary. Output depends only on the data, never
+//! on the clock, so the same data renders to the same bytes.
+
+mod events;
+mod format;
+mod frame;
+mod history;
+mod incident;
+mod overview;
+mod templates;
+
+#[cfg(test)]
+mod fixture;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use serde::Serialize;
+
+pub use templates::Templates;
+
+use super::assets::Assets;
+use super::{CachePolicy, PageData, Representation};
+use format::StatusLook;
+use frame::Frame;
+
+/// The content type of every page.
+pub const HTML: &str = "text/html; charset=utf-8";
+
+/// The 503 body must not outlive the moment the page is rendered.
+const NO_STORE: CachePolicy = CachePolicy {
+    max_age: 0,
+    stale_while_revalidate: 0,
+};
+
+fn representation(body: String, cache: CachePolicy) -> Representation {
+    Representation::new(HTML, body, cache)
+}
+
+/// Renders every HTML document of `data`'s page into `out`, keyed relative to the page's path:
+/// `""` (overview), `"incidents/{id}"` for each incident and maintenance, and
+/// `"history?page={n}"` for each history page (at least page 1).
+pub fn render_page(
+    data: &PageData,
+    templates: &Templates,
+    assets: &Assets,
+    out: &mut HashMap<String, Arc<Representation>>,
+) -> anyhow::Result<()> {
+    let mut put = |key: String, body: anyhow::Result<String>| {
+        let body = body.with_context(|| format!("rendering {key:?} of {}", data.page.path))?;
+        out.insert(key, Arc::new(representation(body, CachePolicy::PUBLIC)));
+        anyhow::Ok(())
+    };
+    let view = overview::OverviewView::new(data, assets);
+    put(String::new(), templates.render("pages/overview", &view))?;
+    for event in data.incidents.iter().chain(&data.maintenances) {
+        let view = incident::IncidentView::new(event, data, assets);
+        let body = templates.render("pages/incident", &view);
+        put(format!("incidents/{}", event.id), body)?;
+    }
+    for page in 1..=history::page_count(data) {
+        let view = history::HistoryView::new(data, page, assets);
+        let body = templates.render("pages/history", &view);
+        put(format!("history?page={page}"), body)?;
+    }
+    Ok(())
+}
+
+/// What `pages/home` renders.
+#[derive(Debug, Serialize)]
+struct HomeView {
+    frame: Frame,
+    pages: Vec<HomeEntry>,
+}
+
+#[derive(Debug, Serialize)]
+struct HomeEntry {
+    name: String,
+    description: Option<String>,
+    href: String,
+    status: StatusLook,
+}
+
+/// The home page: the list of public pages, or a welcome on a fresh install without any.
+pub fn render_home(
+    pages: &[&PageData],
+    templates: &Templates,
+    assets: &Assets,
+) -> anyhow::Result<Representation> {
+    let mut entries: Vec<HomeEntry> = pages
+        .iter()
+        .map(|data| HomeEntry {
+            name: data.page.name.clone(),
+            description: data.page.description.clone(),
+            href: data.page.path.clone(),
+            status: StatusLook::indicator(data.status.indicator),
+        })
+        .collect();
+    entries.sort_by(|a, b| a.name.cmp(&b.name).then(a.href.cmp(&b.href)));
+    let title = if entries.is_empty() {
+        "Welcome to Herald"
+    } else {
+        "Status pages"
+    };
+    let view = HomeView {
+        frame: Frame::site(title, assets),
+        pages: entries,
+    };
+    Ok(representation(
+        templates.render("pages/home", &view)?,
+        CachePolicy::PUBLIC,
+    ))
+}
+
+/// What the error pages render.
+#[derive(Debug, Serialize)]
+struct ErrorView {
+    frame: Frame,
+}
+
+/// The body of a 404 (the caller sets the status code).
+pub fn render_not_found(templates: &Templates, assets: &Assets) -> anyhow::Result<Representation> {
+    let view = ErrorView {
+        frame: Frame::site("Page not found", assets),
+    };
+    Ok(representation(
+        templates.render("pages/not_found", &view)?,
+        CachePolicy::PUBLIC,
+    ))
+}
+
+/// The body of a 503 for a page that has not been rendered yet (the caller sets the status
+/// code); it is not to be cached.
+pub fn render_unavailable(
+    templates: &Templates,
+    assets: &Assets,
+) -> anyhow::Result<Representation> {
+    let view = ErrorView {
+        frame: Frame::site("Status page not available yet", assets),
+    };
+    Ok(representation(
+        templates.render("pages/unavailable", &view)?,
+        NO_STORE,
+    ))
+}

@@ -1,0 +1,244 @@
+//! The overview page: banner, open incidents, maintenance, and components by group with their
+//! 90-day uptime bars.
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use super::events::EventCard;
+use super::format::{StatusLook, day_text, percent_text, sentence_case};
+use super::frame::{Frame, Links, Section};
+use super::history::{day_href, event_day};
+use crate::domain::{DayUptime, severity};
+use crate::render::PageData;
+use crate::render::assets::Assets;
+use crate::render::data::ComponentInfo;
+
+/// What `pages/overview` renders.
+#[derive(Debug, Serialize)]
+pub struct OverviewView {
+    pub frame: Frame,
+    pub name: String,
+    pub description: Option<String>,
+    pub banner: StatusLook,
+    pub incidents: Vec<EventCard>,
+    pub active_maintenances: Vec<EventCard>,
+    pub upcoming_maintenances: Vec<EventCard>,
+    /// Top-level entries in display order: a group, or one ungrouped component.
+    pub sections: Vec<SectionView>,
+    pub links: Links,
+    pub time_zone: String,
+}
+
+/// A group with its components, or a single ungrouped component (`group` is then `None`).
+#[derive(Debug, Serialize)]
+pub struct SectionView {
+    pub group: Option<GroupView>,
+    pub components: Vec<ComponentView>,
+}
+
+/// A component group's heading line.
+#[derive(Debug, Serialize)]
+pub struct GroupView {
+    pub name: String,
+    pub description: Option<String>,
+    /// The worst status of its components.
+    pub status: StatusLook,
+    pub count: usize,
+}
+
+/// One component.
+#[derive(Debug, Serialize)]
+pub struct ComponentView {
+    pub id: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub region: Option<String>,
+    pub status: StatusLook,
+    pub uptime: UptimeView,
+}
+
+/// A component's uptime bar.
+#[derive(Debug, Serialize)]
+pub struct UptimeView {
+    /// E.g. "99.95 % uptime", or "No data".
+    pub percent: String,
+    pub days: Vec<DayView>,
+    pub day_count: usize,
+    /// "90 days ago" (what the left end of the bar is).
+    pub from: String,
+}
+
+/// One day of an uptime bar.
+#[derive(Debug, Serialize)]
+pub struct DayView {
+    pub href: String,
+    /// E.g. "30 Nov 2026: 99.2 % uptime, Partial outage, 1 incident".
+    pub label: String,
+    /// CSS tone of the day's worst status.
+    pub tone: &'static str,
+}
+
+impl OverviewView {
+    /// The overview of `data`.
+    pub fn new(data: &PageData, assets: &Assets) -> Self {
+        let (path, tz, as_of) = (&data.page.path, data.page.time_zone, data.as_of);
+        let card = |e| EventCard::new(e, path, tz, as_of);
+        let targets = DayTargets::new(data);
+        Self {
+            frame: Frame::page(None, Section::Overview, data, assets),
+            name: data.page.name.clone(),
+            description: data.page.description.clone(),
+            banner: StatusLook::indicator(data.status.indicator),
+            incidents: data.open_incidents().map(card).collect(),
+            active_maintenances: data.active_maintenances().into_iter().map(card).collect(),
+            upcoming_maintenances: data.upcoming_maintenances().into_iter().map(card).collect(),
+            sections: sections(data, &targets),
+            links: Links::new(path),
+            time_zone: tz.name().to_owned(),
+        }
+    }
+}
+
+/// Groups and ungrouped components in display order; a group appears where its first component
+/// does, and empty groups are left out.
+fn sections(data: &PageData, targets: &DayTargets) -> Vec<SectionView> {
+    let mut sections: Vec<SectionView> = Vec::new();
+    let mut seen_groups: HashMap<&str, usize> = HashMap::new();
+    for component in &data.components {
+        let view = component_view(component, data, targets);
+        let group = component
+            .group_id
+            .as_deref()
+            .and_then(|id| data.groups.iter().find(|g| g.id == id));
+        match group {
+            None => sections.push(SectionView {
+                group: None,
+                components: vec![view],
+            }),
+            Some(group) => match seen_groups.get(group.id.as_str()) {
+                Some(&i) => sections[i].components.push(view),
+                None => {
+                    seen_groups.insert(&group.id, sections.len());
+                    sections.push(SectionView {
+                        group: Some(GroupView {
+                            name: group.name.clone(),
+                            description: group.description.clone(),
+                            status: StatusLook::component(component.status),
+                            count: 0,
+                        }),
+                        components: vec![view],
+                    });
+                }
+            },
+        }
+    }
+    for section in &mut sections {
+        if let Some(group) = &mut section.group {
+            group.count = section.components.len();
+            let worst = section
+                .components
+                .iter()
+                .filter_map(|c| data.component(&c.id))
+                .map(|c| c.status)
+                .max_by_key(|s| severity(*s));
+            if let Some(worst) = worst {
+                group.status = StatusLook::component(worst);
+            }
+        }
+    }
+    sections
+}
+
+fn component_view(c: &ComponentInfo, data: &PageData, targets: &DayTargets) -> ComponentView {
+    let days: Vec<DayView> = c
+        .uptime
+        .days
+        .iter()
+        .enumerate()
+        .map(|(i, day)| {
+            let ids = c.incidents_by_day.get(i).map(Vec::as_slice).unwrap_or(&[]);
+            day_view(day, ids, data, targets)
+        })
+        .collect();
+    ComponentView {
+        id: c.id.clone(),
+        name: c.name.clone(),
+        description: c.description.clone(),
+        region: c.region.clone(),
+        status: StatusLook::component(c.status),
+        uptime: UptimeView {
+            percent: match c.uptime.percent {
+                Some(p) => format!("{} uptime", percent_text(p, 2)),
+                None => "No data".to_owned(),
+            },
+            day_count: days.len(),
+            from: format!("{} days ago", days.len()),
+            days,
+        },
+    }
+}
+
+fn day_view(
+    day: &DayUptime,
+    incident_ids: &[String],
+    data: &PageData,
+    targets: &DayTargets,
+) -> DayView {
+    let date = day_text(day.date);
+    let mut label = match (day.percent, day.worst) {
+        (Some(p), Some(worst)) => format!(
+            "{date}: {} uptime, {}",
+            percent_text(p, 2),
+            sentence_case(worst.label())
+        ),
+        (Some(p), None) => format!("{date}: {} uptime", percent_text(p, 2)),
+        (None, _) => format!("{date}: no data"),
+    };
+    match incident_ids.len() {
+        0 => {}
+        1 => label.push_str(", 1 incident"),
+        n => label.push_str(&format!(", {n} incidents")),
+    }
+    let tone = match (day.percent, day.worst) {
+        (Some(_), Some(worst)) => StatusLook::component(worst).tone,
+        (Some(_), None) => "ok",
+        (None, _) => StatusLook::no_data().tone,
+    };
+    let target = targets.target(day.date, incident_ids);
+    DayView {
+        href: day_href(&data.page.path, data.as_of, target),
+        label,
+        tone,
+    }
+}
+
+/// Where a day of a bar links to in the history: the day itself when something started that
+/// day, otherwise the day an incident still under way that day started.
+struct DayTargets {
+    started_days: HashSet<NaiveDate>,
+    day_of: HashMap<String, NaiveDate>,
+}
+
+impl DayTargets {
+    fn new(data: &PageData) -> Self {
+        let events = data.incidents.iter().chain(&data.maintenances);
+        let day_of: HashMap<String, NaiveDate> =
+            events.map(|e| (e.id.clone(), event_day(e))).collect();
+        Self {
+            started_days: day_of.values().copied().collect(),
+            day_of,
+        }
+    }
+
+    fn target(&self, day: NaiveDate, incident_ids: &[String]) -> NaiveDate {
+        if self.started_days.contains(&day) {
+            return day;
+        }
+        incident_ids
+            .iter()
+            .find_map(|id| self.day_of.get(id).copied())
+            .unwrap_or(day)
+    }
+}
