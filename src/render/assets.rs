@@ -139,6 +139,65 @@ mod tests {
         assert_eq!(&body.identity[..], b"a{}");
     }
 
+    /// The colour variables of one theme block of `app.css` (`--name: #rrggbb;`).
+    fn theme(css: &str, start: &str) -> HashMap<String, [f64; 3]> {
+        let block = &css[css.find(start).expect("theme block")..];
+        let block = &block[..block.find('}').expect("block end")];
+        block
+            .lines()
+            .filter_map(|line| {
+                let (name, value) = line.trim().strip_prefix("--")?.split_once(':')?;
+                let hex = value.trim().strip_prefix('#')?.strip_suffix(';')?;
+                let channel = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
+                let rgb = [channel(0)?, channel(2)?, channel(4)?].map(|c| f64::from(c) / 255.0);
+                Some((name.to_owned(), rgb))
+            })
+            .collect()
+    }
+
+    /// WCAG 2 contrast ratio of two sRGB colours.
+    fn contrast(a: [f64; 3], b: [f64; 3]) -> f64 {
+        let luminance = |c: [f64; 3]| {
+            let f = |v: f64| {
+                if v <= 0.03928 {
+                    v / 12.92
+                } else {
+                    ((v + 0.055) / 1.055).powf(2.4)
+                }
+            };
+            0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2])
+        };
+        let (x, y) = (luminance(a), luminance(b));
+        (x.max(y) + 0.05) / (x.min(y) + 0.05)
+    }
+
+    #[test]
+    fn both_themes_meet_wcag_aa_contrast() {
+        let assets = Assets::load();
+        let url = assets.url("app.css");
+        let css = assets.get(&url[PREFIX.len()..]).expect("css");
+        let css = std::str::from_utf8(&css.identity).expect("utf-8");
+        let tones = ["ok", "minor", "partial", "major", "maint", "none"];
+        for start in [":root {", "@media (prefers-color-scheme: dark)"] {
+            let t = theme(css, start);
+            let pair = |fg: &str, bg: &str, min: f64| {
+                let ratio = contrast(t[fg], t[bg]);
+                assert!(ratio >= min, "{start}: {fg} on {bg} is {ratio:.2}:1");
+            };
+            for bg in ["bg", "surface"] {
+                for fg in ["text", "muted", "link"].iter().chain(&tones) {
+                    pair(fg, bg, 4.5);
+                }
+            }
+            for tone in tones {
+                pair("on-tone", tone, 4.5);
+            }
+            pair("no-data", "bg", 3.0);
+            pair("border", "bg", 1.2);
+            pair("focus", "bg", 3.0);
+        }
+    }
+
     #[test]
     fn unknown_assets_get_a_plain_url() {
         let assets = Assets::from_files([]);
