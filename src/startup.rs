@@ -5,7 +5,7 @@ use std::net::TcpListener;
 use std::sync::Arc;
 
 use actix_web::dev::{Server, ServerHandle};
-use actix_web::middleware::{Compress, DefaultHeaders, from_fn};
+use actix_web::middleware::{DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
 use anyhow::Context;
 use metrics_exporter_prometheus::PrometheusHandle;
@@ -15,6 +15,8 @@ use crate::config::Settings;
 use crate::db::{Db, migrations};
 use crate::jobs::{self, Registry, RunnerConfig};
 use crate::lifecycle::Lifecycle;
+use crate::render::refresh::{self, Refresher};
+use crate::render::site::{PublicSite, Renderer};
 use crate::secret::{self, SecretKey};
 use crate::{http, telemetry};
 
@@ -26,6 +28,8 @@ pub struct AppState {
     pub lifecycle: Lifecycle,
     pub secret: SecretKey,
     pub metrics: PrometheusHandle,
+    /// The public pages, rendered and held in memory.
+    pub site: Arc<PublicSite>,
 }
 
 /// A built, bound, not yet running Herald.
@@ -35,6 +39,7 @@ pub struct Application {
     state: AppState,
     registry: Registry,
     runner: RunnerConfig,
+    refresher: Refresher,
 }
 
 /// Opens the database and applies pending migrations; returns the pool and what was applied.
@@ -70,6 +75,12 @@ impl Application {
             Ok((db, key))
         })
         .await??;
+        let site = Arc::new(PublicSite::new(Renderer::load()?)?);
+        let mut refresher = Refresher::new(site.clone(), db.clone(), settings.public_url.clone());
+        refresher
+            .refresh()
+            .await
+            .context("rendering the public pages")?;
         let listener = TcpListener::bind(settings.bind)
             .with_context(|| format!("HERALD_BIND: cannot listen on {}", settings.bind))?;
         let port = listener.local_addr()?.port();
@@ -80,12 +91,13 @@ impl Application {
             lifecycle: Lifecycle::new(),
             secret,
             metrics: telemetry::metrics_handle(),
+            site: site.clone(),
         };
         let app_state = state.clone();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(web::Data::new(app_state.clone()))
-                .wrap(Compress::default())
+                .app_data(web::Data::new(app_state.site.clone()))
                 .wrap(
                     DefaultHeaders::new()
                         .add(("X-Content-Type-Options", "nosniff"))
@@ -94,6 +106,7 @@ impl Application {
                 .wrap(from_fn(http::middleware::observe))
                 .wrap(TracingLogger::default())
                 .configure(http::routes)
+                .default_service(web::to(http::public::fallback))
         })
         .listen(listener)?
         .workers(settings.workers)
@@ -110,6 +123,7 @@ impl Application {
             state,
             registry,
             runner,
+            refresher,
         })
     }
 
@@ -139,9 +153,11 @@ impl Application {
             state,
             registry,
             runner,
+            refresher,
             ..
         } = self;
         let lifecycle = state.lifecycle.clone();
+        let pages = tokio::spawn(refresh::run(refresher, lifecycle.token()));
         let jobs = tokio::spawn(jobs::runner::run(
             state.db.clone(),
             registry,
@@ -166,6 +182,7 @@ impl Application {
         state.lifecycle.begin_drain();
         let _ = stopper.await;
         let _ = jobs.await;
+        let _ = pages.await;
         tracing::info!("herald stopped");
         served.context("HTTP server failed")
     }

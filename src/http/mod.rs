@@ -2,12 +2,19 @@
 
 pub mod health;
 pub mod middleware;
+pub mod public;
 
+use actix_web::middleware::Compress;
 use actix_web::web;
 
 /// Registers every route.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/healthz", web::get().to(health::healthz))
         .route("/readyz", web::get().to(health::readyz))
-        .route("/metrics", web::get().to(health::metrics));
+        .service(
+            web::resource("/metrics")
+                .wrap(Compress::default())
+                .route(web::get().to(health::metrics)),
+        )
+        .configure(public::routes);
 }

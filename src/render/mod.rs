@@ -7,7 +7,9 @@ pub mod data;
 pub mod feeds;
 pub mod html;
 pub mod markdown;
+pub mod refresh;
 pub mod representation;
+pub mod site;
 
 pub use data::PageData;
 pub use representation::{CachePolicy, Representation};

@@ -118,7 +118,7 @@ fn a_missing_config_file_is_an_error() {
 #[test]
 fn a_bare_migrate_creates_herald_db_in_the_working_directory() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, out, err) = run(&mut herald(dir.path()).arg("migrate"));
+    let (code, out, err) = run(herald(dir.path()).arg("migrate"));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("applied"), "{out}");
     assert!(dir.path().join("herald.db").is_file());

@@ -41,6 +41,11 @@ pub enum TestDb {
         name: String,
         url: String,
     },
+    /// Another app's database (a second Herald process on the same data); dropped by its owner.
+    Shared {
+        url: String,
+        postgres: Option<(String, String)>,
+    },
 }
 
 impl TestDb {
@@ -80,13 +85,27 @@ impl TestDb {
     pub fn url(&self) -> String {
         match self {
             Self::Sqlite { dir } => format!("sqlite://{}", self.sqlite_path(dir).display()),
-            Self::Postgres { url, .. } => url.clone(),
+            Self::Postgres { url, .. } | Self::Shared { url, .. } => url.clone(),
         }
     }
 
-    /// True for PostgreSQL.
-    pub fn is_postgres(&self) -> bool {
-        matches!(self, Self::Postgres { .. })
+    /// The admin URL and database name, for PostgreSQL.
+    pub fn postgres_admin(&self) -> Option<(String, String)> {
+        match self {
+            Self::Postgres {
+                admin_url, name, ..
+            } => Some((admin_url.clone(), name.clone())),
+            Self::Shared { postgres, .. } => postgres.clone(),
+            Self::Sqlite { .. } => None,
+        }
+    }
+
+    /// A handle on the same database that does not own it.
+    pub fn shared(&self) -> Self {
+        Self::Shared {
+            url: self.url(),
+            postgres: self.postgres_admin(),
+        }
     }
 
     fn sqlite_path(&self, dir: &tempfile::TempDir) -> PathBuf {
@@ -131,6 +150,7 @@ pub fn test_settings(db: &TestDb, extra: &[(&str, &str)]) -> Settings {
 pub struct TestApp {
     pub address: String,
     pub db: Db,
+    pub site: std::sync::Arc<herald::render::site::PublicSite>,
     pub client: reqwest::Client,
     shutdown: ShutdownHandle,
     server: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
@@ -156,11 +176,13 @@ impl TestApp {
             .expect("app builds");
         let address = format!("http://127.0.0.1:{}", app.port());
         let db = app.state().db.clone();
+        let site = app.state().site.clone();
         let shutdown = app.shutdown_handle();
         let server = tokio::spawn(app.run_until_stopped());
         Self {
             address,
             db,
+            site,
             client: reqwest::Client::new(),
             shutdown,
             server: Some(server),
@@ -177,6 +199,89 @@ impl TestApp {
             .expect("request sent")
     }
 
+    /// A second Herald on the same database, as another process sharing it would be.
+    pub async fn spawn_sibling(&self) -> TestApp {
+        TestApp::spawn(self.test_db.shared()).await
+    }
+
+    /// Asks the public-site refresher to look at the database now.
+    pub fn site_wake(&self) {
+        self.site.wake.notify_one();
+    }
+
+    /// Waits (up to 5 s) until `path` answers 200.
+    pub async fn wait_for_page(&self, path: &str) {
+        self.wait_until(path, |status, _| status == 200).await;
+    }
+
+    /// Waits until the body at `path` contains `needle`; returns the body.
+    pub async fn wait_for_text(&self, path: &str, needle: &str) -> String {
+        self.wait_until(path, |status, body| status == 200 && body.contains(needle))
+            .await
+    }
+
+    /// Waits until the body at `path` no longer contains `needle`; returns the body.
+    pub async fn wait_for_text_gone(&self, path: &str, needle: &str) -> String {
+        self.wait_until(path, |status, body| status == 200 && !body.contains(needle))
+            .await
+    }
+
+    async fn wait_until(&self, path: &str, done: impl Fn(u16, &str) -> bool) -> String {
+        let started = std::time::Instant::now();
+        loop {
+            self.site_wake();
+            let res = self.get(path).await;
+            let status = res.status().as_u16();
+            let body = res.text().await.unwrap_or_default();
+            if done(status, &body) {
+                return body;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "{path} did not reach the expected state: {status} {body}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Makes the database unreachable for this app: on PostgreSQL the database refuses
+    /// connections and its sessions are terminated; on SQLite every pooled connection is held,
+    /// so each checkout times out (the pool-exhaustion outage).
+    pub async fn break_database(&self) -> Outage {
+        if let Some((admin_url, name)) = self.test_db.postgres_admin() {
+            let (admin, db_name) = (admin_url.clone(), name.clone());
+            tokio::task::spawn_blocking(move || {
+                let name = db_name;
+                let mut conn = PgConnection::establish(&admin).unwrap();
+                conn.batch_execute(&format!(
+                    "ALTER DATABASE {name} ALLOW_CONNECTIONS false; \
+                     SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}';"
+                ))
+                .unwrap();
+            })
+            .await
+            .unwrap();
+            return Outage::Postgres {
+                admin_url,
+                name: name.clone(),
+            };
+        }
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let (held_tx, held_rx) = tokio::sync::oneshot::channel();
+        let db = self.db.clone();
+        let holder = tokio::spawn(async move {
+            let _ = db
+                .run(move |_conn| {
+                    let _ = held_tx.send(());
+                    let _ = wait.recv();
+                    Ok(())
+                })
+                .await;
+        });
+        held_rx.await.expect("the only pooled connection is held");
+        Outage::Sqlite { release, holder }
+    }
+
     /// Begins the drain and waits for the server to stop; returns its result. The database
     /// stays until the `TestApp` is dropped.
     pub async fn stop(&mut self) -> anyhow::Result<()> {
@@ -191,5 +296,36 @@ impl TestApp {
 impl Drop for TestApp {
     fn drop(&mut self) {
         self.shutdown.begin();
+    }
+}
+
+/// A database outage started by [`TestApp::break_database`].
+pub enum Outage {
+    Postgres {
+        admin_url: String,
+        name: String,
+    },
+    Sqlite {
+        release: std::sync::mpsc::Sender<()>,
+        holder: tokio::task::JoinHandle<()>,
+    },
+}
+
+impl Outage {
+    /// Ends the outage.
+    pub async fn restore(self) {
+        match self {
+            Self::Postgres { admin_url, name } => tokio::task::spawn_blocking(move || {
+                let mut conn = PgConnection::establish(&admin_url).unwrap();
+                conn.batch_execute(&format!("ALTER DATABASE {name} ALLOW_CONNECTIONS true"))
+                    .unwrap();
+            })
+            .await
+            .unwrap(),
+            Self::Sqlite { release, holder } => {
+                let _ = release.send(());
+                holder.await.unwrap();
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@
 #[macro_use]
 mod helpers;
 
+mod browser;
 mod cli;
 mod health;
 mod jobs;
@@ -12,3 +13,4 @@ mod migrations;
 mod model;
 mod pool;
 mod process;
+mod public;

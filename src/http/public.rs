@@ -1,0 +1,154 @@
+//! Public pages, API, feeds, badge and assets: answered from the in-memory site, never from the
+//! database, so they stay fast and up when the database is slow or down.
+
+use std::sync::Arc;
+
+use actix_web::http::Method;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, guard, web};
+use serde_json::json;
+
+use crate::render::Representation;
+use crate::render::site::{PageSnapshot, PublicSite};
+
+/// Content-Security-Policy for public HTML: nothing from elsewhere, no inline code.
+const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
+                   object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// Registers the public routes; the site root and root-level paths of a custom-domain or
+/// default page are answered by [`fallback`], the app's default service.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    let read = || web::route().guard(guard::Any(guard::Get()).or(guard::Head()));
+    cfg.route("/", read().to(root))
+        .route("/assets/{file}", read().to(asset))
+        .route("/status/{slug}", read().to(page_root))
+        .route("/status/{slug}/{tail:.*}", read().to(page_path));
+}
+
+async fn root(req: HttpRequest, site: web::Data<Arc<PublicSite>>) -> HttpResponse {
+    let snapshot = site.snapshot();
+    match snapshot.page_for_host(host(&req)) {
+        Some(page) => answer(&req, &site, page, ""),
+        None => serve(&req, &snapshot.home),
+    }
+}
+
+async fn page_root(
+    req: HttpRequest,
+    site: web::Data<Arc<PublicSite>>,
+    path: web::Path<String>,
+) -> HttpResponse {
+    match site.snapshot().pages.get(path.as_str()) {
+        Some(page) => answer(&req, &site, page, ""),
+        None => not_found(&site, ""),
+    }
+}
+
+async fn page_path(
+    req: HttpRequest,
+    site: web::Data<Arc<PublicSite>>,
+    path: web::Path<(String, String)>,
+) -> HttpResponse {
+    let (slug, tail) = path.into_inner();
+    match site.snapshot().pages.get(&slug) {
+        Some(page) => answer(&req, &site, page, &tail),
+        None => not_found(&site, &tail),
+    }
+}
+
+async fn asset(
+    req: HttpRequest,
+    site: web::Data<Arc<PublicSite>>,
+    file: web::Path<String>,
+) -> HttpResponse {
+    match site.renderer.assets.get(&file) {
+        Some(rep) => serve(&req, &rep),
+        None => not_found(&site, ""),
+    }
+}
+
+/// Root-level paths (`/api/v2/summary.json`, `/history`, ...) of the page a custom domain or the
+/// default page maps to; anything else is a 404.
+pub async fn fallback(req: HttpRequest, site: web::Data<Arc<PublicSite>>) -> HttpResponse {
+    let tail = req.path().trim_start_matches('/').to_owned();
+    if !matches!(*req.method(), Method::GET | Method::HEAD) {
+        return not_found(&site, &tail);
+    }
+    let snapshot = site.snapshot();
+    match snapshot.page_for_host(host(&req)) {
+        Some(page) => answer(&req, &site, page, &tail),
+        None => not_found(&site, &tail),
+    }
+}
+
+fn answer(req: &HttpRequest, site: &PublicSite, page: &PageSnapshot, tail: &str) -> HttpResponse {
+    match page.get(&key(tail, req.query_string())) {
+        Some(rep) => serve(req, rep),
+        None => not_found(site, tail),
+    }
+}
+
+/// The snapshot key of a path below a page: the path without a trailing slash, and for the
+/// history its page number (`history?page=2`).
+fn key(tail: &str, query: &str) -> String {
+    let tail = tail.trim_end_matches('/');
+    if tail == "history" {
+        let page = web::Query::<std::collections::HashMap<String, String>>::from_query(query)
+            .ok()
+            .and_then(|q| q.get("page").and_then(|p| p.parse::<u32>().ok()))
+            .filter(|p| *p >= 1)
+            .unwrap_or(1);
+        return format!("history?page={page}");
+    }
+    tail.to_owned()
+}
+
+fn serve(req: &HttpRequest, rep: &Representation) -> HttpResponse {
+    let mut res = rep.respond(req);
+    if rep.content_type.starts_with("text/html") {
+        res.headers_mut().insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CSP),
+        );
+        res.headers_mut()
+            .insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
+    res
+}
+
+/// 404 as JSON for API paths, as the HTML error page otherwise.
+fn not_found(site: &PublicSite, tail: &str) -> HttpResponse {
+    if tail.starts_with("api/") || tail.ends_with(".json") {
+        return HttpResponse::NotFound()
+            .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
+            .json(json!({"error": "not_found", "message": "no such status page or resource"}));
+    }
+    let mut res = HttpResponse::NotFound();
+    res.insert_header((header::CONTENT_TYPE, site.renderer.not_found.content_type))
+        .insert_header((header::CONTENT_SECURITY_POLICY, CSP))
+        .insert_header((header::CACHE_CONTROL, "no-store"));
+    res.body(site.renderer.not_found.identity.clone())
+}
+
+fn host(req: &HttpRequest) -> &str {
+    req.headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key;
+
+    #[test]
+    fn paths_map_to_snapshot_keys() {
+        assert_eq!(key("", ""), "");
+        assert_eq!(key("api/v2/summary.json", ""), "api/v2/summary.json");
+        assert_eq!(key("incidents/abc/", ""), "incidents/abc");
+        assert_eq!(key("history", ""), "history?page=1");
+        assert_eq!(key("history", "page=3"), "history?page=3");
+        assert_eq!(key("history/", "page=0"), "history?page=1");
+        assert_eq!(key("history", "page=x"), "history?page=1");
+    }
+}

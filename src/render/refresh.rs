@@ -1,0 +1,183 @@
+//! Keeps the in-memory site in step with the database: polls every page's revision (cheap
+//! aggregate queries), re-renders only what changed or fell due, and when the database cannot be
+//! read keeps serving the last snapshot, re-rendered with a "data as of" notice.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use tokio_util::sync::CancellationToken;
+
+use super::site::{PageSnapshot, PublicSite, SiteSnapshot};
+use crate::db::Db;
+use crate::db::models::public::{self as queries, PageRevision};
+use crate::services::public::load_page_data;
+
+/// How often revisions are polled: a change made through another Herald process sharing the
+/// database shows within this interval plus the render time.
+pub const POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The refresher's memory of what it rendered.
+pub struct Refresher {
+    site: Arc<PublicSite>,
+    db: Db,
+    base_url: String,
+    pages: HashMap<String, (PageRevision, Arc<PageSnapshot>)>,
+    stale: bool,
+}
+
+impl Refresher {
+    pub fn new(site: Arc<PublicSite>, db: Db, base_url: String) -> Self {
+        Self {
+            site,
+            db,
+            base_url,
+            pages: HashMap::new(),
+            stale: false,
+        }
+    }
+
+    /// One pass: read revisions, re-render what changed or fell due, publish if anything moved.
+    pub async fn refresh(&mut self) -> anyhow::Result<()> {
+        let revisions = match self.db.run(|c| Ok(queries::page_revisions(c)?)).await {
+            Ok(revisions) => revisions,
+            Err(e) => {
+                self.mark_stale().await;
+                return Err(e.into());
+            }
+        };
+        let was_stale = std::mem::take(&mut self.stale);
+        let now = Utc::now();
+        let mut changed = was_stale || revisions.len() != self.pages.len();
+        let mut next = HashMap::new();
+        for rev in revisions.into_iter().filter(|r| r.is_public) {
+            let old = self.pages.remove(&rev.page_id);
+            let fresh = old
+                .as_ref()
+                .filter(|(r, s)| !was_stale && *r == rev && s.wake_at > now)
+                .map(|(_, s)| s.clone());
+            let snapshot = match fresh {
+                Some(snapshot) => snapshot,
+                None => {
+                    changed = true;
+                    match self.render(&rev.page_id).await {
+                        Ok(snapshot) => snapshot,
+                        Err(e) => {
+                            tracing::error!(page = %rev.slug, error = %e, "rendering the page failed; keeping its last version");
+                            match old {
+                                Some((_, snapshot)) => snapshot,
+                                None => continue,
+                            }
+                        }
+                    }
+                }
+            };
+            next.insert(rev.page_id.clone(), (rev, snapshot));
+        }
+        changed |= !self.pages.is_empty();
+        self.pages = next;
+        if changed {
+            self.publish().await?;
+        }
+        Ok(())
+    }
+
+    async fn render(&self, page_id: &str) -> anyhow::Result<Arc<PageSnapshot>> {
+        let (id, base) = (page_id.to_owned(), self.base_url.clone());
+        let data = self
+            .db
+            .run(move |c| load_page_data(c, &id, Utc::now(), &base))
+            .await?;
+        let site = self.site.clone();
+        let snapshot =
+            tokio::task::spawn_blocking(move || site.renderer.render_page(data)).await??;
+        Ok(Arc::new(snapshot))
+    }
+
+    /// The database is unreachable: re-render what we have with a "data as of" notice, once.
+    async fn mark_stale(&mut self) {
+        if self.stale || self.pages.is_empty() {
+            self.stale = true;
+            return;
+        }
+        self.stale = true;
+        let since = Utc::now();
+        tracing::warn!(
+            "database unreachable: serving the last rendered pages with a 'data as of' notice"
+        );
+        let site = self.site.clone();
+        let olds: Vec<(String, PageRevision, Arc<PageSnapshot>)> = self
+            .pages
+            .iter()
+            .map(|(id, (r, s))| (id.clone(), r.clone(), s.clone()))
+            .collect();
+        let rendered = tokio::task::spawn_blocking(move || {
+            olds.into_iter()
+                .filter_map(|(id, rev, old)| {
+                    let mut data = (*old.data).clone();
+                    data.stale_since = Some(since);
+                    let snapshot = site.renderer.render_page(data).ok()?;
+                    Some((id, (rev, Arc::new(snapshot))))
+                })
+                .collect::<HashMap<_, _>>()
+        })
+        .await;
+        if let Ok(rendered) = rendered {
+            self.pages.extend(rendered);
+            if let Err(e) = self.publish().await {
+                tracing::error!(error = %e, "publishing the stale site failed");
+            }
+        }
+    }
+
+    async fn publish(&self) -> anyhow::Result<()> {
+        let mut pages = HashMap::new();
+        let mut domains = HashMap::new();
+        let mut default_slug = None;
+        for (rev, snapshot) in self.pages.values() {
+            pages.insert(rev.slug.clone(), snapshot.clone());
+            if let Some(domain) = &rev.custom_domain {
+                domains.insert(domain.to_ascii_lowercase(), rev.slug.clone());
+            }
+            if rev.is_default {
+                default_slug = Some(rev.slug.clone());
+            }
+        }
+        let site = self.site.clone();
+        let listed: Vec<Arc<PageSnapshot>> = pages.values().cloned().collect();
+        let home = tokio::task::spawn_blocking(move || {
+            let mut datas: Vec<&super::PageData> = listed.iter().map(|s| s.data.as_ref()).collect();
+            datas.sort_by(|a, b| {
+                a.page
+                    .name
+                    .cmp(&b.page.name)
+                    .then(a.page.slug.cmp(&b.page.slug))
+            });
+            site.renderer.render_home(&datas)
+        })
+        .await??;
+        self.site.publish(SiteSnapshot {
+            pages,
+            domains,
+            default_slug,
+            home: Arc::new(home),
+        });
+        Ok(())
+    }
+}
+
+/// Refreshes every [`POLL_INTERVAL`] (or at once when woken) until `stop` is cancelled.
+pub async fn run(mut refresher: Refresher, stop: CancellationToken) {
+    let site = refresher.site.clone();
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => break,
+            _ = tokio::time::sleep(POLL_INTERVAL) => {}
+            _ = site.wake.notified() => {}
+        }
+        if let Err(e) = refresher.refresh().await {
+            tracing::warn!(error = %e, "refreshing the public pages failed");
+        }
+    }
+}

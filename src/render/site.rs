@@ -1,0 +1,156 @@
+//! The public site held in memory: every page's representations, rendered once per change,
+//! swapped atomically so a request never waits for rendering or for the database.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+use chrono::{DateTime, Days, Utc};
+
+use super::assets::Assets;
+use super::html::{self, Templates};
+use super::{PageData, Representation, api_v2, badge, feeds};
+
+/// Everything one page serves, keyed by the path below the page's prefix (`""` is the overview,
+/// `"api/v2/summary.json"`, `"incidents/{id}"`, `"history?page=2"`, ...).
+#[derive(Debug)]
+pub struct PageSnapshot {
+    pub data: Arc<PageData>,
+    pub reps: HashMap<String, Arc<Representation>>,
+    /// When the page must be re-rendered even without a data change (a promised update falls
+    /// due, the day rolls over for the uptime bars).
+    pub wake_at: DateTime<Utc>,
+}
+
+impl PageSnapshot {
+    /// The representation at `key`, if any.
+    pub fn get(&self, key: &str) -> Option<&Arc<Representation>> {
+        self.reps.get(key)
+    }
+}
+
+/// All public pages plus the home page, as one immutable value.
+#[derive(Debug)]
+pub struct SiteSnapshot {
+    /// Public pages by slug.
+    pub pages: HashMap<String, Arc<PageSnapshot>>,
+    /// Custom domain (lowercase, no port) -> slug.
+    pub domains: HashMap<String, String>,
+    /// The page served at `/` when no custom domain matches.
+    pub default_slug: Option<String>,
+    pub home: Arc<Representation>,
+}
+
+impl SiteSnapshot {
+    /// The page a request for `host` maps to at the site root, if any.
+    pub fn page_for_host(&self, host: &str) -> Option<&Arc<PageSnapshot>> {
+        let host = host.rsplit_once(':').map_or(host, |(h, port)| {
+            if port.chars().all(|c| c.is_ascii_digit()) {
+                h
+            } else {
+                host
+            }
+        });
+        let host = host.to_ascii_lowercase();
+        self.domains
+            .get(&host)
+            .or(self.default_slug.as_ref())
+            .and_then(|slug| self.pages.get(slug))
+    }
+}
+
+/// Templates and assets, and the functions that turn [`PageData`] into representations.
+pub struct Renderer {
+    pub templates: Templates,
+    pub assets: Assets,
+    pub not_found: Arc<Representation>,
+    pub unavailable: Arc<Representation>,
+}
+
+impl Renderer {
+    /// Loads the embedded templates and assets.
+    pub fn load() -> anyhow::Result<Self> {
+        let templates = Templates::load()?;
+        let assets = Assets::load();
+        let not_found = Arc::new(html::render_not_found(&templates, &assets)?);
+        let unavailable = Arc::new(html::render_unavailable(&templates, &assets)?);
+        Ok(Self {
+            templates,
+            assets,
+            not_found,
+            unavailable,
+        })
+    }
+
+    /// Renders every representation of one page (CPU work: call it off the async threads).
+    pub fn render_page(&self, data: PageData) -> anyhow::Result<PageSnapshot> {
+        let mut reps = HashMap::new();
+        html::render_page(&data, &self.templates, &self.assets, &mut reps)?;
+        api_v2::render(&data, &mut reps)?;
+        feeds::render(&data, &mut reps)?;
+        reps.insert("badge.svg".to_owned(), Arc::new(badge::render(&data)));
+        let wake_at = wake_at(&data);
+        Ok(PageSnapshot {
+            data: Arc::new(data),
+            reps,
+            wake_at,
+        })
+    }
+
+    /// Renders the home page listing `pages`.
+    pub fn render_home(&self, pages: &[&PageData]) -> anyhow::Result<Representation> {
+        html::render_home(pages, &self.templates, &self.assets)
+    }
+}
+
+/// The next moment the page's output changes by itself: the earliest promised update still in
+/// the future, or the next UTC midnight (uptime bars move by a day).
+fn wake_at(data: &PageData) -> DateTime<Utc> {
+    let midnight = data
+        .as_of
+        .date_naive()
+        .checked_add_days(Days::new(1))
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|t| t.and_utc())
+        .unwrap_or(data.as_of);
+    data.open_incidents()
+        .filter_map(|i| i.next_update_by)
+        .filter(|deadline| *deadline > data.as_of)
+        .fold(midnight, DateTime::min)
+}
+
+/// The live site: the current snapshot and the renderer that makes the next one.
+pub struct PublicSite {
+    current: ArcSwap<SiteSnapshot>,
+    pub renderer: Renderer,
+    /// Wakes the refresher at once (after a change made by this process).
+    pub wake: tokio::sync::Notify,
+}
+
+impl PublicSite {
+    /// A site with `renderer` and an empty first snapshot.
+    pub fn new(renderer: Renderer) -> anyhow::Result<Self> {
+        let home = Arc::new(renderer.render_home(&[])?);
+        let empty = SiteSnapshot {
+            pages: HashMap::new(),
+            domains: HashMap::new(),
+            default_slug: None,
+            home,
+        };
+        Ok(Self {
+            current: ArcSwap::from_pointee(empty),
+            renderer,
+            wake: tokio::sync::Notify::new(),
+        })
+    }
+
+    /// The snapshot to answer from (cheap: an atomic load).
+    pub fn snapshot(&self) -> arc_swap::Guard<Arc<SiteSnapshot>> {
+        self.current.load()
+    }
+
+    /// Replaces the snapshot.
+    pub fn publish(&self, snapshot: SiteSnapshot) {
+        self.current.store(Arc::new(snapshot));
+    }
+}

@@ -1,0 +1,185 @@
+//! A small Chrome DevTools Protocol client for the browser tests: starts Debian's headless
+//! Chromium, opens a page target and sends commands over its WebSocket.
+
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+/// The Chromium binary: `HERALD_CHROMIUM`, else Debian's `/usr/bin/chromium`.
+pub fn chromium_path() -> Option<PathBuf> {
+    let path = std::env::var_os("HERALD_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/usr/bin/chromium".into());
+    path.exists().then_some(path)
+}
+
+/// A running headless Chromium.
+pub struct Browser {
+    child: Child,
+    port: u16,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    /// Starts Chromium headless with a fresh profile and a DevTools port chosen by the browser.
+    pub fn launch(binary: &std::path::Path) -> Self {
+        let profile = tempfile::tempdir().unwrap();
+        let child = Command::new(binary)
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--remote-debugging-port=0",
+                "--window-size=1280,900",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromium starts");
+        let port_file = profile.path().join("DevToolsActivePort");
+        let started = Instant::now();
+        let port = loop {
+            if let Ok(text) = std::fs::read_to_string(&port_file)
+                && let Some(port) = text.lines().next().and_then(|l| l.trim().parse().ok())
+            {
+                break port;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "chromium did not open its DevTools port"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        Self {
+            child,
+            port,
+            _profile: profile,
+        }
+    }
+
+    /// Opens a new tab and connects to it.
+    pub fn new_page(&self) -> Page {
+        let body = http(self.port, "PUT", "/json/new?about:blank");
+        let target: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+        let url = target["webSocketDebuggerUrl"]
+            .as_str()
+            .expect("page websocket url")
+            .to_owned();
+        let (socket, _) = tungstenite::connect(url.as_str()).expect("devtools websocket");
+        let mut page = Page { socket, next_id: 0 };
+        page.call("Page.enable", json!({}));
+        page.call("Runtime.enable", json!({}));
+        page
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A request to the DevTools HTTP endpoint.
+fn http(port: u16, method: &str, path: &str) -> String {
+    let client = reqwest::blocking::Client::new();
+    let url = format!("http://127.0.0.1:{port}{path}");
+    let request = match method {
+        "PUT" => client.put(url),
+        _ => client.get(url),
+    };
+    request
+        .send()
+        .and_then(|r| r.text())
+        .expect("devtools http endpoint answers")
+}
+
+/// One tab.
+pub struct Page {
+    socket: WebSocket<MaybeTlsStream<TcpStream>>,
+    next_id: u64,
+}
+
+impl Page {
+    /// Sends a command and waits for its result (events in between are skipped).
+    pub fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.socket
+            .send(Message::text(
+                json!({"id": id, "method": method, "params": params}).to_string(),
+            ))
+            .unwrap();
+        loop {
+            let message = self.socket.read().expect("devtools message");
+            let Message::Text(text) = message else {
+                continue;
+            };
+            let value: Value = serde_json::from_str(&text).unwrap();
+            if value["id"] == id {
+                assert!(value.get("error").is_none(), "{method} failed: {value}");
+                return value["result"].clone();
+            }
+        }
+    }
+
+    /// Waits for an event by name.
+    pub fn wait_for(&mut self, event: &str) -> Value {
+        loop {
+            let Message::Text(text) = self.socket.read().expect("devtools message") else {
+                continue;
+            };
+            let value: Value = serde_json::from_str(&text).unwrap();
+            if value["method"] == event {
+                return value["params"].clone();
+            }
+        }
+    }
+
+    /// Navigates and waits for the load event.
+    pub fn goto(&mut self, url: &str) {
+        self.call("Page.navigate", json!({"url": url}));
+        self.wait_for("Page.loadEventFired");
+    }
+
+    /// Evaluates an expression in the page and returns its value.
+    pub fn eval(&mut self, expression: &str) -> Value {
+        let result = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true}),
+        );
+        result["result"]["value"].clone()
+    }
+
+    /// The current document's HTML, read through the DOM domain (works with scripts disabled).
+    pub fn html(&mut self) -> String {
+        let root = self.call("DOM.getDocument", json!({"depth": 0}));
+        let node = root["root"]["nodeId"].clone();
+        self.call("DOM.getOuterHTML", json!({"nodeId": node}))["outerHTML"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    }
+
+    /// A PNG screenshot of the viewport.
+    pub fn screenshot(&mut self) -> Vec<u8> {
+        use base64::Engine;
+        let shot = self.call("Page.captureScreenshot", json!({"format": "png"}));
+        base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().unwrap())
+            .unwrap()
+    }
+}

@@ -1,0 +1,407 @@
+//! The public site: served from memory with strong ETags and precompressed bodies, 404s in the
+//! right format, custom domains and the default page, and pages that stay up while the database
+//! is unreachable.
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use herald::jobs::Registry;
+use herald::services::{demo, pages};
+
+use crate::helpers::{TestApp, TestDb};
+
+on_both_backends!(
+    every_public_endpoint_of_the_demo_page_answers,
+    a_matching_etag_gets_304_and_bodies_come_precompressed,
+    unknown_slugs_get_404_as_html_or_json,
+    a_hostile_incident_name_is_inert_everywhere,
+    custom_domains_and_the_default_page_are_served_at_the_root,
+    a_fresh_install_welcomes_the_operator,
+    pages_stay_up_while_the_database_is_unreachable,
+    a_change_made_through_another_process_shows_within_two_seconds
+);
+
+/// Seeds the demo page and waits until the site shows it.
+pub async fn seed_demo(app: &TestApp) {
+    app.db
+        .run(|c| demo::seed(c, chrono::Utc::now()))
+        .await
+        .unwrap();
+    app.wait_for_page("/status/demo").await;
+}
+
+async fn every_public_endpoint_of_the_demo_page_answers(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_demo(&app).await;
+    let json_paths = [
+        "summary.json",
+        "status.json",
+        "components.json",
+        "incidents.json",
+        "incidents/unresolved.json",
+        "scheduled-maintenances.json",
+        "scheduled-maintenances/upcoming.json",
+        "scheduled-maintenances/active.json",
+    ];
+    for path in json_paths {
+        let res = app.get(&format!("/status/demo/api/v2/{path}")).await;
+        assert_eq!(res.status(), 200, "{path}");
+        assert_eq!(res.headers()["access-control-allow-origin"], "*", "{path}");
+        assert!(
+            res.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("application/json")
+        );
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["page"]["name"], "Herald Demo", "{path}");
+    }
+    let summary: serde_json::Value = app
+        .get("/status/demo/api/v2/summary.json")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        summary["status"]["indicator"], "minor",
+        "the open webhook incident is minor"
+    );
+    assert_eq!(summary["incidents"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        summary["scheduled_maintenances"].as_array().unwrap().len(),
+        1
+    );
+    let incident_id = summary["incidents"][0]["id"].as_str().unwrap().to_owned();
+    for (path, kind) in [
+        ("/status/demo", "text/html"),
+        ("/status/demo/history", "text/html"),
+        (
+            &format!("/status/demo/incidents/{incident_id}") as &str,
+            "text/html",
+        ),
+        ("/status/demo/history.atom", "application/atom+xml"),
+        ("/status/demo/history.rss", "application/rss+xml"),
+        ("/status/demo/maintenances.ics", "text/calendar"),
+        ("/status/demo/badge.svg", "image/svg+xml"),
+    ] {
+        let res = app.get(path).await;
+        assert_eq!(res.status(), 200, "{path}");
+        assert!(
+            res.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with(kind),
+            "{path}"
+        );
+        assert!(
+            res.headers()["cache-control"]
+                .to_str()
+                .unwrap()
+                .contains("stale-while-revalidate"),
+            "{path}"
+        );
+    }
+    let head = app
+        .client
+        .head(format!("{}/status/demo", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.status(), 200);
+    let html = app.get("/status/demo").await.text().await.unwrap();
+    assert!(html.contains("Intermittent webhook delivery delays"));
+    assert!(html.contains("Database failover drill"));
+    let csp = app.get("/status/demo").await.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"),
+        "{csp}"
+    );
+}
+
+async fn a_matching_etag_gets_304_and_bodies_come_precompressed(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_demo(&app).await;
+    let raw = reqwest::Client::builder()
+        .no_gzip()
+        .no_brotli()
+        .no_deflate()
+        .build()
+        .unwrap();
+    for path in ["/status/demo", "/status/demo/api/v2/summary.json"] {
+        let url = format!("{}{path}", app.address);
+        let plain = raw.get(&url).send().await.unwrap();
+        let etag = plain.headers()["etag"].to_str().unwrap().to_owned();
+        let identity = plain.bytes().await.unwrap();
+        let again = raw
+            .get(&url)
+            .header("if-none-match", &etag)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(again.status(), 304, "{path}");
+        assert!(again.bytes().await.unwrap().is_empty());
+        let br = raw
+            .get(&url)
+            .header("accept-encoding", "gzip, br")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(br.headers()["content-encoding"], "br");
+        assert_eq!(br.headers()["vary"], "Accept-Encoding");
+        let br_tag = br.headers()["etag"].to_str().unwrap().to_owned();
+        let mut decoded = Vec::new();
+        brotli::Decompressor::new(&br.bytes().await.unwrap()[..], 4096)
+            .read_to_end(&mut decoded)
+            .unwrap();
+        assert_eq!(decoded, identity, "brotli body decodes to the same bytes");
+        let gz = raw
+            .get(&url)
+            .header("accept-encoding", "gzip")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(gz.headers()["content-encoding"], "gzip");
+        let mut decoded = Vec::new();
+        flate2::read::GzDecoder::new(&gz.bytes().await.unwrap()[..])
+            .read_to_end(&mut decoded)
+            .unwrap();
+        assert_eq!(decoded, identity);
+        let revalidate = raw
+            .get(&url)
+            .header("accept-encoding", "br")
+            .header("if-none-match", &br_tag)
+            .send()
+            .await;
+        assert_eq!(revalidate.unwrap().status(), 304);
+    }
+}
+
+async fn unknown_slugs_get_404_as_html_or_json(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_demo(&app).await;
+    let page = app.get("/status/nope").await;
+    assert_eq!(page.status(), 404);
+    assert!(
+        page.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let api = app.get("/status/nope/api/v2/summary.json").await;
+    assert_eq!(api.status(), 404);
+    let body: serde_json::Value = api.json().await.unwrap();
+    assert_eq!(body["error"], "not_found");
+    assert_eq!(
+        app.get("/status/demo/incidents/not-an-incident")
+            .await
+            .status(),
+        404
+    );
+    assert_eq!(
+        app.get("/status/demo/api/v2/nothing.json").await.status(),
+        404
+    );
+    assert_eq!(app.get("/assets/app.0000.css").await.status(), 404);
+}
+
+async fn a_hostile_incident_name_is_inert_everywhere(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_demo(&app).await;
+    let hostile = "<script>alert(1)</script>";
+    let page_id = app
+        .db
+        .run(|c| herald::services::public::page_id_by_slug(c, "demo"))
+        .await
+        .unwrap();
+    let input: herald::services::incidents::OpenIncidentInput =
+        serde_json::from_value(serde_json::json!({
+            "name": hostile, "body": format!("{hostile} **bold** <img src=x onerror=alert(2)>"),
+            "user_impact": hostile,
+        }))
+        .unwrap();
+    app.db
+        .run(move |c| {
+            herald::services::incidents::open_incident(
+                c,
+                &page_id,
+                &input,
+                None,
+                chrono::Utc::now(),
+            )
+        })
+        .await
+        .unwrap();
+    app.site_wake();
+    let summary = app
+        .wait_for_text("/status/demo/api/v2/summary.json", "alert(1)")
+        .await;
+    let json: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert!(
+        json["incidents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["name"] == hostile),
+        "JSON keeps the literal"
+    );
+    for path in [
+        "/status/demo",
+        "/status/demo/history",
+        "/status/demo/history.atom",
+        "/status/demo/history.rss",
+    ] {
+        let text = app.get(path).await.text().await.unwrap();
+        assert!(text.contains("alert(1)"), "{path} shows the name");
+        assert!(
+            !text.contains("<script>alert"),
+            "{path} must not contain a live script tag"
+        );
+        assert!(
+            !text.contains("onerror=alert"),
+            "{path} must not contain a live handler"
+        );
+    }
+}
+
+async fn custom_domains_and_the_default_page_are_served_at_the_root(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_demo(&app).await;
+    let input: pages::NewPageInput = serde_json::from_value(serde_json::json!({
+        "slug": "acme", "name": "Acme Status", "custom_domain": "status.acme.test"
+    }))
+    .unwrap();
+    app.db
+        .run(move |c| pages::create_page(c, &input))
+        .await
+        .unwrap();
+    app.site_wake();
+    app.wait_for_page("/status/acme").await;
+    let on_domain = |path: &str| {
+        app.client
+            .get(format!("{}{path}", app.address))
+            .header("host", "status.acme.test:8080")
+            .send()
+    };
+    let root = on_domain("/").await.unwrap().text().await.unwrap();
+    assert!(root.contains("Acme Status"), "{root}");
+    let summary: serde_json::Value = on_domain("/api/v2/summary.json")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(summary["page"]["name"], "Acme Status");
+    // The first page became the default page: the plain root serves it, API included.
+    let root = app.get("/").await.text().await.unwrap();
+    assert!(
+        root.contains("Herald Demo") && !root.contains("Acme Status"),
+        "{root}"
+    );
+    let summary: serde_json::Value = app.get("/api/v2/summary.json").await.json().await.unwrap();
+    assert_eq!(summary["page"]["name"], "Herald Demo");
+    // Without a default page, the plain root lists the public pages.
+    let update: pages::UpdatePageInput =
+        serde_json::from_value(serde_json::json!({"is_default": false})).unwrap();
+    let demo_id = app
+        .db
+        .run(|c| herald::services::public::page_id_by_slug(c, "demo"))
+        .await
+        .unwrap();
+    app.db
+        .run(move |c| pages::update_page(c, &demo_id, &update))
+        .await
+        .unwrap();
+    let home = app.wait_for_text("/", "Acme Status").await;
+    assert!(home.contains("Herald Demo"), "{home}");
+    assert_eq!(app.get("/api/v2/summary.json").await.status(), 404);
+}
+
+async fn a_fresh_install_welcomes_the_operator(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let home = app.get("/").await;
+    assert_eq!(home.status(), 200);
+    let text = home.text().await.unwrap();
+    assert!(
+        text.contains("herald user add") && text.contains("herald demo"),
+        "{text}"
+    );
+}
+
+async fn pages_stay_up_while_the_database_is_unreachable(db: TestDb) {
+    let app = TestApp::spawn_with(
+        db,
+        &[
+            ("HERALD_DB_POOL_SIZE", "1"),
+            ("HERALD_DB_TIMEOUT_MS", "200"),
+        ],
+        Registry::standard(),
+    )
+    .await;
+    seed_demo(&app).await;
+    let before = app.get("/status/demo").await.text().await.unwrap();
+    assert!(!before.contains("temporarily unavailable"));
+    let outage = app.break_database().await;
+    // The refresher notices within a poll and re-renders from memory with a notice.
+    let during = app
+        .wait_for_text("/status/demo", "temporarily unavailable")
+        .await;
+    assert!(
+        during.contains("Intermittent webhook delivery delays"),
+        "the last data is still shown"
+    );
+    for path in [
+        "/status/demo",
+        "/status/demo/api/v2/summary.json",
+        "/status/demo/badge.svg",
+        "/",
+    ] {
+        let started = Instant::now();
+        let res = app.get(path).await;
+        assert_eq!(res.status(), 200, "{path} during the outage");
+        assert!(
+            started.elapsed() < Duration::from_millis(150),
+            "{path} never waits on the pool"
+        );
+    }
+    assert_eq!(
+        app.get("/readyz").await.status(),
+        503,
+        "readiness tells the truth"
+    );
+    outage.restore().await;
+    let after = app
+        .wait_for_text_gone("/status/demo", "temporarily unavailable")
+        .await;
+    assert!(after.contains("Intermittent webhook delivery delays"));
+}
+
+async fn a_change_made_through_another_process_shows_within_two_seconds(db: TestDb) {
+    let first = TestApp::spawn(db).await;
+    seed_demo(&first).await;
+    let second = first.spawn_sibling().await;
+    second.wait_for_page("/status/demo").await;
+    let input: pages::UpdatePageInput =
+        serde_json::from_value(serde_json::json!({"name": "Renamed Demo"})).unwrap();
+    let id = first
+        .db
+        .run(|c| herald::services::public::page_id_by_slug(c, "demo"))
+        .await
+        .unwrap();
+    let changed = Instant::now();
+    first
+        .db
+        .run(move |c| pages::update_page(c, &id, &input))
+        .await
+        .unwrap();
+    second
+        .wait_for_text("/status/demo/api/v2/status.json", "Renamed Demo")
+        .await;
+    assert!(
+        changed.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        changed.elapsed()
+    );
+}
