@@ -2,7 +2,10 @@
 //!
 //! As on Statuspage, a major outage counts fully as downtime and a partial outage as 30 % of
 //! it; degraded performance and maintenance are not downtime. Time before the component's first
-//! recorded status is "no data", not uptime.
+//! recorded status is "no data", not uptime. The day under way shows its worst status so far but
+//! no percentage, and the bar's percentage covers complete days only: the result depends on the
+//! history and the date, not on the minute it is computed, so every Herald process renders the
+//! same bar (and serves the same ETag) all day.
 
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use serde::Serialize;
@@ -22,22 +25,25 @@ pub fn downtime_weight(status: ComponentStatus) -> f64 {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DayUptime {
     pub date: NaiveDate,
-    /// Availability in percent, `None` when there is no data for that day.
+    /// Availability in percent; `None` when there is no data for the day, and for today.
     pub percent: Option<f64>,
-    /// The worst status seen that day.
+    /// The day under way (the last of the bar).
+    pub today: bool,
+    /// The worst status seen that day (so far, for today).
     pub worst: Option<ComponentStatus>,
-    /// Seconds of weighted downtime.
+    /// Seconds of weighted downtime (0 for today).
     pub downtime_secs: u32,
 }
 
-/// A bar of consecutive days ending at the `as_of` day, and the availability over all of them.
+/// A bar of consecutive days ending at the `as_of` day, and the availability over its complete
+/// days.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UptimeBar {
     pub days: Vec<DayUptime>,
     pub percent: Option<f64>,
 }
 
-/// Computes `days` days of uptime ending with the UTC day of `as_of` (counted up to `as_of`).
+/// Computes `days` days of uptime ending with the UTC day of `as_of`.
 /// `changes` are the status changes in time order; the first may lie before the window and gives
 /// the status in force when the window opens.
 pub fn daily_uptime(
@@ -54,15 +60,23 @@ pub fn daily_uptime(
     let mut day = first_day;
     while day <= last_day {
         let start = day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
-        let end = (start + chrono::Duration::days(1)).min(as_of);
+        let today = day == last_day;
+        let end = if today {
+            as_of
+        } else {
+            start + chrono::Duration::days(1)
+        };
         let (covered, down, worst) = weigh(changes, start, end);
-        covered_total += covered;
-        down_total += down;
+        if !today {
+            covered_total += covered;
+            down_total += down;
+        }
         bar.push(DayUptime {
             date: day,
-            percent: (covered > 0.0).then(|| percent(covered, down)),
+            percent: (covered > 0.0 && !today).then(|| percent(covered, down)),
+            today,
             worst,
-            downtime_secs: down.round() as u32,
+            downtime_secs: if today { 0 } else { down.round() as u32 },
         });
         day = day.succ_opt().unwrap_or(day);
         if day == NaiveDate::MAX {
@@ -126,18 +140,18 @@ mod tests {
 
     #[test]
     fn days_before_the_first_status_have_no_data() {
-        let bar = daily_uptime(&[(at(29, 12), Operational)], at(30, 12), 5);
+        let bar = daily_uptime(&[(at(28, 12), Operational)], at(30, 12), 5);
         assert_eq!(bar.days.len(), 5);
         assert_eq!(
             bar.days[0].date,
             NaiveDate::from_ymd_opt(2026, 11, 26).unwrap()
         );
         assert!(
-            bar.days[..3]
+            bar.days[..2]
                 .iter()
                 .all(|d| d.percent.is_none() && d.worst.is_none())
         );
-        assert_eq!(bar.days[3].percent, Some(100.0));
+        assert_eq!(bar.days[2].percent, Some(100.0));
         assert_eq!(bar.percent, Some(100.0));
     }
 
@@ -153,10 +167,7 @@ mod tests {
         assert_eq!(day.percent, Some(75.0));
         assert_eq!(day.worst, Some(MajorOutage));
         assert_eq!(day.downtime_secs, 6 * 3600);
-        assert_eq!(
-            bar.days[1].percent, None,
-            "nothing of the last day has elapsed yet"
-        );
+        assert!(bar.days[1].today && bar.days[1].percent.is_none());
     }
 
     #[test]
@@ -166,7 +177,7 @@ mod tests {
             (at(28, 10), DegradedPerformance),
             (at(29, 0), Operational),
         ];
-        let bar = daily_uptime(&changes, at(29, 0), 2);
+        let bar = daily_uptime(&changes, at(29, 1), 2);
         let expected = 100.0 - 10.0 * 0.3 / 24.0 * 100.0;
         assert!(
             (bar.days[0].percent.unwrap() - expected).abs() < 1e-9,
@@ -181,6 +192,22 @@ mod tests {
         let bar = daily_uptime(&[(at(1, 0), MajorOutage)], at(30, 12), 2);
         assert_eq!(bar.days[0].percent, Some(0.0));
         assert_eq!(bar.percent, Some(0.0));
+    }
+
+    #[test]
+    fn today_shows_its_worst_status_but_no_figure_that_changes_by_the_minute() {
+        let changes = [
+            (at(1, 0), Operational),
+            (at(30, 9), PartialOutage),
+            (at(30, 10), Operational),
+        ];
+        let morning = daily_uptime(&changes, at(30, 11), 3);
+        let evening = daily_uptime(&changes, at(30, 23), 3);
+        assert_eq!(morning, evening);
+        let today = morning.days.last().unwrap();
+        assert!(today.today && today.percent.is_none());
+        assert_eq!(today.worst, Some(PartialOutage));
+        assert_eq!(morning.percent, Some(100.0), "complete days only");
     }
 
     #[test]

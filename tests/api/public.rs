@@ -18,7 +18,8 @@ on_both_backends!(
     custom_domains_and_the_default_page_are_served_at_the_root,
     a_fresh_install_welcomes_the_operator,
     pages_stay_up_while_the_database_is_unreachable,
-    a_change_made_through_another_process_shows_within_two_seconds
+    a_change_made_through_another_process_shows_within_two_seconds,
+    the_same_data_renders_to_the_same_bytes_all_day
 );
 
 /// Seeds the demo page and waits until the site shows it.
@@ -404,4 +405,43 @@ async fn a_change_made_through_another_process_shows_within_two_seconds(db: Test
         "took {:?}",
         changed.elapsed()
     );
+}
+
+async fn the_same_data_renders_to_the_same_bytes_all_day(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_demo(&app).await;
+    let now = chrono::Utc::now();
+    let later = now + chrono::Duration::minutes(3);
+    let (first, second) = if later.date_naive() == now.date_naive() {
+        (now, later)
+    } else {
+        (now - chrono::Duration::minutes(3), now)
+    };
+    let id = app
+        .db
+        .run(|c| herald::services::public::page_id_by_slug(c, "demo"))
+        .await
+        .unwrap();
+    let mut renders = Vec::new();
+    for at in [first, second] {
+        let (id, site) = (id.clone(), app.site.clone());
+        let data = app
+            .db
+            .run(move |c| herald::services::public::load_page_data(c, &id, at, "http://h.test"))
+            .await
+            .unwrap();
+        renders.push(
+            tokio::task::spawn_blocking(move || site.renderer.render_page(data).unwrap())
+                .await
+                .unwrap(),
+        );
+    }
+    let (a, b) = (&renders[0], &renders[1]);
+    assert!(a.reps.len() > 10);
+    for (key, rep) in &a.reps {
+        assert_eq!(
+            rep.tag, b.reps[key].tag,
+            "{key} differs between two renders the same day"
+        );
+    }
 }

@@ -138,7 +138,9 @@ impl Frame {
                 nav,
             }),
             stale: data.stale_since.map(|_| TimeView::new(data.as_of, tz)),
-            as_of: Some(TimeView::new(data.as_of, tz)),
+            // Only a stale page names a time: otherwise the bytes would change with the minute of
+            // rendering, and two Herald processes would serve different ETags for the same data.
+            as_of: data.stale_since.map(|_| TimeView::new(data.as_of, tz)),
             ..Self::site("", assets)
         }
     }

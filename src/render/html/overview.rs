@@ -194,6 +194,9 @@ fn day_view(
             sentence_case(worst.label())
         ),
         (Some(p), None) => format!("{date}: {} uptime", percent_text(p, 2)),
+        (None, Some(worst)) if day.today => {
+            format!("{date} (today so far): {}", sentence_case(worst.label()))
+        }
         (None, _) => format!("{date}: no data"),
     };
     match incident_ids.len() {
@@ -203,6 +206,7 @@ fn day_view(
     }
     let tone = match (day.percent, day.worst) {
         (Some(_), Some(worst)) => StatusLook::component(worst).tone,
+        (None, Some(worst)) if day.today => StatusLook::component(worst).tone,
         (Some(_), None) => "ok",
         (None, _) => StatusLook::no_data().tone,
     };

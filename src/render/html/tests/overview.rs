@@ -75,7 +75,7 @@ fn each_component_has_a_ninety_day_bar_of_labelled_links_into_the_history() {
         r#"<a class="day s-partial" href="/status/acme/history?page=1#day-2026-11-29" aria-label="29 Nov 2026: 97.5 % uptime, Partial outage, 1 incident""#
     ), "{html}");
     assert!(html.contains(
-        r#"href="/status/acme/history?page=1#day-2026-11-29" aria-label="30 Nov 2026: 100 % uptime, Operational, 1 incident""#
+        r#"href="/status/acme/history?page=1#day-2026-11-29" aria-label="30 Nov 2026 (today so far): Operational, 1 incident""#
     ), "a day links to where its incident is listed");
     assert!(html.contains(
         r#"<a class="day s-none" href="/status/acme/history?page=1#day-2026-09-02" aria-label="2 Sep 2026: no data""#
@@ -130,14 +130,22 @@ fn the_overview_lists_maintenance_and_links_to_history_subscribe_support_and_fee
 }
 
 #[test]
-fn stale_data_shows_a_notice_and_the_footer_says_as_of_when() {
+fn only_stale_data_names_a_time_so_fresh_bytes_do_not_change_with_the_minute() {
     let mut data = fixture::page();
     let fresh = page(&render(&data), "");
     assert!(!fresh.contains("Live data is temporarily unavailable"));
-    assert!(fresh.contains(r#"Data as of <time datetime="2026-11-30T12:00:00Z" data-local>30 Nov 2026, 13:00 CET</time>."#));
+    assert!(!fresh.contains("Data as of"));
+    let mut later = data.clone();
+    later.as_of = as_of() + Duration::minutes(7);
+    assert_eq!(
+        fresh,
+        page(&render(&later), ""),
+        "rendering later the same day changes nothing"
+    );
     data.stale_since = Some(as_of() + Duration::minutes(5));
     let stale = page(&render(&data), "");
     assert!(stale.contains(r#"Live data is temporarily unavailable; showing data as of <time datetime="2026-11-30T12:00:00Z" data-local>30 Nov 2026, 13:00 CET</time>."#));
+    assert!(stale.contains(r#"Data as of <time datetime="2026-11-30T12:00:00Z" data-local>30 Nov 2026, 13:00 CET</time>."#));
 }
 
 #[test]
