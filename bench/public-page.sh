@@ -2,6 +2,8 @@
 # Public page throughput: wrk on loopback against Herald's /status/demo and its summary.json,
 # and in the same run against nginx serving the very same bytes from static files, with the
 # same connections and duration. Prints requests/s and p99 for both and Herald/nginx ratios.
+# Two encodings: identity (wrk's default, no Accept-Encoding) and gzip (what browsers get; nginx
+# serves Herald's own gzip bytes with gzip_static, so both send the same bytes again).
 #
 #   bench/public-page.sh            # 256 connections, 15 s per run
 #   CONNECTIONS=64 DURATION=10s bench/public-page.sh
@@ -38,6 +40,9 @@ for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$HERALD_PORT/readyz" >/dev
 mkdir -p "$work/www/status/demo/api/v2"
 curl -fsS "http://127.0.0.1:$HERALD_PORT/status/demo" -o "$work/www/status/demo/index.html"
 curl -fsS "http://127.0.0.1:$HERALD_PORT/status/demo/api/v2/summary.json" -o "$work/www/status/demo/api/v2/summary.json"
+curl -fsS -H 'Accept-Encoding: gzip' "http://127.0.0.1:$HERALD_PORT/status/demo" -o "$work/www/status/demo/index.html.gz"
+curl -fsS -H 'Accept-Encoding: gzip' "http://127.0.0.1:$HERALD_PORT/status/demo/api/v2/summary.json" \
+  -o "$work/www/status/demo/api/v2/summary.json.gz"
 cat >"$work/nginx.conf" <<CONF
 worker_processes 2;
 pid $work/nginx.pid;
@@ -45,6 +50,7 @@ error_log $work/nginx-error.log;
 events { worker_connections 4096; }
 http {
   access_log off;
+  gzip_static on;
   types { text/html html; application/json json; }
   server {
     listen 127.0.0.1:$NGINX_PORT;
@@ -56,9 +62,9 @@ CONF
 nginx -c "$work/nginx.conf"
 sleep 0.5
 
-run() { # name url
+run() { # name url [accept-encoding]
   local out
-  out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$2")"
+  out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency ${3:+-H "Accept-Encoding: $3"} "$2")"
   local rps p99
   rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
   p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
@@ -69,12 +75,18 @@ to_ms() { # wrk latency like 12.34ms, 1.2s, 950.00us
 }
 
 printf 'connections=%s duration=%s threads=%s cpus=%s\n' "$CONNECTIONS" "$DURATION" "$THREADS" "$(nproc)"
-printf '%-12s %-8s %12s %10s %12s %10s %9s %9s\n' endpoint server "req/s" "p99" "nginx req/s" "nginx p99" "rps ratio" "p99 ratio"
-for path in /status/demo /status/demo/api/v2/summary.json; do
-  read -r _ h_rps h_p99 < <(run herald "http://127.0.0.1:$HERALD_PORT$path")
-  read -r _ n_rps n_p99 < <(run nginx "http://127.0.0.1:$NGINX_PORT$path")
-  h_ms="$(to_ms "$h_p99")"; n_ms="$(to_ms "$n_p99")"
-  printf '%-12s %-8s %12s %8sms %12s %8sms %9s %9s\n' "$(basename "$path")" herald "$h_rps" "$h_ms" "$n_rps" "$n_ms" \
-    "$(awk -v a="$h_rps" -v b="$n_rps" 'BEGIN { printf "%.2fx", a / b }')" \
-    "$(awk -v a="$h_ms" -v b="$n_ms" 'BEGIN { printf "%.2fx", a / b }')"
+printf '%-12s %-8s %12s %10s %12s %10s %9s %9s\n' endpoint encoding "req/s" "p99" "nginx req/s" "nginx p99" "rps ratio" "p99 ratio"
+for encoding in identity gzip; do
+  accept=""; [[ "$encoding" == gzip ]] && accept="gzip"
+  for path in /status/demo /status/demo/api/v2/summary.json; do
+    read -r _ h_rps h_p99 < <(run herald "http://127.0.0.1:$HERALD_PORT$path" "$accept")
+    read -r _ n_rps n_p99 < <(run nginx "http://127.0.0.1:$NGINX_PORT$path" "$accept")
+    h_ms="$(to_ms "$h_p99")"; n_ms="$(to_ms "$n_p99")"
+    printf '%-12s %-8s %12s %8sms %12s %8sms %9s %9s\n' "$(basename "$path")" "$encoding" "$h_rps" "$h_ms" "$n_rps" "$n_ms" \
+      "$(awk -v a="$h_rps" -v b="$n_rps" 'BEGIN { printf "%.2fx", a / b }')" \
+      "$(awk -v a="$h_ms" -v b="$n_ms" 'BEGIN { printf "%.2fx", a / b }')"
+  done
 done
+printf 'bytes: page %s (gzip %s), summary.json %s (gzip %s)\n' \
+  "$(stat -c %s "$work/www/status/demo/index.html")" "$(stat -c %s "$work/www/status/demo/index.html.gz")" \
+  "$(stat -c %s "$work/www/status/demo/api/v2/summary.json")" "$(stat -c %s "$work/www/status/demo/api/v2/summary.json.gz")"

@@ -50,3 +50,14 @@ pub fn metrics_handle() -> PrometheusHandle {
         })
         .clone()
 }
+
+/// Drains histogram samples into their buckets every few seconds; without it a process that is
+/// never scraped would keep every sample in memory.
+pub async fn upkeep(handle: PrometheusHandle, stop: tokio_util::sync::CancellationToken) {
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => break,
+            _ = tokio::time::sleep(std::time::Duration::from_secs(5)) => handle.run_upkeep(),
+        }
+    }
+}

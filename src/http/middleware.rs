@@ -1,26 +1,73 @@
 //! Cross-cutting request handling: per-route metrics, the request id header, and closing
 //! keep-alive connections while draining so clients reconnect to a live instance.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::time::Instant;
 
 use actix_http::ConnectionType;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
+use metrics::{Counter, Histogram};
 use tracing_actix_web::RequestId;
 
 use crate::startup::AppState;
 
+/// (method, route pattern, status) of a request.
+type RouteKey = (&'static str, String, u16);
+
+thread_local! {
+    /// Metric handles by (method, route pattern, status): registering a labelled metric costs
+    /// allocations and a registry lookup, so each worker thread does it once per combination.
+    static HANDLES: RefCell<HashMap<RouteKey, (Counter, Histogram)>> =
+        RefCell::new(HashMap::new());
+}
+
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::OPTIONS => "OPTIONS",
+        _ => "OTHER",
+    }
+}
+
+fn record(method: &'static str, route: String, status: u16, elapsed: f64) {
+    HANDLES.with(|handles| {
+        let mut handles = handles.borrow_mut();
+        let (counter, histogram) =
+            handles
+                .entry((method, route, status))
+                .or_insert_with_key(|(m, r, s)| {
+                    let counter = metrics::counter!("herald_http_requests_total",
+                "method" => *m, "route" => r.clone(), "status" => s.to_string());
+                    let histogram = metrics::histogram!("herald_http_request_duration_seconds",
+                "method" => *m, "route" => r.clone());
+                    (counter, histogram)
+                });
+        counter.increment(1);
+        histogram.record(elapsed);
+    });
+}
+
 /// Records `herald_http_requests_total` and `herald_http_request_duration_seconds` by route
-/// pattern (never the raw path, which would explode the label set), sets `x-request-id`.
+/// pattern (never the raw path, which would explode the label set), logs one access line (reads
+/// at debug, writes and errors at info, so an outage's flood of page views does not flood the
+/// logs), and sets `x-request-id`.
 pub async fn observe(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody + 'static>, actix_web::Error> {
     let started = Instant::now();
-    let method = req.method().to_string();
+    let method = method_label(req.method());
     let request_id = req.extensions().get::<RequestId>().map(|id| id.to_string());
     let draining = req
         .app_data::<web::Data<AppState>>()
@@ -30,20 +77,15 @@ pub async fn observe(
         .request()
         .match_pattern()
         .unwrap_or_else(|| "unmatched".to_owned());
-    let status_code = res.status().as_u16();
-    let status = status_code.to_string();
+    let status = res.status().as_u16();
     let elapsed = started.elapsed().as_secs_f64();
     let elapsed_ms = elapsed * 1000.0;
-    // One access line per request, inside the request's span (so it carries the request id);
-    // probes are frequent and only logged at debug.
-    if matches!(route.as_str(), "/healthz" | "/readyz" | "/metrics") {
-        tracing::debug!(%method, %route, status = status_code, elapsed_ms, "request");
+    if status >= 400 || !matches!(method, "GET" | "HEAD") {
+        tracing::info!(method, %route, status, elapsed_ms, "request");
     } else {
-        tracing::info!(%method, %route, status = status_code, elapsed_ms, "request");
+        tracing::debug!(method, %route, status, elapsed_ms, "request");
     }
-    metrics::counter!("herald_http_requests_total", "method" => method.clone(), "route" => route.clone(), "status" => status)
-        .increment(1);
-    metrics::histogram!("herald_http_request_duration_seconds", "method" => method, "route" => route).record(elapsed);
+    record(method, route, status, elapsed);
     if let Some(id) = request_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
         res.headers_mut()
             .insert(HeaderName::from_static("x-request-id"), id);

@@ -59,6 +59,32 @@ pub struct Representation {
     pub cache: CachePolicy,
     /// `Access-Control-Allow-Origin: *` (the public JSON API).
     pub cors: bool,
+    /// Header values made once, not per request.
+    headers: Prepared,
+}
+
+/// The per-representation header values, built once.
+#[derive(Debug, Clone)]
+struct Prepared {
+    etag_identity: HeaderValue,
+    etag_br: HeaderValue,
+    etag_gz: HeaderValue,
+    cache_control: HeaderValue,
+    content_type: HeaderValue,
+}
+
+impl Prepared {
+    fn new(tag: &str, cache: CachePolicy, content_type: &'static str) -> Self {
+        let value =
+            |s: String| HeaderValue::from_str(&s).unwrap_or_else(|_| HeaderValue::from_static(""));
+        Self {
+            etag_identity: value(format!("\"{tag}\"")),
+            etag_br: value(format!("\"{tag}-br\"")),
+            etag_gz: value(format!("\"{tag}-gz\"")),
+            cache_control: value(cache.header()),
+            content_type: HeaderValue::from_static(content_type),
+        }
+    }
 }
 
 /// Which body a client gets.
@@ -79,6 +105,7 @@ impl Representation {
         } else {
             (None, None)
         };
+        let headers = Prepared::new(&tag, cache, content_type);
         Self {
             content_type,
             identity,
@@ -87,6 +114,7 @@ impl Representation {
             tag,
             cache,
             cors: false,
+            headers,
         }
     }
 
@@ -97,25 +125,25 @@ impl Representation {
     }
 
     /// The quoted ETag of one coding (codings get distinct strong tags, as RFC 9110 requires).
-    fn etag(&self, coding: Coding) -> String {
+    fn etag(&self, coding: Coding) -> HeaderValue {
         match coding {
-            Coding::Brotli => format!("\"{}-br\"", self.tag),
-            Coding::Gzip => format!("\"{}-gz\"", self.tag),
-            Coding::Identity => format!("\"{}\"", self.tag),
+            Coding::Brotli => self.headers.etag_br.clone(),
+            Coding::Gzip => self.headers.etag_gz.clone(),
+            Coding::Identity => self.headers.etag_identity.clone(),
         }
     }
 
     /// Answers `req`: 304 when `If-None-Match` matches, otherwise the best body the client accepts.
     pub fn respond(&self, req: &HttpRequest) -> HttpResponse {
         let coding = self.choose(req);
-        let etag = self.etag(coding);
-        let mut res = if self.not_modified(req) {
+        let not_modified = self.not_modified(req);
+        let mut res = if not_modified {
             HttpResponse::NotModified()
         } else {
             HttpResponse::Ok()
         };
-        res.insert_header((header::ETAG, etag))
-            .insert_header((header::CACHE_CONTROL, self.cache.header()))
+        res.insert_header((header::ETAG, self.etag(coding)))
+            .insert_header((header::CACHE_CONTROL, self.headers.cache_control.clone()))
             .insert_header((header::VARY, HeaderValue::from_static("Accept-Encoding")));
         if self.cors {
             res.insert_header((
@@ -123,17 +151,17 @@ impl Representation {
                 HeaderValue::from_static("*"),
             ));
         }
-        if self.not_modified(req) {
+        if not_modified {
             return res.finish();
         }
-        res.insert_header((header::CONTENT_TYPE, self.content_type));
+        res.insert_header((header::CONTENT_TYPE, self.headers.content_type.clone()));
         let body = match coding {
             Coding::Brotli => {
-                res.insert_header((header::CONTENT_ENCODING, "br"));
+                res.insert_header((header::CONTENT_ENCODING, HeaderValue::from_static("br")));
                 self.brotli.clone()
             }
             Coding::Gzip => {
-                res.insert_header((header::CONTENT_ENCODING, "gzip"));
+                res.insert_header((header::CONTENT_ENCODING, HeaderValue::from_static("gzip")));
                 self.gzip.clone()
             }
             Coding::Identity => None,

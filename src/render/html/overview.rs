@@ -73,6 +73,9 @@ pub struct UptimeView {
 /// One day of an uptime bar.
 #[derive(Debug, Serialize)]
 pub struct DayView {
+    /// Days with incidents link to them in the history; the others are plain cells with a
+    /// tooltip, which keeps the page small (90 days times every component).
+    pub linked: bool,
     pub href: String,
     /// E.g. "30 Nov 2026: 99.2 % uptime, Partial outage, 1 incident".
     pub label: String,
@@ -212,6 +215,7 @@ fn day_view(
     };
     let target = targets.target(day.date, incident_ids);
     DayView {
+        linked: !incident_ids.is_empty(),
         href: day_href(&data.page.path, data.as_of, target),
         label,
         tone,
