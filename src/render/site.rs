@@ -154,3 +154,37 @@ impl PublicSite {
         self.current.store(Arc::new(snapshot));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::wake_at;
+    use crate::render::html::fixture;
+    use chrono::{Duration, TimeZone, Utc};
+
+    #[test]
+    fn a_page_wakes_at_the_next_promised_update_or_at_midnight() {
+        let mut data = fixture::page();
+        let midnight = Utc.with_ymd_and_hms(2026, 12, 1, 0, 0, 0).unwrap();
+        assert_eq!(wake_at(&data), midnight, "nothing promised: the day's end");
+        let due = data.as_of + Duration::hours(2);
+        data.incidents
+            .push(fixture::open_incident("i-open", "API errors", due));
+        assert_eq!(wake_at(&data), due);
+        for incident in &mut data.incidents {
+            incident.next_update_by = Some(data.as_of + Duration::minutes(10));
+        }
+        assert!(
+            data.open_incidents().next().is_some(),
+            "the fixture has an open incident"
+        );
+        assert_eq!(wake_at(&data), data.as_of + Duration::minutes(10));
+        for incident in &mut data.incidents {
+            incident.next_update_by = Some(data.as_of - Duration::minutes(10));
+        }
+        assert_eq!(
+            wake_at(&data),
+            midnight,
+            "a deadline already passed does not wake the page again"
+        );
+    }
+}

@@ -19,7 +19,8 @@ on_both_backends!(
     a_fresh_install_welcomes_the_operator,
     pages_stay_up_while_the_database_is_unreachable,
     a_change_made_through_another_process_shows_within_two_seconds,
-    the_same_data_renders_to_the_same_bytes_all_day
+    the_same_data_renders_to_the_same_bytes_all_day,
+    seeding_the_demo_twice_changes_nothing
 );
 
 /// Seeds the demo page and waits until the site shows it.
@@ -444,4 +445,70 @@ async fn the_same_data_renders_to_the_same_bytes_all_day(db: TestDb) {
             "{key} differs between two renders the same day"
         );
     }
+}
+
+async fn seeding_the_demo_twice_changes_nothing(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_demo(&app).await;
+    let before = app
+        .get("/status/demo/api/v2/summary.json")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let history_before = app
+        .get("/status/demo/api/v2/incidents.json")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let again = app
+        .db
+        .run(|c| demo::seed(c, chrono::Utc::now()))
+        .await
+        .unwrap();
+    assert_eq!(again, demo::Seeded::AlreadyThere);
+    app.site_wake();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        app.get("/status/demo/api/v2/summary.json")
+            .await
+            .text()
+            .await
+            .unwrap(),
+        before
+    );
+    assert_eq!(
+        app.get("/status/demo/api/v2/incidents.json")
+            .await
+            .text()
+            .await
+            .unwrap(),
+        history_before
+    );
+    let summary: serde_json::Value = serde_json::from_str(&before).unwrap();
+    let components = summary["components"].as_array().unwrap();
+    assert_eq!(
+        components.iter().filter(|c| c["group"] == false).count(),
+        7,
+        "seven components"
+    );
+    assert_eq!(
+        components.iter().filter(|c| c["group"] == true).count(),
+        3,
+        "three groups"
+    );
+    let regions: Vec<_> = components
+        .iter()
+        .filter_map(|c| c["region"].as_str())
+        .collect();
+    assert_eq!(regions, ["eu-central-1", "us-east-1"]);
+    let incidents: serde_json::Value = serde_json::from_str(&history_before).unwrap();
+    let postmortems = incidents["incidents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["postmortem"].is_object())
+        .count();
+    assert_eq!(postmortems, 1, "one published postmortem");
 }

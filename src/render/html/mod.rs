@@ -15,7 +15,7 @@ mod overview;
 mod templates;
 
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 #[cfg(test)]
 mod tests;
 
