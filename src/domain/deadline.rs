@@ -59,10 +59,11 @@ pub struct NextUpdateIntervals {
 }
 
 impl Default for NextUpdateIntervals {
-    /// No deadline for `none`, two hours for minor, one hour for major, 30 minutes for critical.
+    /// Four hours for `none` (every open incident promises its next update), two hours for
+    /// minor, one hour for major, 30 minutes for critical.
     fn default() -> Self {
         Self {
-            none: None,
+            none: Some(240),
             minor: Some(120),
             major: Some(60),
             critical: Some(30),
@@ -179,7 +180,7 @@ mod tests {
     fn default_intervals_tighten_with_impact() {
         let intervals = NextUpdateIntervals::default();
         let cases = [
-            (Impact::None, None),
+            (Impact::None, Some(240)),
             (Impact::Minor, Some(120)),
             (Impact::Major, Some(60)),
             (Impact::Critical, Some(30)),
@@ -268,7 +269,7 @@ mod tests {
             (Impact::Critical, IncidentStatus::Investigating, Some(30)),
             (Impact::Major, IncidentStatus::Identified, Some(60)),
             (Impact::Minor, IncidentStatus::Monitoring, Some(120)),
-            (Impact::None, IncidentStatus::Investigating, None),
+            (Impact::None, IncidentStatus::Investigating, Some(240)),
             (Impact::Critical, IncidentStatus::Resolved, None),
             (Impact::Major, IncidentStatus::Postmortem, None),
         ];

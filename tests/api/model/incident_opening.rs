@@ -188,8 +188,9 @@ async fn an_incident_without_a_chosen_deadline_gets_the_pages_interval_for_its_i
     };
     let quiet = open(&app, &page.id, quiet, clock.now()).await;
     assert_eq!(
-        quiet.incident.next_update_by, None,
-        "no interval for impact none"
+        quiet.incident.next_update_by,
+        Some((clock.now() + chrono::Duration::minutes(240)).naive_utc()),
+        "even an incident without impact promises its next update, by default within 4 h"
     );
 
     let id = opened.incident.id.clone();
