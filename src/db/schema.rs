@@ -202,6 +202,48 @@ diesel::joinable!(postmortems -> incidents (incident_id));
 diesel::joinable!(postmortem_timeline_entries -> postmortems (postmortem_id));
 diesel::joinable!(postmortem_follow_ups -> postmortems (postmortem_id));
 
+diesel::table! {
+    audit_log (id) {
+        id -> Text,
+        at -> Timestamp,
+        actor_id -> Nullable<Text>,
+        actor_email -> Text,
+        action -> Text,
+        entity_type -> Text,
+        entity_id -> Nullable<Text>,
+        page_id -> Nullable<Text>,
+        changes -> Text,
+    }
+}
+
+diesel::table! {
+    idempotency_keys (user_id, route, idem_key) {
+        user_id -> Text,
+        route -> Text,
+        idem_key -> Text,
+        request_hash -> Text,
+        status_code -> Integer,
+        body -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    incident_templates (id) {
+        id -> Text,
+        page_id -> Text,
+        name -> Text,
+        title -> Text,
+        impact -> Nullable<Text>,
+        body -> Text,
+        components -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(incident_templates -> status_pages (page_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     settings,
     users,
@@ -217,4 +259,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     postmortem_timeline_entries,
     postmortem_follow_ups,
     jobs,
+    audit_log,
+    idempotency_keys,
+    incident_templates,
 );

@@ -1,10 +1,13 @@
 //! Use cases as plain synchronous functions on a connection. They own their transactions and
 //! enqueue jobs in the same transaction as the write.
 
+pub mod audit;
 pub mod components;
 pub mod demo;
+pub mod idempotency;
 pub mod incidents;
 pub mod pages;
 pub mod postmortems;
 pub mod public;
+pub mod templates;
 pub mod users;

@@ -1,9 +1,12 @@
 //! Row structs and query functions, one file per table family.
 
+pub mod audit;
 pub mod components;
+pub mod idempotency;
 pub mod incidents;
 pub mod pages;
 pub mod postmortems;
 pub mod public;
 pub mod seed;
+pub mod templates;
 pub mod users;

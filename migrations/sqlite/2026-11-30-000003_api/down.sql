@@ -1,0 +1,3 @@
+DROP TABLE incident_templates;
+DROP TABLE idempotency_keys;
+DROP TABLE audit_log;
