@@ -1,8 +1,10 @@
 //! Use cases as plain synchronous functions on a connection. They own their transactions and
 //! enqueue jobs in the same transaction as the write.
 
+pub mod auth;
 pub mod audit;
 pub mod components;
+pub mod deadlines;
 pub mod demo;
 pub mod idempotency;
 pub mod incidents;

@@ -4,8 +4,10 @@
 #[macro_use]
 mod helpers;
 
+mod auth;
 mod browser;
 mod cli;
+mod deadlines;
 mod health;
 mod jobs;
 mod lifecycle;

@@ -2,6 +2,7 @@
 
 pub mod audit;
 pub mod components;
+pub mod deadlines;
 pub mod idempotency;
 pub mod incidents;
 pub mod pages;
@@ -9,4 +10,5 @@ pub mod postmortems;
 pub mod public;
 pub mod seed;
 pub mod templates;
+pub mod tokens;
 pub mod users;

@@ -1,0 +1,61 @@
+//! Queries for the "next update by" discipline: overdue and soon-due incidents, and the updates
+//! whose promises are scored.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use super::incidents::Incident;
+use crate::db::DbConn;
+use crate::db::schema::{incident_updates, incidents};
+
+/// Open incidents whose promised update time lies in `[from, until)`, soonest first, on one page
+/// or on all.
+pub fn open_due_between(
+    conn: &mut DbConn,
+    page_id: Option<&str>,
+    from: Option<NaiveDateTime>,
+    until: NaiveDateTime,
+) -> QueryResult<Vec<Incident>> {
+    let mut query = incidents::table
+        .filter(incidents::resolved_at.is_null())
+        .filter(incidents::next_update_by.lt(until))
+        .into_boxed();
+    if let Some(from) = from {
+        query = query.filter(incidents::next_update_by.ge(from));
+    }
+    if let Some(page_id) = page_id {
+        query = query.filter(incidents::page_id.eq(page_id));
+    }
+    query
+        .order(incidents::next_update_by.asc())
+        .select(Incident::as_select())
+        .load(conn)
+}
+
+/// (incident id, posted at, next update by) of every update of the page's incidents that were
+/// open at some point since `since`, in time order per incident.
+pub fn promises_since(
+    conn: &mut DbConn,
+    page_id: &str,
+    since: NaiveDateTime,
+) -> QueryResult<Vec<(String, NaiveDateTime, Option<NaiveDateTime>)>> {
+    incident_updates::table
+        .inner_join(incidents::table)
+        .filter(incidents::page_id.eq(page_id))
+        .filter(
+            incidents::resolved_at
+                .is_null()
+                .or(incidents::resolved_at.ge(since)),
+        )
+        .order((
+            incident_updates::incident_id,
+            incident_updates::created_at,
+            incident_updates::id,
+        ))
+        .select((
+            incident_updates::incident_id,
+            incident_updates::created_at,
+            incident_updates::next_update_by,
+        ))
+        .load(conn)
+}
