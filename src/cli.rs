@@ -39,6 +39,9 @@ pub enum Command {
     /// Manage responder accounts.
     #[command(subcommand)]
     User(UserCommand),
+    /// Manage API tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -54,6 +57,22 @@ pub enum UserCommand {
         /// Read the password from standard input instead of generating one.
         #[arg(long)]
         password_stdin: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Issue an API token for an account; prints the token alone on stdout.
+    Create {
+        /// The account the token acts as.
+        #[arg(long)]
+        email: String,
+        /// A name to recognise the token by.
+        #[arg(long, default_value = "cli")]
+        name: String,
+        /// Days until the token expires.
+        #[arg(long, default_value_t = services::auth::DEFAULT_TOKEN_DAYS)]
+        expires_days: i64,
     },
 }
 
@@ -74,6 +93,11 @@ pub fn main() -> ExitCode {
             role,
             password_stdin,
         }) => user_add(&settings, &email, &role, password_stdin),
+        Command::Token(TokenCommand::Create {
+            email,
+            name,
+            expires_days,
+        }) => token_create(&settings, &email, &name, expires_days),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -188,4 +212,36 @@ fn user_add(
         println!("(shown once; store it now)");
     }
     Ok(())
+}
+
+fn token_create(settings: &Settings, email: &str, name: &str, days: i64) -> Result<(), CliError> {
+    let email = EmailAddress::parse(email).map_err(|e| CliError::Usage(format!("--email: {e}")))?;
+    let (db, _) = startup::open_database(settings)?;
+    let key = db.run_sync(|c| crate::secret::load_or_create(c, settings.secret_key.as_deref()))?;
+    let issued = db.run_sync(|c| {
+        Ok(
+            match crate::db::models::users::find_by_email(c, email.as_str()) {
+                Ok(Some(user)) => services::auth::issue_token(c, key.expose(), &user, name, days),
+                Ok(None) => Err(crate::error::AppError::NotFound(format!("account {email}"))),
+                Err(e) => Err(e.into()),
+            },
+        )
+    })?;
+    match issued {
+        Ok(issued) => {
+            println!("{}", issued.secret);
+            Ok(())
+        }
+        Err(crate::error::AppError::NotFound(_)) => {
+            Err(CliError::Usage(format!("no account has the email {email}")))
+        }
+        Err(crate::error::AppError::Validation(fields)) => Err(CliError::Usage(
+            fields
+                .iter()
+                .map(|(field, msgs)| format!("--{}: {}", field.replace('_', "-"), msgs.join("; ")))
+                .collect::<Vec<_>>()
+                .join(", "),
+        )),
+        Err(other) => Err(CliError::Failed(anyhow::anyhow!(other.to_string()))),
+    }
 }

@@ -244,6 +244,31 @@ diesel::table! {
 
 diesel::joinable!(incident_templates -> status_pages (page_id));
 
+diesel::table! {
+    api_tokens (id) {
+        id -> Text,
+        user_id -> Text,
+        name -> Text,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+        revoked_at -> Nullable<Timestamp>,
+        last_used_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    sessions (id) {
+        id -> Text,
+        user_id -> Text,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+        revoked_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::joinable!(api_tokens -> users (user_id));
+diesel::joinable!(sessions -> users (user_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     settings,
     users,
@@ -262,4 +287,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     audit_log,
     idempotency_keys,
     incident_templates,
+    api_tokens,
+    sessions,
 );

@@ -16,5 +16,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .wrap(Compress::default())
                 .route(web::get().to(health::metrics)),
         )
+        .configure(crate::auth::api::routes)
         .configure(public::routes);
 }

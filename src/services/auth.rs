@@ -1,0 +1,201 @@
+//! Credential use cases: API tokens (issue, resolve, list, revoke), password checks that do not
+//! reveal whether an account exists, and console sessions (start, resolve, end).
+
+use std::sync::OnceLock;
+
+use argon2::{Argon2, PasswordHash, PasswordVerifier};
+use chrono::{Duration, NaiveDateTime};
+
+use crate::auth::jwt::{self, Claims, Kind};
+use crate::auth::{AuthMethod, Authenticated};
+use crate::db::models::tokens::{self, ApiToken, NewApiToken, Session};
+use crate::db::models::users::{self, User};
+use crate::db::{DbConn, new_id, now};
+use crate::domain::Role;
+use crate::error::{AppError, AppResult};
+use crate::services::users::hash_password;
+
+/// Lifetime of an API token when none is asked for.
+pub const DEFAULT_TOKEN_DAYS: i64 = 90;
+/// The longest lifetime an API token may have.
+pub const MAX_TOKEN_DAYS: i64 = 3650;
+/// Lifetime of one session cookie; it is renewed once more than half of it has passed.
+pub const SESSION_TTL: Duration = Duration::minutes(30);
+/// A session ends this long after sign-in, however active.
+pub const SESSION_MAX: Duration = Duration::hours(12);
+
+/// A newly issued API token: its row and the secret, shown once.
+#[derive(Debug)]
+pub struct IssuedToken {
+    pub token: ApiToken,
+    pub secret: String,
+}
+
+/// Issues an API token for `user`, valid `days` days (1 to [`MAX_TOKEN_DAYS`]).
+pub fn issue_token(
+    conn: &mut DbConn,
+    key: &[u8],
+    user: &User,
+    name: &str,
+    days: i64,
+) -> AppResult<IssuedToken> {
+    if !(1..=MAX_TOKEN_DAYS).contains(&days) {
+        return Err(AppError::field(
+            "expires_days",
+            format!("must be between 1 and {MAX_TOKEN_DAYS}"),
+        ));
+    }
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(AppError::field("name", "must be 1 to 100 characters"));
+    }
+    let at = now();
+    let id = new_id();
+    let token = tokens::insert_token(
+        conn,
+        &NewApiToken {
+            id: &id,
+            user_id: &user.id,
+            name,
+            created_at: at,
+            expires_at: at + Duration::days(days),
+        },
+    )?;
+    let secret = jwt::sign(
+        &claims(&token.user_id, &id, at, token.expires_at, Kind::Api),
+        key,
+    )?;
+    Ok(IssuedToken { token, secret })
+}
+
+fn claims(sub: &str, jti: &str, iat: NaiveDateTime, exp: NaiveDateTime, typ: Kind) -> Claims {
+    Claims {
+        sub: sub.to_owned(),
+        jti: jti.to_owned(),
+        exp: exp.and_utc().timestamp(),
+        iat: iat.and_utc().timestamp(),
+        typ,
+    }
+}
+
+/// The caller behind verified API-token claims: `None` when the token is unknown, revoked,
+/// expired or not the user's, or the user is gone. Records the use.
+pub fn resolve_token(conn: &mut DbConn, claims: &Claims) -> AppResult<Option<Authenticated>> {
+    let at = now();
+    let Some(token) = tokens::find_token(conn, &claims.jti)? else {
+        return Ok(None);
+    };
+    if token.revoked_at.is_some() || token.expires_at <= at || token.user_id != claims.sub {
+        return Ok(None);
+    }
+    let Some(user) = tokens::find_user(conn, &token.user_id)? else {
+        return Ok(None);
+    };
+    tokens::touch_token(conn, &token.id, at)?;
+    principal(user, AuthMethod::Token { token_id: token.id }, None)
+}
+
+fn principal(
+    user: User,
+    method: AuthMethod,
+    session_id: Option<String>,
+) -> AppResult<Option<Authenticated>> {
+    let role: Role = user
+        .role
+        .parse()
+        .map_err(|e| AppError::Internal(anyhow::anyhow!("user {}: {e}", user.id)))?;
+    Ok(Some(Authenticated::with_session(
+        user.id, user.email, role, method, session_id,
+    )))
+}
+
+/// Tokens `actor` may see: their own, or everyone's for an owner.
+pub fn list_tokens(conn: &mut DbConn, actor: &Authenticated) -> AppResult<Vec<ApiToken>> {
+    let only = (!actor.role.is_owner()).then_some(actor.user_id.as_str());
+    Ok(tokens::list_tokens(conn, only)?)
+}
+
+/// Revokes a token of `actor` (an owner may revoke anyone's); another user's token is
+/// reported as not found.
+pub fn revoke_token(conn: &mut DbConn, actor: &Authenticated, id: &str) -> AppResult<ApiToken> {
+    let token = tokens::find_token(conn, id)?
+        .filter(|t| actor.role.is_owner() || t.user_id == actor.user_id)
+        .ok_or_else(|| AppError::NotFound("token".into()))?;
+    tokens::revoke_token(conn, id, now())?;
+    Ok(tokens::find_token(conn, id)?.unwrap_or(token))
+}
+
+/// The account behind `email` and `password`, or `None`. An unknown email costs the same
+/// argon2 verification as a wrong password, so timing does not tell them apart.
+pub fn check_password(conn: &mut DbConn, email: &str, password: &str) -> AppResult<Option<User>> {
+    let user = users::find_by_email(conn, email)?;
+    let hash = match &user {
+        Some(u) => u.password_hash.clone(),
+        None => dummy_hash()?.to_owned(),
+    };
+    let parsed = PasswordHash::new(&hash)
+        .map_err(|e| AppError::Internal(anyhow::anyhow!("stored password hash: {e}")))?;
+    let valid = Argon2::default()
+        .verify_password(password.as_bytes(), &parsed)
+        .is_ok();
+    Ok(user.filter(|_| valid))
+}
+
+fn dummy_hash() -> AppResult<&'static str> {
+    static DUMMY: OnceLock<String> = OnceLock::new();
+    if let Some(hash) = DUMMY.get() {
+        return Ok(hash);
+    }
+    let hash = hash_password("herald dummy password, never valid")?;
+    Ok(DUMMY.get_or_init(|| hash))
+}
+
+/// Starts a session for `user`; returns it and its first signed cookie value.
+pub fn start_session(conn: &mut DbConn, key: &[u8], user: &User) -> AppResult<(Session, String)> {
+    let at = now();
+    let session = Session {
+        id: new_id(),
+        user_id: user.id.clone(),
+        created_at: at,
+        expires_at: at + SESSION_MAX,
+        revoked_at: None,
+    };
+    tokens::insert_session(conn, &session)?;
+    let value = sign_session(&session, key, at)?;
+    Ok((session, value))
+}
+
+/// A session cookie value issued at `at`: valid [`SESSION_TTL`], never past the session's end.
+pub fn sign_session(session: &Session, key: &[u8], at: NaiveDateTime) -> AppResult<String> {
+    let exp = (at + SESSION_TTL).min(session.expires_at);
+    jwt::sign(
+        &claims(&session.user_id, &session.id, at, exp, Kind::Session),
+        key,
+    )
+}
+
+/// The caller behind verified session claims and the session row, or `None` when the session
+/// is unknown, revoked, over, or the user is gone.
+pub fn resolve_session(
+    conn: &mut DbConn,
+    claims: &Claims,
+) -> AppResult<Option<(Authenticated, Session)>> {
+    let Some(session) = tokens::find_session(conn, &claims.jti)? else {
+        return Ok(None);
+    };
+    if session.revoked_at.is_some() || session.expires_at <= now() || session.user_id != claims.sub
+    {
+        return Ok(None);
+    }
+    let Some(user) = tokens::find_user(conn, &session.user_id)? else {
+        return Ok(None);
+    };
+    let auth = principal(user, AuthMethod::Session, Some(session.id.clone()))?;
+    Ok(auth.map(|a| (a, session)))
+}
+
+/// Ends a session: its cookies stop working at once.
+pub fn end_session(conn: &mut DbConn, session_id: &str) -> AppResult<()> {
+    tokens::revoke_session(conn, session_id, now())?;
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! Console sessions (filled in next).

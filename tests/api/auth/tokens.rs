@@ -1,0 +1,255 @@
+//! API tokens: issued by the CLI and the API, accepted only when genuine, current and unrevoked.
+
+use herald::auth::jwt::{Claims, Kind};
+use herald::domain::Role;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde_json::{Value, json};
+
+use super::{add_user, me_with_token, server_key};
+use crate::helpers::{TestApp, TestDb};
+use crate::process::herald;
+
+on_both_backends!(
+    a_token_created_by_the_cli_authenticates_its_user,
+    the_cli_refuses_an_unknown_email_and_bad_flags_with_exit_2,
+    forged_none_wrong_algorithm_wrong_key_and_expired_tokens_get_401,
+    a_revoked_token_gets_401_at_once,
+    a_demoted_user_loses_rights_at_once,
+    owners_list_every_token_and_others_only_their_own,
+);
+
+fn cli_token(app: &TestApp, args: &[&str]) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = herald(dir.path())
+        .args(["token", "create"])
+        .args(args)
+        .env("DATABASE_URL", app.test_db.url())
+        .output()
+        .expect("herald runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// Creates a token through the API as `token`'s user; returns (status, body).
+async fn post_token(app: &TestApp, token: &str, body: Value) -> (u16, Value) {
+    let res = app
+        .client
+        .post(format!("{}/api/v1/tokens", app.address))
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    (res.status().as_u16(), res.json().await.unwrap_or_default())
+}
+
+async fn token_for(app: &TestApp, email: &str) -> String {
+    let (code, out, err) = cli_token(app, &["--email", email, "--name", "test"]);
+    assert_eq!(code, 0, "{err}");
+    out.trim().to_owned()
+}
+
+async fn a_token_created_by_the_cli_authenticates_its_user(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let id = add_user(&app, "ops@example.com", Role::Owner).await;
+    let (code, out, err) = cli_token(&app, &["--email", "Ops@Example.com"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 1, "the token alone on stdout: {out}");
+    assert!(
+        !err.contains(out.trim()),
+        "the token never reaches the logs"
+    );
+    let (status, body) = me_with_token(&app, out.trim()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body,
+        json!({"id": id, "email": "ops@example.com", "role": "owner"})
+    );
+}
+
+async fn the_cli_refuses_an_unknown_email_and_bad_flags_with_exit_2(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    add_user(&app, "ops@example.com", Role::Owner).await;
+    let (code, out, err) = cli_token(&app, &["--email", "nobody@example.com"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.contains("no account has the email nobody@example.com"),
+        "{err}"
+    );
+    let (code, _, err) = cli_token(&app, &["--email", "ops@example.com", "--expires-days", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--expires-days"), "{err}");
+    let (code, _, _) = cli_token(&app, &["--email", "ops@example.com", "--expires-days", "x"]);
+    assert_eq!(code, 2);
+}
+
+fn b64(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+async fn forged_none_wrong_algorithm_wrong_key_and_expired_tokens_get_401(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let user_id = add_user(&app, "ops@example.com", Role::Owner).await;
+    let genuine = token_for(&app, "ops@example.com").await;
+    assert_eq!(me_with_token(&app, &genuine).await.0, 200);
+    let jti = jsonwebtoken::dangerous::insecure_decode::<Claims>(&genuine)
+        .unwrap()
+        .claims
+        .jti;
+    let key = server_key(&app).await;
+    let now = chrono::Utc::now().timestamp();
+    let claims = |exp: i64| Claims {
+        sub: user_id.clone(),
+        jti: jti.clone(),
+        exp,
+        iat: now,
+        typ: Kind::Api,
+    };
+    let sign = |alg, key: &[u8], c: &Claims| {
+        jsonwebtoken::encode(&Header::new(alg), c, &EncodingKey::from_secret(key)).unwrap()
+    };
+    let payload = b64(&serde_json::to_vec(&claims(now + 600)).unwrap());
+    let none = format!("{}.{payload}.", b64(br#"{"alg":"none","typ":"JWT"}"#));
+    let rs256_header = format!("{}.{payload}", b64(br#"{"alg":"RS256","typ":"JWT"}"#));
+    let (_, signature) = genuine.rsplit_once('.').unwrap();
+    let refused = [
+        ("alg none", none),
+        (
+            "HS512 with the right key",
+            sign(Algorithm::HS512, &key, &claims(now + 600)),
+        ),
+        ("RS256 header", format!("{rs256_header}.{signature}")),
+        (
+            "HS256 with another key",
+            sign(Algorithm::HS256, b"not the key", &claims(now + 600)),
+        ),
+        ("expired", sign(Algorithm::HS256, &key, &claims(now - 10))),
+        (
+            "tampered payload",
+            format!(
+                "{}.{payload}.{signature}",
+                b64(br#"{"alg":"HS256","typ":"JWT"}"#)
+            ),
+        ),
+        ("garbage", "not.a.token".to_owned()),
+    ];
+    for (what, token) in refused {
+        let (status, body) = me_with_token(&app, &token).await;
+        assert_eq!(status, 401, "{what}: {body}");
+        assert_eq!(body["error"], "unauthorized", "{what}");
+    }
+    let fresh = sign(Algorithm::HS256, &key, &claims(now + 600));
+    assert_eq!(
+        me_with_token(&app, &fresh).await.0,
+        200,
+        "a genuine re-signing works"
+    );
+}
+
+async fn a_revoked_token_gets_401_at_once(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    add_user(&app, "ops@example.com", Role::Responder).await;
+    let admin = token_for(&app, "ops@example.com").await;
+    let (status, created) = post_token(&app, &admin, json!({"name": "deploy bot"})).await;
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["name"], "deploy bot");
+    let secret = created["token_secret"].as_str().unwrap();
+    assert_eq!(me_with_token(&app, secret).await.0, 200);
+    let res = app
+        .client
+        .delete(format!(
+            "{}/api/v1/tokens/{}",
+            app.address,
+            created["id"].as_str().unwrap()
+        ))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let revoked: Value = res.json().await.unwrap();
+    assert!(revoked["revoked_at"].is_string(), "{revoked}");
+    assert_eq!(me_with_token(&app, secret).await.0, 401);
+    assert_eq!(
+        me_with_token(&app, &admin).await.0,
+        200,
+        "other tokens still work"
+    );
+}
+
+async fn a_demoted_user_loses_rights_at_once(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let id = add_user(&app, "ops@example.com", Role::Owner).await;
+    add_user(&app, "bob@example.com", Role::Viewer).await;
+    let token = token_for(&app, "ops@example.com").await;
+    let for_bob = json!({"email": "bob@example.com"});
+    assert_eq!(post_token(&app, &token, for_bob.clone()).await.0, 201);
+    app.db
+        .run(move |c| {
+            use diesel::prelude::*;
+            use herald::db::schema::users;
+            diesel::update(users::table.find(id))
+                .set(users::role.eq("viewer"))
+                .execute(c)
+                .map_err(Into::into)
+        })
+        .await
+        .unwrap();
+    let (status, body) = post_token(&app, &token, for_bob).await;
+    assert_eq!((status, body["error"].as_str()), (403, Some("forbidden")));
+    assert_eq!(me_with_token(&app, &token).await.1["role"], "viewer");
+}
+
+async fn owners_list_every_token_and_others_only_their_own(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    add_user(&app, "owner@example.com", Role::Owner).await;
+    let bob_id = add_user(&app, "bob@example.com", Role::Responder).await;
+    let owner = token_for(&app, "owner@example.com").await;
+    let bob = token_for(&app, "bob@example.com").await;
+    let list = |token: String| {
+        let app = &app;
+        async move {
+            let res = app
+                .client
+                .get(format!("{}/api/v1/tokens", app.address))
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(res.status(), 200);
+            res.json::<Vec<Value>>().await.unwrap()
+        }
+    };
+    assert_eq!(list(owner.clone()).await.len(), 2);
+    let own = list(bob.clone()).await;
+    assert_eq!(own.len(), 1);
+    assert_eq!(own[0]["user_id"], bob_id.as_str());
+    assert!(
+        own[0].get("token_secret").is_none(),
+        "secrets are shown once only"
+    );
+    let (status, _) = post_token(&app, &bob, json!({"email": "owner@example.com"})).await;
+    assert_eq!(status, 403, "a responder cannot issue tokens for others");
+    let owner_token_id = list(owner)
+        .await
+        .into_iter()
+        .find(|t| t["user_id"] != bob_id.as_str())
+        .unwrap()["id"]
+        .clone();
+    let res = app
+        .client
+        .delete(format!(
+            "{}/api/v1/tokens/{}",
+            app.address,
+            owner_token_id.as_str().unwrap()
+        ))
+        .bearer_auth(&bob)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404, "another user's token is not found");
+}
