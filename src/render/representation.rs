@@ -166,13 +166,8 @@ impl Representation {
             }
             Coding::Identity => None,
         };
-        let body = body.unwrap_or_else(|| self.identity.clone());
-        if req.method() == actix_web::http::Method::HEAD {
-            return res
-                .insert_header((header::CONTENT_LENGTH, body.len()))
-                .finish();
-        }
-        res.body(body)
+        // For HEAD, actix sends the head with this body's Content-Length and no body.
+        res.body(body.unwrap_or_else(|| self.identity.clone()))
     }
 
     fn not_modified(&self, req: &HttpRequest) -> bool {

@@ -110,6 +110,12 @@ async fn every_public_endpoint_of_the_demo_page_answers(db: TestDb) {
         .await
         .unwrap();
     assert_eq!(head.status(), 200);
+    let length = app.get("/status/demo").await.bytes().await.unwrap().len();
+    assert_eq!(
+        head.headers()["content-length"],
+        length.to_string().as_str(),
+        "HEAD tells the real length"
+    );
     let html = app.get("/status/demo").await.text().await.unwrap();
     assert!(html.contains("Intermittent webhook delivery delays"));
     assert!(html.contains("Database failover drill"));
