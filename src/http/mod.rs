@@ -1,5 +1,6 @@
 //! The route table and the middleware every request goes through.
 
+pub mod api;
 pub mod health;
 pub mod middleware;
 pub mod public;
@@ -17,5 +18,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .route(web::get().to(health::metrics)),
         )
         .configure(crate::auth::api::routes)
+        .configure(api::routes)
         .configure(public::routes);
 }

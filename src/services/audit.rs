@@ -27,11 +27,11 @@ pub struct Actor {
 /// What changed: an action such as `incident.create`, the record and its page, and the
 /// changed fields as a JSON object.
 #[derive(Debug, Clone)]
-pub struct Change<'a> {
-    pub action: &'a str,
-    pub entity_type: &'a str,
-    pub entity_id: Option<&'a str>,
-    pub page_id: Option<&'a str>,
+pub struct Change {
+    pub action: &'static str,
+    pub entity_type: &'static str,
+    pub entity_id: Option<String>,
+    pub page_id: Option<String>,
     pub changes: Value,
 }
 
@@ -50,7 +50,7 @@ pub struct AuditFilter {
 
 /// Records a change in the caller's transaction.
 #[tracing::instrument(skip_all, fields(action = %change.action))]
-pub fn record(conn: &mut DbConn, actor: &Actor, change: &Change<'_>) -> AppResult<()> {
+pub fn record(conn: &mut DbConn, actor: &Actor, change: &Change) -> AppResult<()> {
     let entry = AuditEntry {
         id: new_id(),
         at: now(),
@@ -58,8 +58,8 @@ pub fn record(conn: &mut DbConn, actor: &Actor, change: &Change<'_>) -> AppResul
         actor_email: actor.email.clone(),
         action: change.action.to_owned(),
         entity_type: change.entity_type.to_owned(),
-        entity_id: change.entity_id.map(str::to_owned),
-        page_id: change.page_id.map(str::to_owned),
+        entity_id: change.entity_id.clone(),
+        page_id: change.page_id.clone(),
         changes: change.changes.to_string(),
     };
     audit::insert(conn, &entry)?;

@@ -4,6 +4,7 @@
 #[macro_use]
 mod helpers;
 
+mod api_v1;
 mod auth;
 mod browser;
 mod cli;

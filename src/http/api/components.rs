@@ -1,0 +1,161 @@
+//! `/pages/{slug}/components` and `/pages/{slug}/component-groups`.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::body::typed;
+use super::run::{self, change, read, write};
+use super::views;
+use crate::auth::{Authenticated, Permission};
+use crate::domain::ComponentStatus;
+use crate::error::AppResult;
+use crate::services::components::{
+    self as service, GroupInput, NewComponentInput, UpdateComponentInput,
+};
+use crate::services::idempotency::Answer;
+use crate::startup::AppState;
+
+/// A component patch: its fields, and optionally a new status (Statuspage sends both at once).
+#[derive(Deserialize)]
+struct StatusPatch {
+    status: Option<ComponentStatus>,
+}
+
+/// `POST /pages/{slug}/components`.
+#[tracing::instrument(skip_all)]
+pub async fn create_component(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    slug: web::Path<String>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    let (slug, fields) = (slug.into_inner(), body.into_inner());
+    let input: NewComponentInput = typed(&fields)?;
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Write,
+        &fields.clone(),
+        move |c| {
+            let page = run::page(c, &slug)?;
+            let component = service::create_component(c, &page.id, &input)?;
+            let audit = change(
+                "component.create",
+                "component",
+                &component.id,
+                &page.id,
+                fields,
+            );
+            Ok((Answer::new(201, views::component(&component)), audit))
+        },
+    )
+    .await
+}
+
+/// `GET /pages/{slug}/components`: the page's components in display order.
+pub async fn list_components(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    slug: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    let slug = slug.into_inner();
+    read(&state, &auth, Permission::Read, move |c| {
+        let page = run::page(c, &slug)?;
+        let tree = service::list_components(c, &page.id)?;
+        Ok(tree.components().map(views::component).collect())
+    })
+    .await
+}
+
+/// `PATCH /pages/{slug}/components/{id}`: name, description, group, region, position,
+/// showcase and status.
+#[tracing::instrument(skip_all)]
+pub async fn update_component(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    let ((slug, id), fields) = (path.into_inner(), body.into_inner());
+    let input: UpdateComponentInput = typed(&fields)?;
+    let StatusPatch { status } = typed(&fields)?;
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Write,
+        &fields.clone(),
+        move |c| {
+            let page = run::page(c, &slug)?;
+            run::component(c, &page.id, &id)?;
+            let mut component = service::update_component(c, &id, &input)?;
+            if let Some(status) = status {
+                component = service::set_component_status(c, &id, status, None)?;
+            }
+            let audit = change("component.update", "component", &id, &page.id, fields);
+            Ok((Answer::new(200, views::component(&component)), audit))
+        },
+    )
+    .await
+}
+
+/// `POST /pages/{slug}/component-groups`.
+#[tracing::instrument(skip_all)]
+pub async fn create_group(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    slug: web::Path<String>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    let (slug, fields) = (slug.into_inner(), body.into_inner());
+    let input: GroupInput = typed(&fields)?;
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Write,
+        &fields.clone(),
+        move |c| {
+            let page = run::page(c, &slug)?;
+            let group = service::create_group(c, &page.id, &input)?;
+            let audit = change(
+                "component_group.create",
+                "component_group",
+                &group.id,
+                &page.id,
+                fields,
+            );
+            Ok((Answer::new(201, views::group(&group, &[])), audit))
+        },
+    )
+    .await
+}
+
+/// `GET /pages/{slug}/component-groups`: the groups with their members' ids.
+pub async fn list_groups(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    slug: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    let slug = slug.into_inner();
+    read(&state, &auth, Permission::Read, move |c| {
+        let page = run::page(c, &slug)?;
+        let tree = service::list_components(c, &page.id)?;
+        Ok(tree
+            .entries
+            .iter()
+            .filter_map(|entry| match entry {
+                service::ComponentEntry::Group { group, components } => {
+                    Some(views::group(group, &components.iter().collect::<Vec<_>>()))
+                }
+                service::ComponentEntry::Component(_) => None,
+            })
+            .collect())
+    })
+    .await
+}

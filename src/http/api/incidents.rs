@@ -1,0 +1,250 @@
+//! `/pages/{slug}/incidents` and `/pages/{slug}/maintenances`: opening, listing (open, overdue),
+//! reading, editing the structured fields and posting updates.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use chrono::Utc;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::body::typed;
+use super::run::{self, change, read, write};
+use super::views;
+use crate::auth::{Authenticated, Permission};
+use crate::db::DbConn;
+use crate::domain::IncidentKind;
+use crate::error::{AppError, AppResult};
+use crate::services::idempotency::Answer;
+use crate::services::incidents::{
+    self as service, IncidentFieldsInput, IncidentFilter, OpenIncidentInput, PostUpdateInput,
+};
+use crate::services::templates;
+use crate::startup::AppState;
+
+/// The query of an incident list.
+#[derive(Debug, Default, Deserialize)]
+pub struct ListQuery {
+    /// `open` for unresolved ones only; `all` (the default) for every one.
+    status: Option<String>,
+    /// Only open ones whose promised next update is past.
+    #[serde(default)]
+    overdue: bool,
+    limit: Option<i64>,
+    offset: Option<i64>,
+}
+
+/// `POST /pages/{slug}/incidents`: opens an incident (or advisory) with its first update;
+/// `template_id` pre-fills name, impact, body and components that the body leaves out.
+#[tracing::instrument(skip_all)]
+pub async fn create_incident(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    slug: web::Path<String>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    open(state, req, auth, slug.into_inner(), body.into_inner(), None).await
+}
+
+/// `POST /pages/{slug}/maintenances`: schedules a maintenance (`scheduled_for`,
+/// `scheduled_until`, components, body).
+#[tracing::instrument(skip_all)]
+pub async fn create_maintenance(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    slug: web::Path<String>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    let kind = Some(IncidentKind::Maintenance);
+    open(state, req, auth, slug.into_inner(), body.into_inner(), kind).await
+}
+
+async fn open(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    slug: String,
+    fields: Value,
+    kind: Option<IncidentKind>,
+) -> AppResult<HttpResponse> {
+    typed::<serde::de::IgnoredAny>(&fields)?;
+    let action = match kind {
+        Some(IncidentKind::Maintenance) => "maintenance.create",
+        _ => "incident.create",
+    };
+    let (given, author) = (fields.clone(), auth.user_id.clone());
+    write(&state, &req, &auth, Permission::Write, &given, move |c| {
+        let page = run::page(c, &slug)?;
+        let input = opening(c, &page.id, fields.clone(), kind)?;
+        let posted = service::open_incident(c, &page.id, &input, Some(&author), Utc::now())?;
+        let audit = change(action, "incident", &posted.incident.id, &page.id, fields);
+        Ok((Answer::new(201, views::posted(&posted)), audit))
+    })
+    .await
+}
+
+/// The opening input: the body, pre-filled from its template, of the given kind.
+fn opening(
+    conn: &mut DbConn,
+    page_id: &str,
+    mut fields: Value,
+    kind: Option<IncidentKind>,
+) -> AppResult<OpenIncidentInput> {
+    match fields.get("template_id") {
+        Some(Value::String(id)) => {
+            let template =
+                templates::get_template(conn, page_id, &id.clone()).map_err(|e| match e {
+                    AppError::NotFound(_) => {
+                        AppError::field("template_id", "is not a template of this page")
+                    }
+                    other => other,
+                })?;
+            templates::prefill(&template, &mut fields)?;
+        }
+        None | Some(Value::Null) => {}
+        Some(_) => return Err(AppError::field("template_id", "must be a string")),
+    }
+    if let Some(kind) = kind {
+        fields["kind"] = Value::from(kind.as_str());
+    }
+    typed(&fields)
+}
+
+/// `GET /pages/{slug}/incidents?status=open&overdue=true&limit=&offset=`.
+pub async fn list_incidents(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    slug: web::Path<String>,
+    query: web::Query<ListQuery>,
+) -> AppResult<HttpResponse> {
+    list(state, auth, slug.into_inner(), query.into_inner(), None).await
+}
+
+/// `GET /pages/{slug}/maintenances?status=open&limit=&offset=`.
+pub async fn list_maintenances(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    slug: web::Path<String>,
+    query: web::Query<ListQuery>,
+) -> AppResult<HttpResponse> {
+    let kind = Some(IncidentKind::Maintenance);
+    list(state, auth, slug.into_inner(), query.into_inner(), kind).await
+}
+
+async fn list(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    slug: String,
+    query: ListQuery,
+    kind: Option<IncidentKind>,
+) -> AppResult<HttpResponse> {
+    let open_only = match query.status.as_deref() {
+        None | Some("all") => query.overdue,
+        Some("open") => true,
+        Some(_) => return Err(AppError::field("status", "must be open or all")),
+    };
+    let filter = IncidentFilter {
+        open_only,
+        kind,
+        limit: query.limit,
+        offset: query.offset,
+    };
+    read(&state, &auth, Permission::Read, move |c| {
+        let page = run::page(c, &slug)?;
+        let now = crate::db::now();
+        Ok(service::list_incidents(c, &page.id, &filter)?
+            .iter()
+            .filter(|i| !query.overdue || i.next_update_by.is_some_and(|by| by < now))
+            .map(views::incident)
+            .collect())
+    })
+    .await
+}
+
+/// `GET /pages/{slug}/incidents/{id}`: the incident (by id or reference) with its updates.
+pub async fn get_incident(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    let (slug, id) = path.into_inner();
+    read(&state, &auth, Permission::Read, move |c| {
+        let page = run::page(c, &slug)?;
+        let incident = run::incident(c, &page.id, &id)?;
+        Ok(views::incident_detail(&service::incident_with_updates(
+            c,
+            &incident.id,
+        )?))
+    })
+    .await
+}
+
+/// `PATCH /pages/{slug}/incidents/{id}` (and `/maintenances/{id}`): the structured fields.
+#[tracing::instrument(skip_all)]
+pub async fn update_incident(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    let ((slug, id), fields) = (path.into_inner(), body.into_inner());
+    let input: IncidentFieldsInput = typed(&fields)?;
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Write,
+        &fields.clone(),
+        move |c| {
+            let page = run::page(c, &slug)?;
+            let incident = run::incident(c, &page.id, &id)?;
+            let incident = service::update_incident_fields(c, &incident.id, &input)?;
+            let audit = change(
+                "incident.update",
+                "incident",
+                &incident.id,
+                &page.id,
+                fields,
+            );
+            Ok((Answer::new(200, views::incident(&incident)), audit))
+        },
+    )
+    .await
+}
+
+/// `POST /pages/{slug}/incidents/{id}/updates`: a new update (status, body, components,
+/// next deadline).
+#[tracing::instrument(skip_all)]
+pub async fn post_update(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    let ((slug, id), fields) = (path.into_inner(), body.into_inner());
+    let input: PostUpdateInput = typed(&fields)?;
+    let author = auth.user_id.clone();
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Write,
+        &fields.clone(),
+        move |c| {
+            let page = run::page(c, &slug)?;
+            let incident = run::incident(c, &page.id, &id)?;
+            let posted = service::post_update(c, &incident.id, &input, Some(&author), Utc::now())?;
+            let audit = change(
+                "incident.update_posted",
+                "incident",
+                &incident.id,
+                &page.id,
+                fields,
+            );
+            Ok((Answer::new(201, views::posted(&posted)), audit))
+        },
+    )
+    .await
+}

@@ -1,0 +1,78 @@
+//! The JSON API under `/api/v1`: pages, components and groups, incidents and their updates,
+//! maintenances, postmortems, incident templates and the audit log, described by the OpenAPI
+//! document at `/api/v1/openapi.json`.
+//!
+//! Every route is listed once, in [`api_routes!`]'s invocation below: the same list registers
+//! the handlers and is what the OpenAPI test compares the document with.
+
+mod audit;
+mod body;
+mod components;
+mod incidents;
+mod openapi;
+mod pages;
+mod postmortems;
+mod run;
+mod templates;
+mod views;
+
+use actix_web::middleware::Compress;
+use actix_web::web;
+
+/// The path prefix of the API.
+pub const PREFIX: &str = "/api/v1";
+
+/// The largest request body accepted, in bytes.
+pub const BODY_LIMIT: usize = 256 * 1024;
+
+/// Declares the route list once: `ROUTES` (method, path) and the registration of each handler.
+macro_rules! api_routes {
+    ($($method:ident $path:literal => $handler:path),* $(,)?) => {
+        /// Every route of the API: lower-case method and path below [`PREFIX`].
+        pub const ROUTES: &[(&str, &str)] = &[$((stringify!($method), $path)),*];
+
+        fn register(scope: actix_web::Scope) -> actix_web::Scope {
+            scope$(.route($path, web::$method().to($handler)))*
+        }
+    };
+}
+
+api_routes! {
+    get "/openapi.json" => openapi::get_openapi,
+    get "/audit" => audit::list_audit,
+    post "/pages" => pages::create_page,
+    get "/pages" => pages::list_pages,
+    get "/pages/{slug}" => pages::get_page,
+    patch "/pages/{slug}" => pages::update_page,
+    post "/pages/{slug}/components" => components::create_component,
+    get "/pages/{slug}/components" => components::list_components,
+    patch "/pages/{slug}/components/{id}" => components::update_component,
+    post "/pages/{slug}/component-groups" => components::create_group,
+    get "/pages/{slug}/component-groups" => components::list_groups,
+    post "/pages/{slug}/incidents" => incidents::create_incident,
+    get "/pages/{slug}/incidents" => incidents::list_incidents,
+    get "/pages/{slug}/incidents/{id}" => incidents::get_incident,
+    patch "/pages/{slug}/incidents/{id}" => incidents::update_incident,
+    post "/pages/{slug}/incidents/{id}/updates" => incidents::post_update,
+    post "/pages/{slug}/maintenances" => incidents::create_maintenance,
+    get "/pages/{slug}/maintenances" => incidents::list_maintenances,
+    patch "/pages/{slug}/maintenances/{id}" => incidents::update_incident,
+    get "/pages/{slug}/incidents/{id}/postmortem" => postmortems::get_postmortem,
+    put "/pages/{slug}/incidents/{id}/postmortem" => postmortems::save_postmortem,
+    post "/pages/{slug}/incidents/{id}/postmortem/publish" => postmortems::publish_postmortem,
+    post "/pages/{slug}/templates" => templates::create_template,
+    get "/pages/{slug}/templates" => templates::list_templates,
+    get "/pages/{slug}/templates/{id}" => templates::get_template,
+    patch "/pages/{slug}/templates/{id}" => templates::update_template,
+    delete "/pages/{slug}/templates/{id}" => templates::delete_template,
+}
+
+/// Registers the API scope with its JSON limits and error shape, compressed.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    let scope = register(web::scope(PREFIX))
+        .app_data(body::json_config())
+        .app_data(body::query_config())
+        .default_service(web::to(body::not_found))
+        .wrap(Compress::default());
+    cfg.service(scope);
+}

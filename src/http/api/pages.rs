@@ -1,0 +1,89 @@
+//! `/pages` and `/pages/{slug}`: status pages and their settings (owners write, everyone reads).
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde_json::Value;
+
+use super::body::typed;
+use super::run::{self, change, read, write};
+use super::views;
+use crate::auth::{Authenticated, Permission};
+use crate::error::AppResult;
+use crate::services::idempotency::Answer;
+use crate::services::pages::{self, NewPageInput, UpdatePageInput};
+use crate::startup::AppState;
+
+/// `POST /pages`: creates a page (owners).
+#[tracing::instrument(skip_all)]
+pub async fn create_page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    let fields = body.into_inner();
+    let input: NewPageInput = typed(&fields)?;
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Admin,
+        &fields.clone(),
+        move |c| {
+            let page = pages::create_page(c, &input)?;
+            let audit = change("page.create", "page", &page.id, &page.id, fields);
+            Ok((Answer::new(201, views::page(&page)), audit))
+        },
+    )
+    .await
+}
+
+/// `GET /pages`: every page.
+pub async fn list_pages(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+) -> AppResult<HttpResponse> {
+    read(&state, &auth, Permission::Read, |c| {
+        Ok(pages::list_pages(c)?.iter().map(views::page).collect())
+    })
+    .await
+}
+
+/// `GET /pages/{slug}`.
+pub async fn get_page(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    slug: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    let slug = slug.into_inner();
+    read(&state, &auth, Permission::Read, move |c| {
+        Ok(views::page(&run::page(c, &slug)?))
+    })
+    .await
+}
+
+/// `PATCH /pages/{slug}`: changes a page's settings (owners).
+#[tracing::instrument(skip_all)]
+pub async fn update_page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    slug: web::Path<String>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    let (slug, fields) = (slug.into_inner(), body.into_inner());
+    let input: UpdatePageInput = typed(&fields)?;
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Admin,
+        &fields.clone(),
+        move |c| {
+            let page = run::page(c, &slug)?;
+            let page = pages::update_page(c, &page.id, &input)?;
+            let audit = change("page.update", "page", &page.id, &page.id, fields);
+            Ok((Answer::new(200, views::page(&page)), audit))
+        },
+    )
+    .await
+}

@@ -1,0 +1,144 @@
+//! How a handler runs: the permission check, reads on the pool, and writes in one transaction
+//! with their audit row and stored idempotent answer, followed by a wake-up of the public pages.
+//! Also the lookups that keep a record inside the page of its URL.
+
+use actix_web::http::{Method, StatusCode};
+use actix_web::{HttpRequest, HttpResponse};
+use serde_json::Value;
+
+use crate::auth::{Authenticated, Permission};
+use crate::db::DbConn;
+use crate::db::models::components::Component;
+use crate::db::models::incidents::Incident;
+use crate::db::models::pages::StatusPage;
+use crate::error::{AppError, AppResult};
+use crate::services::audit::{self, Actor, Change};
+use crate::services::idempotency::{Answer, IdempotencyKey, idempotent};
+use crate::services::{components, incidents, pages};
+use crate::startup::AppState;
+
+/// The header that makes a POST idempotent.
+pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
+/// Set on an answer replayed from an earlier request with the same key.
+pub const IDEMPOTENT_REPLAYED: &str = "Idempotent-Replayed";
+
+/// Runs a read needing `permission` and answers its JSON with 200.
+pub async fn read<F>(
+    state: &AppState,
+    auth: &Authenticated,
+    permission: Permission,
+    f: F,
+) -> AppResult<HttpResponse>
+where
+    F: FnOnce(&mut DbConn) -> AppResult<Value> + Send + 'static,
+{
+    auth.require(permission)?;
+    let body = state.db.run(f).await?;
+    Ok(HttpResponse::Ok().json(body))
+}
+
+/// Runs a write needing `permission`. `write` returns the answer and the audit change; both
+/// commit in one transaction with the stored answer of an `Idempotency-Key` (POST only).
+pub async fn write<F>(
+    state: &AppState,
+    req: &HttpRequest,
+    auth: &Authenticated,
+    permission: Permission,
+    body: &Value,
+    write: F,
+) -> AppResult<HttpResponse>
+where
+    F: FnOnce(&mut DbConn) -> AppResult<(Answer, Change)> + Send + 'static,
+{
+    auth.require(permission)?;
+    let key = idempotency_key(req, auth, body)?;
+    let actor = Actor {
+        user_id: auth.user_id.clone(),
+        email: auth.email.clone(),
+    };
+    let answer = state
+        .db
+        .run(move |conn| {
+            idempotent(conn, key.as_ref(), |conn| {
+                let (answer, change) = write(conn)?;
+                audit::record(conn, &actor, &change)?;
+                Ok(answer)
+            })
+        })
+        .await?;
+    if !answer.replayed {
+        state.site.wake.notify_one();
+    }
+    Ok(respond(answer))
+}
+
+/// The request's idempotency key, for POSTs that carry one.
+fn idempotency_key(
+    req: &HttpRequest,
+    auth: &Authenticated,
+    body: &Value,
+) -> AppResult<Option<IdempotencyKey>> {
+    if req.method() != Method::POST {
+        return Ok(None);
+    }
+    let Some(value) = req.headers().get(IDEMPOTENCY_KEY) else {
+        return Ok(None);
+    };
+    let key = value
+        .to_str()
+        .map_err(|_| AppError::field("idempotency_key", "must be visible ASCII"))?;
+    let route = format!("{} {}", req.method(), req.path());
+    IdempotencyKey::new(&auth.user_id, &route, key, body).map(Some)
+}
+
+fn respond(answer: Answer) -> HttpResponse {
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK);
+    let mut res = HttpResponse::build(status);
+    if answer.replayed {
+        res.insert_header((IDEMPOTENT_REPLAYED, "true"));
+    }
+    res.json(answer.body)
+}
+
+/// An audit change with the request body as its changed fields.
+pub fn change(
+    action: &'static str,
+    entity_type: &'static str,
+    entity_id: &str,
+    page_id: &str,
+    fields: Value,
+) -> Change {
+    Change {
+        action,
+        entity_type,
+        entity_id: Some(entity_id.to_owned()),
+        page_id: Some(page_id.to_owned()),
+        changes: fields,
+    }
+}
+
+/// The page with this slug (404 when unknown).
+pub fn page(conn: &mut DbConn, slug: &str) -> AppResult<StatusPage> {
+    pages::get_page_by_slug(conn, slug)
+}
+
+/// The component with this id on this page (404 for one of another page).
+pub fn component(conn: &mut DbConn, page_id: &str, id: &str) -> AppResult<Component> {
+    let component = components::get_component(conn, id)?;
+    if component.page_id != page_id {
+        return Err(AppError::NotFound("component".into()));
+    }
+    Ok(component)
+}
+
+/// The incident with this id or reference on this page (404 for one of another page).
+pub fn incident(conn: &mut DbConn, page_id: &str, id: &str) -> AppResult<Incident> {
+    let incident = match incidents::get_incident(conn, id) {
+        Err(AppError::NotFound(_)) => incidents::get_incident_by_reference(conn, page_id, id)?,
+        other => other?,
+    };
+    if incident.page_id != page_id {
+        return Err(AppError::NotFound("incident".into()));
+    }
+    Ok(incident)
+}

@@ -1,0 +1,129 @@
+//! `/pages/{slug}/templates`: incident templates (name, title, impact, body, components).
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde_json::{Value, json};
+
+use super::body::typed;
+use super::run::{self, change, read, write};
+use super::views;
+use crate::auth::{Authenticated, Permission};
+use crate::error::AppResult;
+use crate::services::idempotency::Answer;
+use crate::services::templates::{self as service, TemplateInput};
+use crate::startup::AppState;
+
+/// `POST /pages/{slug}/templates`.
+#[tracing::instrument(skip_all)]
+pub async fn create_template(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    slug: web::Path<String>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    let (slug, fields) = (slug.into_inner(), body.into_inner());
+    let input: TemplateInput = typed(&fields)?;
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Write,
+        &fields.clone(),
+        move |c| {
+            let page = run::page(c, &slug)?;
+            let template = service::create_template(c, &page.id, &input)?;
+            let audit = change(
+                "template.create",
+                "template",
+                &template.id,
+                &page.id,
+                fields,
+            );
+            Ok((Answer::new(201, views::template(&template)), audit))
+        },
+    )
+    .await
+}
+
+/// `GET /pages/{slug}/templates`.
+pub async fn list_templates(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    slug: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    let slug = slug.into_inner();
+    read(&state, &auth, Permission::Read, move |c| {
+        let page = run::page(c, &slug)?;
+        Ok(service::list_templates(c, &page.id)?
+            .iter()
+            .map(views::template)
+            .collect())
+    })
+    .await
+}
+
+/// `GET /pages/{slug}/templates/{id}`.
+pub async fn get_template(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    let (slug, id) = path.into_inner();
+    read(&state, &auth, Permission::Read, move |c| {
+        let page = run::page(c, &slug)?;
+        Ok(views::template(&service::get_template(c, &page.id, &id)?))
+    })
+    .await
+}
+
+/// `PATCH /pages/{slug}/templates/{id}`: replaces the template's fields.
+#[tracing::instrument(skip_all)]
+pub async fn update_template(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    let ((slug, id), fields) = (path.into_inner(), body.into_inner());
+    let input: TemplateInput = typed(&fields)?;
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Write,
+        &fields.clone(),
+        move |c| {
+            let page = run::page(c, &slug)?;
+            let template = service::update_template(c, &page.id, &id, &input)?;
+            let audit = change("template.update", "template", &id, &page.id, fields);
+            Ok((Answer::new(200, views::template(&template)), audit))
+        },
+    )
+    .await
+}
+
+/// `DELETE /pages/{slug}/templates/{id}`.
+#[tracing::instrument(skip_all)]
+pub async fn delete_template(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    let (slug, id) = path.into_inner();
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Write,
+        &Value::Null,
+        move |c| {
+            let page = run::page(c, &slug)?;
+            service::delete_template(c, &page.id, &id)?;
+            let audit = change("template.delete", "template", &id, &page.id, json!({}));
+            Ok((Answer::new(200, json!({"id": id, "deleted": true})), audit))
+        },
+    )
+    .await
+}

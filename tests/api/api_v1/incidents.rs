@@ -1,0 +1,249 @@
+//! An incident's life through the API, seen on the public API at each step; templates;
+//! maintenances; overdue lists; postmortems.
+
+use serde_json::{Value, json};
+
+use super::Api;
+use crate::helpers::TestDb;
+
+const SUMMARY: &str = "/status/acme/api/v2/summary.json";
+
+on_both_backends!(
+    an_incident_lives_from_investigating_to_resolved_and_the_public_api_follows,
+    a_template_prefills_an_incident_and_explicit_fields_win,
+    maintenances_are_scheduled_and_listed_apart,
+    a_resolved_incident_gets_a_published_postmortem,
+);
+
+async fn public_summary(api: &Api, needle: &str) -> Value {
+    serde_json::from_str(&api.app.wait_for_text(SUMMARY, needle).await).unwrap()
+}
+
+fn component_status(summary: &Value, id: &str) -> String {
+    let components = summary["components"].as_array().unwrap();
+    let c = components
+        .iter()
+        .find(|c| c["id"] == id)
+        .expect("component in summary");
+    c["status"].as_str().unwrap().to_owned()
+}
+
+async fn an_incident_lives_from_investigating_to_resolved_and_the_public_api_follows(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let (api_id, web_id) = (api.components[0].clone(), api.components[1].clone());
+    let body = json!({
+        "name": "Database down", "body": "We are investigating.", "status": "investigating",
+        "components": {api_id.clone(): "major_outage", web_id.clone(): "degraded_performance"},
+    });
+    let (status, incident) = api
+        .send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+        .await;
+    assert_eq!(status, 201, "{incident}");
+    assert!(incident["reference"].as_str().unwrap().starts_with("INC-"));
+    let id = incident["id"].as_str().unwrap().to_owned();
+    let summary = public_summary(&api, "Database down").await;
+    assert_eq!(summary["incidents"][0]["status"], "investigating");
+    assert_eq!(component_status(&summary, &api_id), "major_outage");
+    let updates = format!("/pages/acme/incidents/{id}/updates");
+    for step in ["identified", "monitoring"] {
+        let body = json!({"status": step, "body": format!("Now {step}.")});
+        let (status, posted) = api.send("POST", &updates, &api.responder, Some(body)).await;
+        assert_eq!(status, 201, "{posted}");
+        assert_eq!(posted["status"], step);
+        let summary = public_summary(&api, &format!("Now {step}.")).await;
+        assert_eq!(summary["incidents"][0]["status"], step);
+    }
+    let body = json!({"status": "resolved", "body": "Fixed."});
+    let (status, posted) = api.send("POST", &updates, &api.responder, Some(body)).await;
+    assert_eq!(status, 201, "{posted}");
+    let text = api.app.wait_for_text_gone(SUMMARY, "Database down").await;
+    let summary: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(component_status(&summary, &api_id), "operational");
+    assert_eq!(component_status(&summary, &web_id), "operational");
+    let (_, detail) = api
+        .send(
+            "GET",
+            &format!("/pages/acme/incidents/{id}"),
+            &api.viewer,
+            None,
+        )
+        .await;
+    assert_eq!(detail["status"], "resolved");
+    assert_eq!(detail["incident_updates"].as_array().unwrap().len(), 4);
+    let reference = incident["reference"].as_str().unwrap();
+    let (status, _) = api
+        .send(
+            "GET",
+            &format!("/pages/acme/incidents/{reference}"),
+            &api.viewer,
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "incidents are found by reference too");
+}
+
+async fn a_template_prefills_an_incident_and_explicit_fields_win(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let template = json!({
+        "name": "db", "title": "Database unavailable", "impact": "major",
+        "body": "We are looking into database errors.",
+        "components": {api.components[0].clone(): "major_outage"},
+    });
+    let (status, t) = api
+        .send(
+            "POST",
+            "/pages/acme/templates",
+            &api.responder,
+            Some(template),
+        )
+        .await;
+    assert_eq!(status, 201, "{t}");
+    let tid = t["id"].as_str().unwrap();
+    let body = json!({"template_id": tid, "body": "Our own words."});
+    let (status, incident) = api
+        .send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+        .await;
+    assert_eq!(status, 201, "{incident}");
+    assert_eq!(incident["name"], "Database unavailable");
+    assert_eq!(incident["impact"], "major");
+    assert_eq!(incident["incident_update"]["body"], "Our own words.");
+    assert_eq!(
+        incident["incident_update"]["affected_components"][0]["new_status"],
+        "major_outage"
+    );
+    let (status, body) = api
+        .send(
+            "POST",
+            "/pages/acme/incidents",
+            &api.responder,
+            Some(json!({"template_id": "nope"})),
+        )
+        .await;
+    assert_eq!(status, 422);
+    assert!(body["fields"]["template_id"].is_array());
+    let (_, list) = api
+        .send("GET", "/pages/acme/templates", &api.viewer, None)
+        .await;
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    let (status, _) = api
+        .send(
+            "DELETE",
+            &format!("/pages/acme/templates/{tid}"),
+            &api.responder,
+            None,
+        )
+        .await;
+    assert_eq!(status, 200);
+    let (status, _) = api
+        .send(
+            "GET",
+            &format!("/pages/acme/templates/{tid}"),
+            &api.viewer,
+            None,
+        )
+        .await;
+    assert_eq!(status, 404);
+}
+
+async fn maintenances_are_scheduled_and_listed_apart(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let start = chrono::Utc::now() + chrono::Duration::days(1);
+    let body = json!({
+        "name": "Database upgrade", "body": "Planned work.",
+        "scheduled_for": start.to_rfc3339(),
+        "scheduled_until": (start + chrono::Duration::hours(2)).to_rfc3339(),
+        "components": {api.components[0].clone(): "under_maintenance"},
+    });
+    let (status, m) = api
+        .send(
+            "POST",
+            "/pages/acme/maintenances",
+            &api.responder,
+            Some(body),
+        )
+        .await;
+    assert_eq!(status, 201, "{m}");
+    assert_eq!(
+        (m["kind"].as_str(), m["status"].as_str()),
+        (Some("maintenance"), Some("scheduled"))
+    );
+    let (_, list) = api
+        .send("GET", "/pages/acme/maintenances", &api.viewer, None)
+        .await;
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    let path = format!("/pages/acme/maintenances/{}", m["id"].as_str().unwrap());
+    let (status, changed) = api
+        .send(
+            "PATCH",
+            &path,
+            &api.responder,
+            Some(json!({"auto_transition": true})),
+        )
+        .await;
+    assert_eq!(status, 200, "{changed}");
+    assert_eq!(changed["auto_transition"], true);
+    let (_, overdue) = api
+        .send(
+            "GET",
+            "/pages/acme/incidents?overdue=true",
+            &api.viewer,
+            None,
+        )
+        .await;
+    assert_eq!(overdue.as_array().unwrap().len(), 0);
+    let (status, _) = api
+        .send(
+            "GET",
+            "/pages/acme/incidents?status=sideways",
+            &api.viewer,
+            None,
+        )
+        .await;
+    assert_eq!(status, 422);
+}
+
+async fn a_resolved_incident_gets_a_published_postmortem(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let body = json!({"name": "Outage", "body": "Investigating."});
+    let (_, incident) = api
+        .send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+        .await;
+    let base = format!("/pages/acme/incidents/{}", incident["id"].as_str().unwrap());
+    let draft = json!({"summary": "What happened.", "root_cause": "A bad deploy."});
+    let (status, _) = api
+        .send(
+            "PUT",
+            &format!("{base}/postmortem"),
+            &api.responder,
+            Some(draft.clone()),
+        )
+        .await;
+    assert_eq!(status, 409, "open incidents get no postmortem yet");
+    let resolve = json!({"status": "resolved", "body": "Fixed."});
+    api.send(
+        "POST",
+        &format!("{base}/updates"),
+        &api.responder,
+        Some(resolve),
+    )
+    .await;
+    let (status, pm) = api
+        .send(
+            "PUT",
+            &format!("{base}/postmortem"),
+            &api.responder,
+            Some(draft),
+        )
+        .await;
+    assert_eq!(status, 200, "{pm}");
+    let (status, pm) = api
+        .send(
+            "POST",
+            &format!("{base}/postmortem/publish"),
+            &api.responder,
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{pm}");
+    assert_eq!(pm["published"], true);
+}

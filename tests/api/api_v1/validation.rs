@@ -1,0 +1,146 @@
+//! Bad bodies: 422 with a message per field, malformed JSON 400, and idempotent retries.
+
+use serde_json::{Value, json};
+
+use super::Api;
+use crate::helpers::TestDb;
+
+on_both_backends!(
+    bad_bodies_answer_422_naming_each_field,
+    malformed_json_is_a_400_in_the_api_error_shape,
+    a_retried_post_with_the_same_idempotency_key_creates_one_incident,
+);
+
+fn fields(body: &Value) -> Vec<String> {
+    body["fields"]
+        .as_object()
+        .map(|f| f.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+async fn bad_bodies_answer_422_naming_each_field(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let token = api.responder.clone();
+    let post = |body: Value| {
+        let token = token.clone();
+        let api = &api;
+        async move {
+            api.send("POST", "/pages/acme/incidents", &token, Some(body))
+                .await
+        }
+    };
+    let (status, body) = post(json!({"body": "No name."})).await;
+    assert_eq!(
+        (status, fields(&body)),
+        (422, vec!["name".to_owned()]),
+        "{body}"
+    );
+    let (status, body) = post(json!({"name": "X", "body": "Y", "status": "exploding"})).await;
+    assert_eq!(
+        (status, fields(&body)),
+        (422, vec!["status".to_owned()]),
+        "{body}"
+    );
+    let past = json!({"name": "X", "body": "Y", "next_update_by": "2020-01-01T00:00:00Z"});
+    let (status, body) = post(past).await;
+    assert_eq!(
+        (status, fields(&body)),
+        (422, vec!["next_update_by".to_owned()]),
+        "{body}"
+    );
+    let (_, beta) = api
+        .send(
+            "POST",
+            "/pages",
+            &api.owner,
+            Some(json!({"slug": "beta", "name": "Beta"})),
+        )
+        .await;
+    assert!(beta["id"].is_string());
+    let (_, foreign) = api
+        .send(
+            "POST",
+            "/pages/beta/components",
+            &api.owner,
+            Some(json!({"name": "DB"})),
+        )
+        .await;
+    let foreign_id = foreign["id"].as_str().unwrap();
+    let mut components = serde_json::Map::new();
+    components.insert(foreign_id.to_owned(), json!("major_outage"));
+    let (status, body) = post(json!({"name": "X", "body": "Y", "components": components})).await;
+    assert_eq!(status, 422);
+    assert_eq!(fields(&body), vec![format!("components.{foreign_id}")]);
+    let bad_status = json!({"name": "X", "body": "Y", "components": {"c": "on_fire"}});
+    let (status, body) = post(bad_status).await;
+    assert_eq!(
+        (status, fields(&body)),
+        (422, vec!["components".to_owned()]),
+        "{body}"
+    );
+    let (status, body) = api
+        .send(
+            "POST",
+            "/pages/acme/components",
+            &api.owner,
+            Some(json!({"name": " "})),
+        )
+        .await;
+    assert_eq!(
+        (status, fields(&body)),
+        (422, vec!["name".to_owned()]),
+        "{body}"
+    );
+    let (_, list) = api
+        .send("GET", "/pages/acme/incidents", &api.viewer, None)
+        .await;
+    assert_eq!(list.as_array().unwrap().len(), 0, "nothing was written");
+}
+
+async fn malformed_json_is_a_400_in_the_api_error_shape(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let res = api
+        .app
+        .client
+        .post(format!("{}/api/v1/pages/acme/incidents", api.app.address))
+        .bearer_auth(&api.responder)
+        .header("Content-Type", "application/json")
+        .body("{\"name\": ")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 400);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["error"], "bad_request");
+    assert!(
+        body["message"].as_str().unwrap().contains("not valid JSON"),
+        "{body}"
+    );
+}
+
+async fn a_retried_post_with_the_same_idempotency_key_creates_one_incident(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let body = json!({"name": "Outage", "body": "Investigating."});
+    let key = [("Idempotency-Key", "retry-1")];
+    let path = "/pages/acme/incidents";
+    let (first_status, first) = api
+        .send_with("POST", path, &api.responder, Some(body.clone()), &key)
+        .await;
+    let (again_status, again) = api
+        .send_with("POST", path, &api.responder, Some(body), &key)
+        .await;
+    assert_eq!((first_status, again_status), (201, 201));
+    assert_eq!(first, again, "the retry answers the first answer");
+    let (_, list) = api.send("GET", path, &api.viewer, None).await;
+    assert_eq!(list.as_array().unwrap().len(), 1, "one incident");
+    let other = json!({"name": "Another", "body": "Different."});
+    let (status, body) = api
+        .send_with("POST", path, &api.responder, Some(other.clone()), &key)
+        .await;
+    assert_eq!(status, 422);
+    assert!(body["fields"]["idempotency_key"].is_array(), "{body}");
+    let (status, _) = api
+        .send_with("POST", path, &api.owner, Some(other), &key)
+        .await;
+    assert_eq!(status, 201, "keys are per user");
+}
