@@ -103,6 +103,7 @@ impl Application {
                         .add(("X-Content-Type-Options", "nosniff"))
                         .add(("Referrer-Policy", "strict-origin-when-cross-origin")),
                 )
+                .wrap(from_fn(crate::auth::renew_session))
                 .wrap(from_fn(http::middleware::observe))
                 .wrap(TracingLogger::default())
                 .configure(http::routes)

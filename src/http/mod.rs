@@ -17,7 +17,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .wrap(Compress::default())
                 .route(web::get().to(health::metrics)),
         )
-        .configure(crate::auth::api::routes)
+        .configure(crate::auth::routes)
         .configure(api::routes)
         .configure(public::routes);
 }
