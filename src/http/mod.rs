@@ -1,6 +1,7 @@
 //! The route table and the middleware every request goes through.
 
 pub mod api;
+pub mod admin;
 pub mod health;
 pub mod middleware;
 pub mod public;
@@ -19,5 +20,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         )
         .configure(crate::auth::routes)
         .configure(api::routes)
+        .configure(admin::routes)
         .configure(public::routes);
 }

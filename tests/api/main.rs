@@ -8,6 +8,7 @@ mod api_v1;
 mod auth;
 mod browser;
 mod cli;
+mod console;
 mod deadlines;
 mod health;
 mod jobs;

@@ -22,7 +22,7 @@ use super::format::{self, ICONS};
 struct Embedded;
 
 /// Folders of `templates/` that hold the public pages.
-const FOLDERS: &[&str] = &["layouts/", "partials/", "pages/"];
+const FOLDERS: &[&str] = &["layouts/", "partials/", "pages/", "admin/"];
 /// The suffix of a template file; the name is the path without it (`pages/overview`).
 const SUFFIX: &str = ".html.hbs";
 

@@ -1,0 +1,123 @@
+//! `GET /admin`: every open incident and maintenance across pages, overdue ones first and
+//! marked, with each page's punctuality. Computed per request, never from a snapshot.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::view::{DeadlineView, TimeView, page_zone};
+use super::{Frame, render, signed_in};
+use crate::auth::Authenticated;
+use crate::db::DbConn;
+use crate::db::models::incidents::Incident;
+use crate::db::models::pages::StatusPage;
+use crate::error::AppResult;
+use crate::services::incidents::{IncidentFilter, list_incidents};
+use crate::services::{deadlines, pages};
+use crate::startup::AppState;
+
+/// One open incident or maintenance on the dashboard.
+#[derive(Debug, Serialize)]
+struct Row {
+    href: String,
+    reference: String,
+    name: String,
+    kind: String,
+    page_name: String,
+    impact: String,
+    status: String,
+    updated: TimeView,
+    time_zone: String,
+    deadline: Option<DeadlineView>,
+}
+
+/// A page with its punctuality and the link to open an incident on it.
+#[derive(Debug, Serialize)]
+struct PageRow {
+    name: String,
+    slug: String,
+    new_incident: String,
+    punctuality_30: Option<f64>,
+    punctuality_90: Option<f64>,
+    deadlines_30: u32,
+    deadlines_90: u32,
+}
+
+#[derive(Debug, Serialize)]
+struct Dashboard {
+    frame: Frame,
+    rows: Vec<Row>,
+    overdue: usize,
+    pages: Vec<PageRow>,
+}
+
+/// The dashboard; browsers without a session are sent to sign in.
+#[tracing::instrument(skip_all)]
+pub async fn show_dashboard(
+    auth: Option<Authenticated>,
+    state: web::Data<AppState>,
+) -> AppResult<HttpResponse> {
+    let auth = match signed_in(auth) {
+        Ok(auth) => auth,
+        Err(to_login) => return Ok(to_login),
+    };
+    let now = Utc::now();
+    let (rows, pages) = state.db.run(move |c| gather(c, now)).await?;
+    let view = Dashboard {
+        frame: Frame::new(&state, &auth, "Console"),
+        overdue: rows.iter().filter(|r| is_overdue(r)).count(),
+        rows,
+        pages,
+    };
+    render(&state, StatusCode::OK, "admin/dashboard", &view)
+}
+
+fn is_overdue(row: &Row) -> bool {
+    row.deadline.as_ref().is_some_and(|d| d.overdue)
+}
+
+/// Open incidents of every page (overdue first, then by deadline) and each page's punctuality.
+fn gather(conn: &mut DbConn, now: DateTime<Utc>) -> AppResult<(Vec<Row>, Vec<PageRow>)> {
+    let mut rows = Vec::new();
+    let mut page_rows = Vec::new();
+    let filter = IncidentFilter {
+        open_only: true,
+        limit: Some(100),
+        ..IncidentFilter::default()
+    };
+    for page in pages::list_pages(conn)? {
+        for incident in list_incidents(conn, &page.id, &filter)? {
+            rows.push(row(&page, incident, now)?);
+        }
+        let score = deadlines::punctuality(conn, &page.id, now)?;
+        page_rows.push(PageRow {
+            new_incident: format!("/admin/pages/{}/incidents/new", page.slug),
+            name: page.name,
+            slug: page.slug,
+            punctuality_30: score.last_30_days.share().map(|s| s * 100.0),
+            punctuality_90: score.last_90_days.share().map(|s| s * 100.0),
+            deadlines_30: score.last_30_days.met + score.last_30_days.missed,
+            deadlines_90: score.last_90_days.met + score.last_90_days.missed,
+        });
+    }
+    // Most overdue first, then the soonest due, then those without a promise.
+    rows.sort_by_key(|r| std::cmp::Reverse(r.deadline.as_ref().map(|d| d.late_minutes)));
+    Ok((rows, page_rows))
+}
+
+fn row(page: &StatusPage, incident: Incident, now: DateTime<Utc>) -> AppResult<Row> {
+    let tz = page_zone(&page.time_zone);
+    Ok(Row {
+        href: format!("/admin/incidents/{}", incident.id),
+        impact: incident.impact()?.label().to_owned(),
+        status: incident.status()?.label().to_owned(),
+        kind: incident.kind()?.label().to_owned(),
+        updated: TimeView::new(incident.updated_at, tz),
+        deadline: DeadlineView::new(incident.next_update_by, tz, now),
+        time_zone: page.time_zone.clone(),
+        reference: incident.reference,
+        name: incident.name,
+        page_name: page.name.clone(),
+    })
+}

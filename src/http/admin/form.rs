@@ -1,0 +1,229 @@
+//! Console form bodies: the urlencoded fields as typed, turned into service inputs, and the
+//! messages per field shown next to them when something is refused.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
+use chrono_tz::Tz;
+use serde::Serialize;
+
+use crate::domain::ComponentStatus;
+use crate::error::FieldErrors;
+use crate::services::incidents::{OpenIncidentInput, PostUpdateInput};
+
+/// The prefix of the per-component select (`component.<id>`); empty means "no change".
+pub const COMPONENT_PREFIX: &str = "component.";
+
+/// A submitted form, field by field, as typed.
+#[derive(Debug, Clone, Default)]
+pub struct Submitted(pub Vec<(String, String)>);
+
+impl Submitted {
+    /// The value of `name` (the first one), empty when absent.
+    pub fn get(&self, name: &str) -> &str {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map_or("", |(_, v)| v.as_str())
+    }
+
+    /// The value of `name`, `None` when absent or blank.
+    fn optional(&self, name: &str) -> Option<String> {
+        let v = self.get(name).trim();
+        (!v.is_empty()).then(|| v.to_owned())
+    }
+
+    /// The status chosen for component `id`, empty for no change.
+    pub fn component(&self, id: &str) -> &str {
+        self.get(&format!("{COMPONENT_PREFIX}{id}"))
+    }
+
+    /// Component id -> new status, for the selects that ask for a change.
+    fn components(&self, errors: &mut FieldErrors) -> BTreeMap<String, ComponentStatus> {
+        let mut map = BTreeMap::new();
+        for (key, value) in &self.0 {
+            let Some(id) = key.strip_prefix(COMPONENT_PREFIX) else {
+                continue;
+            };
+            if value.is_empty() {
+                continue;
+            }
+            match value.parse() {
+                Ok(status) => {
+                    map.insert(id.to_owned(), status);
+                }
+                Err(_) => add(
+                    errors,
+                    &format!("components.{id}"),
+                    "is not a component status",
+                ),
+            }
+        }
+        map
+    }
+
+    /// The `next_update_by` field (a `datetime-local` value read in the page's zone).
+    fn deadline(&self, tz: Tz, errors: &mut FieldErrors) -> Option<DateTime<Utc>> {
+        let text = self.optional("next_update_by")?;
+        match local_deadline(&text, tz) {
+            Some(at) => Some(at),
+            None => {
+                add(errors, "next_update_by", "is not a date and time");
+                None
+            }
+        }
+    }
+
+    /// The input of `open_incident`, or the messages of the fields that could not be read.
+    pub fn open_input(&self, tz: Tz) -> Result<OpenIncidentInput, FieldErrors> {
+        let mut errors = FieldErrors::new();
+        let impact = self.optional("impact").and_then(|v| match v.parse() {
+            Ok(impact) => Some(impact),
+            Err(_) => {
+                add(&mut errors, "impact", "is not an impact");
+                None
+            }
+        });
+        let input = OpenIncidentInput {
+            name: self.get("name").to_owned(),
+            impact,
+            status: self.optional("status"),
+            body: self.get("body").to_owned(),
+            components: self.components(&mut errors),
+            next_update_by: self.deadline(tz, &mut errors),
+            user_impact: self.optional("user_impact"),
+            scope: self.optional("scope"),
+            root_cause: self.optional("root_cause"),
+            ..OpenIncidentInput::default()
+        };
+        errors.is_empty().then_some(input).ok_or(errors)
+    }
+
+    /// The input of `post_update`, or the messages of the fields that could not be read.
+    pub fn update_input(&self, tz: Tz) -> Result<PostUpdateInput, FieldErrors> {
+        let mut errors = FieldErrors::new();
+        let input = PostUpdateInput {
+            status: self.optional("status"),
+            body: self.get("body").to_owned(),
+            components: self.components(&mut errors),
+            next_update_by: self.deadline(tz, &mut errors),
+            reopen: !self.get("reopen").is_empty(),
+            notify: None,
+        };
+        errors.is_empty().then_some(input).ok_or(errors)
+    }
+}
+
+/// `2026-11-30T14:05` in `tz` as UTC; the earlier instant when a clock change repeats it.
+pub fn local_deadline(text: &str, tz: Tz) -> Option<DateTime<Utc>> {
+    let naive = NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M")
+        .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S"))
+        .ok()?;
+    tz.from_local_datetime(&naive)
+        .earliest()
+        .map(|at| at.with_timezone(&Utc))
+}
+
+fn add(errors: &mut FieldErrors, field: &str, message: &str) {
+    errors
+        .entry(field.to_owned())
+        .or_default()
+        .push(message.to_owned());
+}
+
+/// The messages shown next to each field; every field present (strict templates).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Errors {
+    pub any: bool,
+    pub name: Option<String>,
+    pub impact: Option<String>,
+    pub status: Option<String>,
+    pub body: Option<String>,
+    pub next_update_by: Option<String>,
+    pub user_impact: Option<String>,
+    pub scope: Option<String>,
+    pub root_cause: Option<String>,
+    pub reopen: Option<String>,
+    /// Messages about no field in particular (or about a component, by id).
+    pub other: Vec<String>,
+    #[serde(skip)]
+    pub components: BTreeMap<String, String>,
+}
+
+impl Errors {
+    /// Sorts the messages of a refused submission by field.
+    pub fn from_fields(fields: &FieldErrors) -> Self {
+        let mut errors = Self {
+            any: !fields.is_empty(),
+            ..Self::default()
+        };
+        for (field, messages) in fields {
+            let text = messages.join("; ");
+            let slot = match field.as_str() {
+                "name" => &mut errors.name,
+                "impact" => &mut errors.impact,
+                "status" => &mut errors.status,
+                "body" => &mut errors.body,
+                "next_update_by" => &mut errors.next_update_by,
+                "user_impact" => &mut errors.user_impact,
+                "scope" => &mut errors.scope,
+                "root_cause" => &mut errors.root_cause,
+                "reopen" => &mut errors.reopen,
+                other => {
+                    match other.strip_prefix("components.") {
+                        Some(id) => errors.components.insert(id.to_owned(), text.clone()),
+                        None => None,
+                    };
+                    errors.other.push(format!("{other}: {text}"));
+                    continue;
+                }
+            };
+            *slot = Some(text);
+        }
+        errors
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(pairs: &[(&str, &str)]) -> Submitted {
+        Submitted(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn a_local_deadline_is_read_in_the_page_zone() {
+        let at = local_deadline("2026-07-01T14:00", chrono_tz::Europe::Berlin).unwrap();
+        assert_eq!(at.to_rfc3339(), "2026-07-01T12:00:00+00:00");
+        assert!(local_deadline("tomorrow", Tz::UTC).is_none());
+    }
+
+    #[test]
+    fn only_components_with_a_chosen_status_change() {
+        let input = form(&[
+            ("name", "API down"),
+            ("body", "Looking"),
+            ("component.a", ""),
+            ("component.b", "major_outage"),
+        ])
+        .open_input(Tz::UTC)
+        .unwrap();
+        assert_eq!(input.components.len(), 1);
+        assert_eq!(input.components["b"], ComponentStatus::MajorOutage);
+    }
+
+    #[test]
+    fn unreadable_fields_are_reported_by_name() {
+        let errors = form(&[("impact", "huge"), ("next_update_by", "soon")])
+            .open_input(Tz::UTC)
+            .unwrap_err();
+        assert!(errors.contains_key("impact"));
+        assert!(errors.contains_key("next_update_by"));
+    }
+}

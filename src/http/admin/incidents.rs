@@ -1,0 +1,228 @@
+//! `GET/POST /admin/pages/{slug}/incidents/new`: opening an incident from a form. A refused
+//! form comes back (422) with what was typed and a message per field.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use chrono::Utc;
+use serde::Serialize;
+
+use super::form::{COMPONENT_PREFIX, Errors, Submitted};
+use super::view::page_zone;
+use super::{Frame, render, see_other, signed_in};
+use crate::auth::{Authenticated, Permission};
+use crate::db::models::components::Component;
+use crate::db::models::pages::StatusPage;
+use crate::domain::{ComponentStatus, Impact, IncidentStatus};
+use crate::error::{AppError, AppResult, FieldErrors};
+use crate::services::{components, incidents, pages};
+use crate::startup::AppState;
+
+pub use super::timeline::{post_update, show_incident};
+
+/// One `<option>`.
+#[derive(Debug, Serialize)]
+pub struct Choice {
+    value: &'static str,
+    label: &'static str,
+    selected: bool,
+}
+
+/// `(value, label)` pairs as options, `selected` marked.
+pub fn choices(
+    all: impl IntoIterator<Item = (&'static str, &'static str)>,
+    selected: &str,
+) -> Vec<Choice> {
+    all.into_iter()
+        .map(|(value, label)| Choice {
+            value,
+            label,
+            selected: value == selected,
+        })
+        .collect()
+}
+
+/// A component's select: its current status and the change asked for.
+#[derive(Debug, Serialize)]
+pub struct ComponentChoice {
+    field: String,
+    name: String,
+    current: &'static str,
+    options: Vec<Choice>,
+    error: Option<String>,
+}
+
+/// The selects of `components`, with the values of `form` and their messages.
+pub fn component_choices(
+    components: &[Component],
+    form: &Submitted,
+    errors: &Errors,
+) -> Vec<ComponentChoice> {
+    let statuses = ComponentStatus::ALL.iter().map(|s| (s.as_str(), s.label()));
+    let options = std::iter::once(("", "No change")).chain(statuses);
+    components
+        .iter()
+        .map(|c| ComponentChoice {
+            field: format!("{COMPONENT_PREFIX}{}", c.id),
+            name: c.name.clone(),
+            current: c.status().map_or("Unknown", |s| s.label()),
+            options: choices(options.clone(), form.component(&c.id)),
+            error: errors.components.get(&c.id).cloned(),
+        })
+        .collect()
+}
+
+/// The page an incident is opened on.
+#[derive(Debug, Serialize)]
+struct PageInfo {
+    name: String,
+    slug: String,
+    time_zone: String,
+}
+
+#[derive(Debug, Serialize)]
+struct OpenForm {
+    frame: Frame,
+    page: PageInfo,
+    action: String,
+    values: Values,
+    impacts: Vec<Choice>,
+    statuses: Vec<Choice>,
+    components: Vec<ComponentChoice>,
+    errors: Errors,
+}
+
+/// What was typed, to fill the form again.
+#[derive(Debug, Serialize)]
+struct Values {
+    name: String,
+    body: String,
+    next_update_by: String,
+    user_impact: String,
+    scope: String,
+    root_cause: String,
+}
+
+fn open_form(
+    frame: Frame,
+    page: StatusPage,
+    parts: Vec<Component>,
+    form: &Submitted,
+    errors: Errors,
+) -> OpenForm {
+    let impacts = std::iter::once(("", "From the component statuses"))
+        .chain(Impact::ALL.iter().map(|i| (i.as_str(), i.label())));
+    let open = IncidentStatus::ALL.iter().filter(|s| s.is_open());
+    let status = match form.get("status") {
+        "" => "investigating",
+        s => s,
+    };
+    OpenForm {
+        frame,
+        action: format!("/admin/pages/{}/incidents/new", page.slug),
+        impacts: choices(impacts, form.get("impact")),
+        statuses: choices(open.map(|s| (s.as_str(), s.label())), status),
+        components: component_choices(&parts, form, &errors),
+        values: Values {
+            name: form.get("name").to_owned(),
+            body: form.get("body").to_owned(),
+            next_update_by: form.get("next_update_by").to_owned(),
+            user_impact: form.get("user_impact").to_owned(),
+            scope: form.get("scope").to_owned(),
+            root_cause: form.get("root_cause").to_owned(),
+        },
+        errors,
+        page: PageInfo {
+            name: page.name,
+            slug: page.slug,
+            time_zone: page.time_zone,
+        },
+    }
+}
+
+/// The page of `slug` with its components.
+async fn page_and_components(
+    state: &AppState,
+    slug: String,
+) -> AppResult<(StatusPage, Vec<Component>)> {
+    state
+        .db
+        .run(move |c| {
+            let page = pages::get_page_by_slug(c, &slug)?;
+            let tree = components::list_components(c, &page.id)?;
+            Ok((page, tree.components().cloned().collect()))
+        })
+        .await
+}
+
+/// The empty form (responders and owners).
+#[tracing::instrument(skip_all)]
+pub async fn new_incident_form(
+    auth: Option<Authenticated>,
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    let auth = match signed_in(auth) {
+        Ok(auth) => auth,
+        Err(to_login) => return Ok(to_login),
+    };
+    auth.require(Permission::Write)?;
+    let (page, parts) = page_and_components(&state, slug.into_inner()).await?;
+    let frame = Frame::new(&state, &auth, format!("Open an incident on {}", page.name));
+    let view = open_form(frame, page, parts, &Submitted::default(), Errors::default());
+    render(&state, StatusCode::OK, "admin/incident_new", &view)
+}
+
+/// Opens the incident and shows it (303), or shows the form again with its messages (422).
+#[tracing::instrument(skip_all, fields(user = %auth.user_id))]
+pub async fn open_incident(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    form: web::Form<Vec<(String, String)>>,
+) -> AppResult<HttpResponse> {
+    auth.require(Permission::Write)?;
+    let form = Submitted(form.into_inner());
+    let (page, parts) = page_and_components(&state, slug.into_inner()).await?;
+    let refused = match form.open_input(page_zone(&page.time_zone)) {
+        Ok(input) => {
+            let (page_id, author) = (page.id.clone(), auth.user_id.clone());
+            let opened = state
+                .db
+                .run(move |c| {
+                    incidents::open_incident(c, &page_id, &input, Some(&author), Utc::now())
+                })
+                .await;
+            match opened {
+                Ok(posted) => {
+                    state.site.wake.notify_one();
+                    return Ok(see_other(&format!(
+                        "/admin/incidents/{}",
+                        posted.incident.id
+                    )));
+                }
+                Err(AppError::Validation(fields)) => fields,
+                Err(other) => return Err(other),
+            }
+        }
+        Err(fields) => fields,
+    };
+    refuse(&state, &auth, page, parts, &form, &refused)
+}
+
+fn refuse(
+    state: &AppState,
+    auth: &Authenticated,
+    page: StatusPage,
+    parts: Vec<Component>,
+    form: &Submitted,
+    fields: &FieldErrors,
+) -> AppResult<HttpResponse> {
+    let frame = Frame::new(state, auth, format!("Open an incident on {}", page.name));
+    let view = open_form(frame, page, parts, form, Errors::from_fields(fields));
+    render(
+        state,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "admin/incident_new",
+        &view,
+    )
+}

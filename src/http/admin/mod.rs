@@ -1,0 +1,109 @@
+//! The responder console under `/admin`: server-rendered HTML forms that work without
+//! JavaScript. Reading needs a session (browsers without one are sent to `/admin/login`);
+//! every POST carries the session's CSRF token (checked by the `Authenticated` extractor) and
+//! needs the write permission.
+
+mod dashboard;
+mod form;
+mod incidents;
+mod timeline;
+mod view;
+
+use actix_web::http::header;
+use actix_web::{HttpResponse, web};
+use serde::Serialize;
+
+use crate::auth::{self, Authenticated, Permission};
+use crate::error::{AppError, AppResult};
+use crate::startup::AppState;
+
+/// Where browsers without a session are sent.
+const LOGIN: &str = "/admin/login";
+
+/// Registers the console routes (the sign-in page registers itself).
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/admin", web::get().to(dashboard::show_dashboard))
+        .route(
+            "/admin/pages/{slug}/incidents/new",
+            web::get().to(incidents::new_incident_form),
+        )
+        .route(
+            "/admin/pages/{slug}/incidents/new",
+            web::post().to(incidents::open_incident),
+        )
+        .route(
+            "/admin/incidents/{id}",
+            web::get().to(incidents::show_incident),
+        )
+        .route(
+            "/admin/incidents/{id}/updates",
+            web::post().to(incidents::post_update),
+        );
+}
+
+/// What every console page shows around its content.
+#[derive(Debug, Serialize)]
+pub struct Frame {
+    title: String,
+    css: String,
+    admin_css: String,
+    js: String,
+    email: String,
+    role: &'static str,
+    csrf_token: String,
+    can_write: bool,
+}
+
+impl Frame {
+    /// The frame of a page titled `title` for the caller `auth`.
+    pub fn new(state: &AppState, auth: &Authenticated, title: impl Into<String>) -> Self {
+        let assets = &state.site.renderer.assets;
+        Self {
+            title: title.into(),
+            css: assets.url("app.css"),
+            admin_css: assets.url("admin.css"),
+            js: assets.url("app.js"),
+            email: auth.email.clone(),
+            role: auth.role.as_str(),
+            csrf_token: auth::csrf_token(auth, state.secret.expose()),
+            can_write: auth.can(Permission::Write),
+        }
+    }
+}
+
+/// The caller of a GET, or the answer that sends a browser to sign in.
+pub fn signed_in(auth: Option<Authenticated>) -> Result<Authenticated, HttpResponse> {
+    auth.ok_or_else(|| see_other(LOGIN))
+}
+
+/// A 303 to `location`.
+pub fn see_other(location: &str) -> HttpResponse {
+    HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, location))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .finish()
+}
+
+/// Renders the console template `name` with `view`, answering `status`.
+pub fn render<T: Serialize>(
+    state: &AppState,
+    status: actix_web::http::StatusCode,
+    name: &str,
+    view: &T,
+) -> AppResult<HttpResponse> {
+    let html = state
+        .site
+        .renderer
+        .templates
+        .render(name, view)
+        .map_err(AppError::Internal)?;
+    Ok(HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; \
+             frame-ancestors 'none'; form-action 'self'",
+        ))
+        .body(html))
+}

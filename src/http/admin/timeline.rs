@@ -1,0 +1,271 @@
+//! `GET /admin/incidents/{id}`: an incident with its timeline (late updates marked) and the
+//! one-step update form; `POST /admin/incidents/{id}/updates` posts it (resolving and, with
+//! the explicit checkbox, reopening).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::form::{Errors, Submitted};
+use super::incidents::{Choice, ComponentChoice, choices, component_choices};
+use super::view::{DeadlineView, TimeView, page_zone};
+use super::{Frame, render, see_other, signed_in};
+use crate::auth::{Authenticated, Permission};
+use crate::db::models::components::Component;
+use crate::db::models::pages::StatusPage;
+use crate::domain::{IncidentKind, IncidentStatus, MaintenanceStatus, Promise, lateness};
+use crate::error::{AppError, AppResult, FieldErrors};
+use crate::render::markdown::to_safe_html;
+use crate::services::incidents::{self, IncidentDetail};
+use crate::services::{components, pages};
+use crate::startup::AppState;
+
+/// Everything the incident page is built from.
+struct Loaded {
+    detail: IncidentDetail,
+    page: StatusPage,
+    parts: Vec<Component>,
+}
+
+#[derive(Serialize)]
+struct IncidentPage {
+    frame: Frame,
+    incident: Summary,
+    timeline: Vec<Entry>,
+    form: UpdateForm,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    reference: String,
+    name: String,
+    kind: &'static str,
+    impact: &'static str,
+    status: &'static str,
+    open: bool,
+    page_name: String,
+    public_href: String,
+    time_zone: String,
+    deadline: Option<DeadlineView>,
+    user_impact: Option<String>,
+    scope: Option<String>,
+    root_cause: Option<String>,
+}
+
+/// One update of the timeline.
+#[derive(Serialize)]
+struct Entry {
+    status: &'static str,
+    body_html: String,
+    posted: TimeView,
+    late: bool,
+    promised: Option<TimeView>,
+    changes: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct UpdateForm {
+    action: String,
+    statuses: Vec<Choice>,
+    components: Vec<ComponentChoice>,
+    body: String,
+    next_update_by: String,
+    reopen: bool,
+    errors: Errors,
+}
+
+async fn load(state: &AppState, id: String) -> AppResult<Loaded> {
+    state
+        .db
+        .run(move |c| {
+            let detail = incidents::incident_with_updates(c, &id)?;
+            let page = pages::get_page(c, &detail.incident.page_id)?;
+            let parts = components::list_components(c, &page.id)?
+                .components()
+                .cloned()
+                .collect();
+            Ok(Loaded {
+                detail,
+                page,
+                parts,
+            })
+        })
+        .await
+}
+
+/// The incident with its timeline and, for responders, the update form.
+#[tracing::instrument(skip_all)]
+pub async fn show_incident(
+    auth: Option<Authenticated>,
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    let auth = match signed_in(auth) {
+        Ok(auth) => auth,
+        Err(to_login) => return Ok(to_login),
+    };
+    let loaded = load(&state, id.into_inner()).await?;
+    page(&state, &auth, loaded, &Submitted::default(), None)
+}
+
+/// Posts the update and shows the incident again (303), or the form with its messages (422).
+#[tracing::instrument(skip_all, fields(user = %auth.user_id))]
+pub async fn post_update(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    form: web::Form<Vec<(String, String)>>,
+) -> AppResult<HttpResponse> {
+    auth.require(Permission::Write)?;
+    let id = id.into_inner();
+    let form = Submitted(form.into_inner());
+    let loaded = load(&state, id.clone()).await?;
+    let refused = match form.update_input(page_zone(&loaded.page.time_zone)) {
+        Ok(input) => {
+            let (target, author) = (id.clone(), auth.user_id.clone());
+            let posted = state
+                .db
+                .run(move |c| incidents::post_update(c, &target, &input, Some(&author), Utc::now()))
+                .await;
+            match posted {
+                Ok(_) => {
+                    state.site.wake.notify_one();
+                    return Ok(see_other(&format!("/admin/incidents/{id}")));
+                }
+                Err(AppError::Validation(fields)) => fields,
+                Err(other) => return Err(other),
+            }
+        }
+        Err(fields) => fields,
+    };
+    page(&state, &auth, loaded, &form, Some(&refused))
+}
+
+fn page(
+    state: &AppState,
+    auth: &Authenticated,
+    loaded: Loaded,
+    form: &Submitted,
+    refused: Option<&FieldErrors>,
+) -> AppResult<HttpResponse> {
+    let Loaded {
+        detail,
+        page,
+        parts,
+    } = loaded;
+    let tz = page_zone(&page.time_zone);
+    let incident = &detail.incident;
+    let kind = incident.kind()?;
+    let status = incident.status()?;
+    let errors = refused.map(Errors::from_fields).unwrap_or_default();
+    let chosen = match form.get("status") {
+        "" => status.as_str(),
+        s => s,
+    };
+    let update_form = UpdateForm {
+        action: format!("/admin/incidents/{}/updates", incident.id),
+        statuses: choices(statuses(kind), chosen),
+        components: component_choices(&parts, form, &errors),
+        body: form.get("body").to_owned(),
+        next_update_by: form.get("next_update_by").to_owned(),
+        reopen: !form.get("reopen").is_empty(),
+        errors,
+    };
+    let view = IncidentPage {
+        frame: Frame::new(
+            state,
+            auth,
+            format!("{} {}", incident.reference, incident.name),
+        ),
+        incident: Summary {
+            reference: incident.reference.clone(),
+            name: incident.name.clone(),
+            kind: kind.label(),
+            impact: incident.impact()?.label(),
+            status: status.label(),
+            open: status.is_open(),
+            public_href: format!("/status/{}", page.slug),
+            page_name: page.name.clone(),
+            time_zone: page.time_zone.clone(),
+            deadline: DeadlineView::new(incident.next_update_by, tz, Utc::now()),
+            user_impact: incident.user_impact.clone(),
+            scope: incident.scope.clone(),
+            root_cause: incident.root_cause.clone(),
+        },
+        timeline: timeline(&detail, &parts, kind, tz)?,
+        form: update_form,
+    };
+    let code = match refused {
+        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        None => StatusCode::OK,
+    };
+    render(state, code, "admin/incident", &view)
+}
+
+/// The statuses an update of a `kind` may carry.
+fn statuses(kind: IncidentKind) -> Vec<(&'static str, &'static str)> {
+    match kind {
+        IncidentKind::Maintenance => MaintenanceStatus::ALL
+            .iter()
+            .map(|s| (s.as_str(), s.label()))
+            .collect(),
+        _ => IncidentStatus::ALL
+            .iter()
+            .filter(|s| **s != IncidentStatus::Postmortem)
+            .map(|s| (s.as_str(), s.label()))
+            .collect(),
+    }
+}
+
+/// The updates newest first, each marked late when posted after the previous one's deadline.
+fn timeline(
+    detail: &IncidentDetail,
+    parts: &[Component],
+    kind: IncidentKind,
+    tz: chrono_tz::Tz,
+) -> AppResult<Vec<Entry>> {
+    let utc = |t: chrono::NaiveDateTime| -> DateTime<Utc> { t.and_utc() };
+    let promises: Vec<Promise> = detail
+        .updates
+        .iter()
+        .rev()
+        .map(|u| Promise {
+            posted_at: utc(u.update.created_at),
+            next_update_by: u.update.next_update_by.map(utc),
+        })
+        .collect();
+    let mut late = lateness(&promises);
+    late.reverse();
+    let name_of = |id: &str| {
+        parts
+            .iter()
+            .find(|c| c.id == id)
+            .map_or_else(|| id.to_owned(), |c| c.name.clone())
+    };
+    detail
+        .updates
+        .iter()
+        .zip(late)
+        .map(|(u, late)| {
+            let mut changes = Vec::new();
+            for ch in &u.changes {
+                let (old, new) = (ch.old_status()?, ch.new_status()?);
+                changes.push(format!(
+                    "{}: {} → {}",
+                    name_of(&ch.component_id),
+                    old.label(),
+                    new.label()
+                ));
+            }
+            Ok(Entry {
+                status: u.update.status(kind)?.label(),
+                body_html: to_safe_html(&u.update.body),
+                posted: TimeView::new(u.update.created_at, tz),
+                late,
+                promised: u.update.next_update_by.map(|t| TimeView::new(t, tz)),
+                changes,
+            })
+        })
+        .collect()
+}

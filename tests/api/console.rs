@@ -1,0 +1,301 @@
+//! The responder console over HTTP: the dashboard (overdue first), opening an incident and
+//! posting an update through the forms, CSRF and roles, and forms that keep what was typed.
+
+use chrono::{Duration, Utc};
+use herald::domain::{EmailAddress, Role};
+use herald::services::components::{NewComponentInput, create_component};
+use herald::services::incidents::{OpenIncidentInput, open_incident};
+use herald::services::pages::{NewPageInput, create_page};
+use herald::services::users::create_user;
+
+use crate::helpers::{TestApp, TestDb};
+
+on_both_backends!(
+    the_dashboard_lists_overdue_incidents_first_and_marks_them,
+    opening_an_incident_through_the_form_publishes_it,
+    posting_an_update_through_the_form_resolves_the_incident,
+    a_form_post_without_its_csrf_token_is_refused,
+    a_viewer_reads_the_console_but_cannot_post,
+    a_refused_form_keeps_what_was_typed,
+    a_browser_without_a_session_is_sent_to_sign_in
+);
+
+/// A page `acme` with one component; returns (page id, component id).
+pub async fn seed_page(app: &TestApp) -> (String, String) {
+    app.db
+        .run(|c| {
+            let page = create_page(
+                c,
+                &NewPageInput {
+                    slug: "acme".into(),
+                    name: "Acme".into(),
+                    ..NewPageInput::default()
+                },
+            )?;
+            let api = NewComponentInput {
+                name: "Public API".into(),
+                ..NewComponentInput::default()
+            };
+            let component = create_component(c, &page.id, &api)?;
+            Ok((page.id, component.id))
+        })
+        .await
+        .expect("page seeded")
+}
+
+/// A signed-in console user: the session cookie, without following redirects.
+pub struct Console {
+    pub client: reqwest::Client,
+    pub cookie: String,
+    /// The session's CSRF token, as its forms carry it.
+    pub csrf: String,
+    pub base: String,
+}
+
+impl Console {
+    /// Creates an account with `role` and starts a console session for it.
+    pub async fn sign_in(app: &TestApp, email: &str, role: Role) -> Self {
+        let email = EmailAddress::parse(email).expect("valid email");
+        let (value, csrf) = app
+            .db
+            .run(move |c| {
+                let user = create_user(c, &email, role, "correct horse battery staple")?;
+                let key = herald::secret::load_or_create(c, None)
+                    .map_err(herald::error::AppError::Internal)?;
+                let (session, value) =
+                    herald::services::auth::start_session(c, key.expose(), &user)?;
+                Ok((
+                    value,
+                    herald::auth::csrf::token_for(&session.id, key.expose()),
+                ))
+            })
+            .await
+            .expect("session started");
+        Self {
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            cookie: format!("herald_session={value}"),
+            csrf,
+            base: app.address.clone(),
+        }
+    }
+
+    /// GET `path` with the session; returns the status and the body.
+    pub async fn get(&self, path: &str) -> (u16, String) {
+        let res = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .header("Cookie", &self.cookie)
+            .send()
+            .await
+            .expect("request sent");
+        (res.status().as_u16(), res.text().await.unwrap())
+    }
+
+    /// POSTs the form `fields` to `path` with the session; returns status, location and body.
+    pub async fn post(&self, path: &str, fields: &[(&str, &str)]) -> (u16, String, String) {
+        let res = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("Cookie", &self.cookie)
+            .form(fields)
+            .send()
+            .await
+            .expect("request sent");
+        let location = res
+            .headers()
+            .get("location")
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        (res.status().as_u16(), location, res.text().await.unwrap())
+    }
+
+    /// The CSRF token embedded in the form at `path`.
+    pub async fn csrf(&self, path: &str) -> String {
+        let (status, body) = self.get(path).await;
+        assert_eq!(status, 200, "{body}");
+        let marker = r#"name="csrf_token" value=""#;
+        let start = body.find(marker).expect("the form carries a CSRF token") + marker.len();
+        body[start..].split('"').next().unwrap().to_owned()
+    }
+}
+
+const NEW: &str = "/admin/pages/acme/incidents/new";
+
+async fn open_at(app: &TestApp, page_id: &str, name: &str, at: chrono::DateTime<Utc>) {
+    let (page_id, name) = (page_id.to_owned(), name.to_owned());
+    app.db
+        .run(move |c| {
+            let input = OpenIncidentInput {
+                name,
+                body: "Looking into it.".into(),
+                ..OpenIncidentInput::default()
+            };
+            open_incident(c, &page_id, &input, None, at)
+        })
+        .await
+        .expect("incident opened");
+}
+
+async fn the_dashboard_lists_overdue_incidents_first_and_marks_them(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (page_id, _) = seed_page(&app).await;
+    open_at(&app, &page_id, "Fresh trouble", Utc::now()).await;
+    open_at(
+        &app,
+        &page_id,
+        "Forgotten trouble",
+        Utc::now() - Duration::days(2),
+    )
+    .await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let (status, body) = console.get("/admin").await;
+    assert_eq!(status, 200, "{body}");
+    let forgotten = body.find("Forgotten trouble").expect("overdue listed");
+    let fresh = body.find("Fresh trouble").expect("upcoming listed");
+    assert!(forgotten < fresh, "the overdue incident comes first");
+    assert!(body.contains("Update overdue by 1 d"), "{body}");
+    assert!(body.contains("Deadlines met, 30 days"));
+}
+
+async fn opening_an_incident_through_the_form_publishes_it(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (_, component) = seed_page(&app).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let csrf = console.csrf(NEW).await;
+    let field = format!("component.{component}");
+    let (status, location, body) = console
+        .post(
+            NEW,
+            &[
+                ("csrf_token", &csrf),
+                ("name", "Checkout errors"),
+                ("impact", "major"),
+                ("status", "investigating"),
+                ("body", "Payments fail for some users."),
+                (field.as_str(), "partial_outage"),
+                ("next_update_by", ""),
+                ("user_impact", "Some payments fail"),
+            ],
+        )
+        .await;
+    assert_eq!(status, 303, "{body}");
+    assert!(location.starts_with("/admin/incidents/"), "{location}");
+    let (status, page) = console.get(&location).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("Checkout errors") && page.contains("Payments fail for some users."));
+    let summary = app
+        .wait_for_text("/status/acme/api/v2/summary.json", "Checkout errors")
+        .await;
+    assert!(summary.contains("partial_outage"), "{summary}");
+}
+
+async fn posting_an_update_through_the_form_resolves_the_incident(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (page_id, _) = seed_page(&app).await;
+    open_at(&app, &page_id, "Slow search", Utc::now()).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Owner).await;
+    let (_, dashboard) = console.get("/admin").await;
+    let start = dashboard.find("/admin/incidents/").unwrap();
+    let path = dashboard[start..].split('"').next().unwrap().to_owned();
+    let csrf = console.csrf(&path).await;
+    let updates = format!("{path}/updates");
+    let fields = [
+        ("csrf_token", csrf.as_str()),
+        ("status", "resolved"),
+        ("body", "Search is fast again."),
+    ];
+    let (status, location, body) = console.post(&updates, &fields).await;
+    assert_eq!((status, location.as_str()), (303, path.as_str()), "{body}");
+    let (_, page) = console.get(&path).await;
+    assert!(page.contains("Search is fast again.") && page.contains("Reopen"));
+    app.wait_for_text("/status/acme/api/v2/summary.json", r#""incidents":[]"#)
+        .await;
+}
+
+async fn a_form_post_without_its_csrf_token_is_refused(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_page(&app).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Owner).await;
+    let fields = [("name", "Forged"), ("body", "Forged")];
+    let (status, _, _) = console.post(NEW, &fields).await;
+    assert_eq!(status, 403);
+    let forged = [("csrf_token", "0".repeat(64)), ("name", "Forged".into())];
+    let forged: Vec<(&str, &str)> = forged.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    assert_eq!(console.post(NEW, &forged).await.0, 403);
+}
+
+async fn a_viewer_reads_the_console_but_cannot_post(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (page_id, _) = seed_page(&app).await;
+    open_at(&app, &page_id, "Flaky logins", Utc::now()).await;
+    let viewer = Console::sign_in(&app, "viewer@example.com", Role::Viewer).await;
+    let (status, body) = viewer.get("/admin").await;
+    assert_eq!(status, 200);
+    assert!(body.contains("Flaky logins") && !body.contains("Open an incident"));
+    let start = body.find("/admin/incidents/").unwrap();
+    let path = body[start..].split('"').next().unwrap().to_owned();
+    let (status, page) = viewer.get(&path).await;
+    assert_eq!(status, 200);
+    assert!(!page.contains("Post update"), "read-only for viewers");
+    let csrf = viewer.csrf.clone();
+    let fields = [("csrf_token", csrf.as_str()), ("name", "x"), ("body", "x")];
+    assert_eq!(viewer.post(NEW, &fields).await.0, 403);
+    let update = [("csrf_token", csrf.as_str()), ("body", "x")];
+    assert_eq!(
+        viewer.post(&format!("{path}/updates"), &update).await.0,
+        403
+    );
+}
+
+async fn a_refused_form_keeps_what_was_typed(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (_, component) = seed_page(&app).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let csrf = console.csrf(NEW).await;
+    let field = format!("component.{component}");
+    let past = (Utc::now() - Duration::hours(3))
+        .format("%Y-%m-%dT%H:%M")
+        .to_string();
+    let fields = [
+        ("csrf_token", csrf.as_str()),
+        ("name", ""),
+        ("body", "Typed <with care> & kept"),
+        (field.as_str(), "major_outage"),
+        ("next_update_by", past.as_str()),
+        ("scope", "EU customers"),
+    ];
+    let (status, _, body) = console.post(NEW, &fields).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body.contains("Typed &lt;with care&gt; &amp; kept"),
+        "{body}"
+    );
+    assert!(body.contains("EU customers"));
+    assert!(body.contains(&format!(r#"value="{past}""#)));
+    assert!(body.contains(r#"<option value="major_outage" selected>"#));
+    assert!(
+        body.contains(r#"class="field-error" role="alert">must not be blank"#),
+        "{body}"
+    );
+}
+
+async fn a_browser_without_a_session_is_sent_to_sign_in(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_page(&app).await;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    for path in ["/admin", NEW] {
+        let res = client
+            .get(format!("{}{path}", app.address))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 303, "{path}");
+        assert_eq!(res.headers()["location"], "/admin/login");
+    }
+}
