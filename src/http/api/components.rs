@@ -2,7 +2,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::body::typed;
 use super::run::{self, change, read, write};
@@ -14,6 +14,7 @@ use crate::services::components::{
     self as service, GroupInput, NewComponentInput, UpdateComponentInput,
 };
 use crate::services::idempotency::Answer;
+use crate::services::page_admin::{self, GroupPatch};
 use crate::startup::AppState;
 
 /// A component patch: its fields, and optionally a new status (Statuspage sends both at once).
@@ -157,5 +158,99 @@ pub async fn list_groups(
             })
             .collect())
     })
+    .await
+}
+
+/// `DELETE /pages/{slug}/components/{id}`.
+#[tracing::instrument(skip_all)]
+pub async fn delete_component(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    let (slug, id) = path.into_inner();
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Write,
+        &Value::Null,
+        move |c| {
+            let page = run::page(c, &slug)?;
+            page_admin::delete_component(c, &page.id, &id)?;
+            let audit = change("component.delete", "component", &id, &page.id, json!({}));
+            Ok((Answer::new(200, json!({"id": id, "deleted": true})), audit))
+        },
+    )
+    .await
+}
+
+/// `PATCH /pages/{slug}/component-groups/{id}`: name, description, position.
+#[tracing::instrument(skip_all)]
+pub async fn update_group(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    let ((slug, id), fields) = (path.into_inner(), body.into_inner());
+    let patch: GroupPatch = typed(&fields)?;
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Write,
+        &fields.clone(),
+        move |c| {
+            let page = run::page(c, &slug)?;
+            let group = page_admin::update_group(c, &page.id, &id, &patch)?;
+            let members = service::list_components(c, &page.id)?;
+            let members: Vec<_> = members
+                .components()
+                .filter(|m| m.group_id.as_deref() == Some(group.id.as_str()))
+                .collect();
+            let audit = change(
+                "component_group.update",
+                "component_group",
+                &id,
+                &page.id,
+                fields,
+            );
+            Ok((Answer::new(200, views::group(&group, &members)), audit))
+        },
+    )
+    .await
+}
+
+/// `DELETE /pages/{slug}/component-groups/{id}`: its components stay, ungrouped.
+#[tracing::instrument(skip_all)]
+pub async fn delete_group(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    let (slug, id) = path.into_inner();
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Write,
+        &Value::Null,
+        move |c| {
+            let page = run::page(c, &slug)?;
+            page_admin::delete_group(c, &page.id, &id)?;
+            let audit = change(
+                "component_group.delete",
+                "component_group",
+                &id,
+                &page.id,
+                json!({}),
+            );
+            Ok((Answer::new(200, json!({"id": id, "deleted": true})), audit))
+        },
+    )
     .await
 }

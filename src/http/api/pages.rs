@@ -1,7 +1,7 @@
 //! `/pages` and `/pages/{slug}`: status pages and their settings (owners write, everyone reads).
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::body::typed;
 use super::run::{self, change, read, write};
@@ -9,6 +9,7 @@ use super::views;
 use crate::auth::{Authenticated, Permission};
 use crate::error::AppResult;
 use crate::services::idempotency::Answer;
+use crate::services::page_admin;
 use crate::services::pages::{self, NewPageInput, UpdatePageInput};
 use crate::startup::AppState;
 
@@ -83,6 +84,35 @@ pub async fn update_page(
             let page = pages::update_page(c, &page.id, &input)?;
             let audit = change("page.update", "page", &page.id, &page.id, fields);
             Ok((Answer::new(200, views::page(&page)), audit))
+        },
+    )
+    .await
+}
+
+/// `DELETE /pages/{slug}`: deletes a page with everything on it (owners).
+#[tracing::instrument(skip_all)]
+pub async fn delete_page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    slug: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    let slug = slug.into_inner();
+    write(
+        &state,
+        &req,
+        &auth,
+        Permission::Admin,
+        &Value::Null,
+        move |c| {
+            let page = run::page(c, &slug)?;
+            page_admin::delete_page(c, &page.id)?;
+            let fields = json!({"slug": page.slug, "name": page.name});
+            let audit = change("page.delete", "page", &page.id, &page.id, fields);
+            Ok((
+                Answer::new(200, json!({"id": page.id, "deleted": true})),
+                audit,
+            ))
         },
     )
     .await

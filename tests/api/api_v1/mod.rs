@@ -3,6 +3,7 @@
 
 mod access;
 mod audit;
+mod components;
 mod incidents;
 mod validation;
 

@@ -1,0 +1,89 @@
+//! Components, groups and pages: changing and deleting them, each within its page.
+
+use serde_json::json;
+
+use super::Api;
+use crate::helpers::TestDb;
+
+on_both_backends!(
+    components_and_groups_are_changed_and_deleted_within_their_page,
+    only_owners_delete_pages_and_a_deleted_page_is_gone,
+);
+
+async fn components_and_groups_are_changed_and_deleted_within_their_page(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let token = api.responder.clone();
+    let (status, group) = api
+        .send(
+            "POST",
+            "/pages/acme/component-groups",
+            &token,
+            Some(json!({"name": "Core"})),
+        )
+        .await;
+    assert_eq!(status, 201, "{group}");
+    let gid = group["id"].as_str().unwrap();
+    let cid = api.components[0].clone();
+    let path = format!("/pages/acme/components/{cid}");
+    let patch = json!({"group_id": gid, "status": "partial_outage", "region": "eu"});
+    let (status, c) = api.send("PATCH", &path, &token, Some(patch)).await;
+    assert_eq!(status, 200, "{c}");
+    assert_eq!(
+        (c["group_id"].as_str(), c["status"].as_str()),
+        (Some(gid), Some("partial_outage"))
+    );
+    let (status, body) = api
+        .send("PATCH", &path, &token, Some(json!({"status": "melting"})))
+        .await;
+    assert_eq!(status, 422);
+    assert!(body["fields"]["status"].is_array(), "{body}");
+    let gpath = format!("/pages/acme/component-groups/{gid}");
+    let (status, g) = api
+        .send(
+            "PATCH",
+            &gpath,
+            &token,
+            Some(json!({"name": "Core services"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{g}");
+    assert_eq!(g["name"], "Core services");
+    assert_eq!(g["components"][0], cid.as_str());
+    let (status, _) = api
+        .send("PATCH", &gpath, &token, Some(json!({"name": ""})))
+        .await;
+    assert_eq!(status, 422);
+    let (status, _) = api.send("DELETE", &gpath, &token, None).await;
+    assert_eq!(status, 200);
+    let (_, groups) = api
+        .send("GET", "/pages/acme/component-groups", &token, None)
+        .await;
+    assert_eq!(groups.as_array().unwrap().len(), 0);
+    let (status, _) = api.send("DELETE", &path, &api.viewer, None).await;
+    assert_eq!(status, 403);
+    let (status, _) = api.send("DELETE", &path, &token, None).await;
+    assert_eq!(status, 200);
+    let (status, _) = api.send("DELETE", &path, &token, None).await;
+    assert_eq!(status, 404);
+    let (_, list) = api
+        .send("GET", "/pages/acme/components", &token, None)
+        .await;
+    assert_eq!(list.as_array().unwrap().len(), 1);
+}
+
+async fn only_owners_delete_pages_and_a_deleted_page_is_gone(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let body = json!({"name": "Outage", "body": "Investigating."});
+    api.send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+        .await;
+    let (status, _) = api
+        .send("DELETE", "/pages/acme", &api.responder, None)
+        .await;
+    assert_eq!(status, 403);
+    let (status, body) = api.send("DELETE", "/pages/acme", &api.owner, None).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, _) = api.send("GET", "/pages/acme", &api.viewer, None).await;
+    assert_eq!(status, 404);
+    let (_, log) = api.send("GET", "/audit", &api.owner, None).await;
+    assert_eq!(log[0]["action"], "page.delete");
+}
