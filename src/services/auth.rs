@@ -91,7 +91,13 @@ pub fn resolve_token(conn: &mut DbConn, claims: &Claims) -> AppResult<Option<Aut
     let Some(user) = tokens::find_user(conn, &token.user_id)? else {
         return Ok(None);
     };
-    tokens::touch_token(conn, &token.id, at)?;
+    // At most one write a minute per token: busy automation should not serialise on it.
+    if token
+        .last_used_at
+        .is_none_or(|last| at - last >= Duration::minutes(1))
+    {
+        tokens::touch_token(conn, &token.id, at)?;
+    }
     principal(user, AuthMethod::Token { token_id: token.id }, None)
 }
 

@@ -229,6 +229,11 @@ async fn owners_list_every_token_and_others_only_their_own(db: TestDb) {
     assert_eq!(own.len(), 1);
     assert_eq!(own[0]["user_id"], bob_id.as_str());
     assert!(
+        own[0]["last_used_at"].is_string(),
+        "use is recorded: {}",
+        own[0]
+    );
+    assert!(
         own[0].get("token_secret").is_none(),
         "secrets are shown once only"
     );
