@@ -87,6 +87,8 @@ where
             created_at: now(),
         };
         idempotency::insert(conn, &stored)?;
+        // Expired answers go as new ones come; the index on created_at keeps this cheap.
+        purge_expired(conn)?;
         Ok(answer)
     })
 }

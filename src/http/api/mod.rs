@@ -71,6 +71,15 @@ api_routes! {
     delete "/pages/{slug}/templates/{id}" => templates::delete_template,
 }
 
+/// Routes under [`PREFIX`] that `crate::auth` registers (the caller and API tokens); the
+/// OpenAPI document describes them too.
+pub const AUTH_ROUTES: &[(&str, &str)] = &[
+    ("get", "/me"),
+    ("get", "/tokens"),
+    ("post", "/tokens"),
+    ("delete", "/tokens/{id}"),
+];
+
 /// Registers the API scope with its JSON limits and error shape, compressed.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     let scope = register(web::scope(PREFIX))

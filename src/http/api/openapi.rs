@@ -1,5 +1,6 @@
 //! `GET /openapi.json`: the OpenAPI 3 document of the API, written by hand in `openapi.json`
-//! next to this file and embedded in the binary. A test keeps it in step with [`super::ROUTES`].
+//! next to this file and embedded in the binary. A test keeps it in step with [`super::ROUTES`]
+//! and [`super::AUTH_ROUTES`]; an HTTP test requests every documented route.
 
 use actix_web::HttpResponse;
 use actix_web::http::header::ContentType;
@@ -18,7 +19,7 @@ pub async fn get_openapi() -> HttpResponse {
 mod tests {
     use std::collections::BTreeSet;
 
-    use super::super::ROUTES;
+    use super::super::{AUTH_ROUTES, ROUTES};
     use super::DOCUMENT;
 
     fn documented() -> BTreeSet<(String, String)> {
@@ -42,6 +43,7 @@ mod tests {
     fn every_route_is_documented_and_every_documented_route_exists() {
         let registered: BTreeSet<(String, String)> = ROUTES
             .iter()
+            .chain(AUTH_ROUTES)
             .map(|(m, p)| ((*m).to_owned(), (*p).to_owned()))
             .collect();
         let documented = documented();

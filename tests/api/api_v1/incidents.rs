@@ -247,3 +247,56 @@ async fn a_resolved_incident_gets_a_published_postmortem(db: TestDb) {
     assert_eq!(status, 200, "{pm}");
     assert_eq!(pm["published"], true);
 }
+
+on_both_backends!(overdue_lists_only_open_incidents_past_their_promised_update);
+
+async fn overdue_lists_only_open_incidents_past_their_promised_update(db: TestDb) {
+    use diesel::prelude::*;
+    use herald::db::schema::incidents;
+    let api = Api::spawn(db).await;
+    let mut ids = Vec::new();
+    for name in ["Late", "On time"] {
+        let body = json!({"name": name, "body": "Investigating."});
+        let (_, incident) = api
+            .send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+            .await;
+        ids.push(incident["id"].as_str().unwrap().to_owned());
+    }
+    let late = ids[0].clone();
+    api.app
+        .db
+        .run(move |c| {
+            let past = herald::db::now() - chrono::Duration::minutes(5);
+            diesel::update(incidents::table.find(late))
+                .set(incidents::next_update_by.eq(Some(past)))
+                .execute(c)?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    let (status, overdue) = api
+        .send(
+            "GET",
+            "/pages/acme/incidents?overdue=true",
+            &api.viewer,
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{overdue}");
+    let names: Vec<&str> = overdue
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Late"]);
+    let (_, open) = api
+        .send(
+            "GET",
+            "/pages/acme/incidents?status=open",
+            &api.viewer,
+            None,
+        )
+        .await;
+    assert_eq!(open.as_array().unwrap().len(), 2);
+}
