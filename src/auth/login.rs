@@ -26,6 +26,7 @@ const TEMPLATE: &str = include_str!("../../templates/admin/login.html.hbs");
 
 /// Registers the sign-in and sign-out routes.
 pub fn routes(cfg: &mut web::ServiceConfig) {
+    services::auth::warm_up();
     cfg.route(SIGN_IN, web::get().to(show_login))
         .route(SIGN_IN, web::post().to(sign_in))
         .route("/admin/logout", web::post().to(sign_out));

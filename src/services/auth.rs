@@ -147,6 +147,19 @@ pub fn check_password(conn: &mut DbConn, email: &str, password: &str) -> AppResu
     Ok(user.filter(|_| valid))
 }
 
+/// Computes the dummy hash in the background, so that even the first sign-in with an unknown
+/// email costs no more than a wrong password. Runs once per process.
+pub fn warm_up() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        std::thread::spawn(|| {
+            if let Err(e) = dummy_hash() {
+                tracing::warn!(error = %e, "preparing the sign-in dummy hash failed");
+            }
+        });
+    });
+}
+
 fn dummy_hash() -> AppResult<&'static str> {
     static DUMMY: OnceLock<String> = OnceLock::new();
     if let Some(hash) = DUMMY.get() {
