@@ -179,7 +179,7 @@ pub async fn get_incident(
     .await
 }
 
-/// `PATCH /pages/{slug}/incidents/{id}` (and `/maintenances/{id}`): the structured fields.
+/// `PATCH /pages/{slug}/incidents/{id}`: the structured fields.
 #[tracing::instrument(skip_all)]
 pub async fn update_incident(
     state: web::Data<AppState>,
@@ -188,7 +188,31 @@ pub async fn update_incident(
     path: web::Path<(String, String)>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
-    let ((slug, id), fields) = (path.into_inner(), body.into_inner());
+    patch(state, req, auth, path.into_inner(), body.into_inner(), None).await
+}
+
+/// `PATCH /pages/{slug}/maintenances/{id}`: the fields, window and auto-transition flag of a
+/// maintenance (an incident's id is not found here).
+#[tracing::instrument(skip_all)]
+pub async fn update_maintenance(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    let kind = Some(IncidentKind::Maintenance);
+    patch(state, req, auth, path.into_inner(), body.into_inner(), kind).await
+}
+
+async fn patch(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    (slug, id): (String, String),
+    fields: Value,
+    kind: Option<IncidentKind>,
+) -> AppResult<HttpResponse> {
     let input: IncidentFieldsInput = typed(&fields)?;
     write(
         &state,
@@ -199,6 +223,9 @@ pub async fn update_incident(
         move |c| {
             let page = run::page(c, &slug)?;
             let incident = run::incident(c, &page.id, &id)?;
+            if kind.is_some_and(|k| incident.kind != k.as_str()) {
+                return Err(AppError::NotFound("maintenance".into()));
+            }
             let incident = service::update_incident_fields(c, &incident.id, &input)?;
             let audit = change(
                 "incident.update",

@@ -60,7 +60,7 @@ api_routes! {
     post "/pages/{slug}/incidents/{id}/updates" => incidents::post_update,
     post "/pages/{slug}/maintenances" => incidents::create_maintenance,
     get "/pages/{slug}/maintenances" => incidents::list_maintenances,
-    patch "/pages/{slug}/maintenances/{id}" => incidents::update_incident,
+    patch "/pages/{slug}/maintenances/{id}" => incidents::update_maintenance,
     get "/pages/{slug}/incidents/{id}/postmortem" => postmortems::get_postmortem,
     put "/pages/{slug}/incidents/{id}/postmortem" => postmortems::save_postmortem,
     post "/pages/{slug}/incidents/{id}/postmortem/publish" => postmortems::publish_postmortem,

@@ -182,6 +182,18 @@ async fn maintenances_are_scheduled_and_listed_apart(db: TestDb) {
         .await;
     assert_eq!(status, 200, "{changed}");
     assert_eq!(changed["auto_transition"], true);
+    let body = json!({"name": "Outage", "body": "Investigating."});
+    let (_, incident) = api
+        .send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+        .await;
+    let path = format!(
+        "/pages/acme/maintenances/{}",
+        incident["id"].as_str().unwrap()
+    );
+    let (status, _) = api
+        .send("PATCH", &path, &api.responder, Some(json!({"name": "X"})))
+        .await;
+    assert_eq!(status, 404, "an incident is not a maintenance");
     let (_, overdue) = api
         .send(
             "GET",

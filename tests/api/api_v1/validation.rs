@@ -144,3 +144,27 @@ async fn a_retried_post_with_the_same_idempotency_key_creates_one_incident(db: T
         .await;
     assert_eq!(status, 201, "keys are per user");
 }
+
+on_both_backends!(oversized_bodies_are_refused_and_answers_are_compressed_on_request);
+
+async fn oversized_bodies_are_refused_and_answers_are_compressed_on_request(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let huge = json!({"name": "Big", "body": "x".repeat(300 * 1024)});
+    let (status, body) = api
+        .send("POST", "/pages/acme/incidents", &api.responder, Some(huge))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("larger than"),
+        "{body}"
+    );
+    let res = api
+        .app
+        .client
+        .get(format!("{}/api/v1/openapi.json", api.app.address))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.headers().get("content-encoding").unwrap(), "gzip");
+}
