@@ -3,6 +3,7 @@
 //! and screenshots are saved for a person to look at.
 
 mod cdp;
+mod console;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,0 +1,100 @@
+//! The console in a real headless Chromium: a responder signs in, opens an incident and posts
+//! an update through the forms, and the public page shows it. Screenshots are saved.
+
+use std::time::{Duration, Instant};
+
+use herald::domain::{EmailAddress, Role};
+use herald::services::users::create_user;
+
+use super::{cdp, screenshot_dir};
+use crate::console::seed_page;
+use crate::helpers::{TestApp, TestDb};
+
+const PASSWORD: &str = "correct horse battery staple";
+
+/// Fills the fields of the page's form `selector` (by name) and submits it like a person would.
+fn submit(page: &mut cdp::Page, selector: &str, fields: &[(&str, &str)]) {
+    let fields = serde_json::to_string(fields).unwrap();
+    let script = format!(
+        "(() => {{ const f = document.querySelector({sel}); \
+         for (const [k, v] of {fields}) {{ f.elements[k].value = v; }} \
+         f.requestSubmit(); return true; }})()",
+        sel = serde_json::to_string(selector).unwrap()
+    );
+    assert_eq!(
+        page.eval(&script),
+        serde_json::json!(true),
+        "form {selector} found"
+    );
+    page.wait_for("Page.loadEventFired");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signs_in_opens_an_incident_and_posts_an_update_through_the_console() {
+    let Some(chromium) = cdp::chromium_path() else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "Chromium must be installed in CI (.ci/run installs it)"
+        );
+        eprintln!("skipped: no Chromium at /usr/bin/chromium (apt-get install chromium)");
+        return;
+    };
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let (_, component) = seed_page(&app).await;
+    let email = EmailAddress::parse("ops@example.com").unwrap();
+    app.db
+        .run(move |c| create_user(c, &email, Role::Responder, PASSWORD))
+        .await
+        .unwrap();
+    let base = app.address.clone();
+    tokio::task::spawn_blocking(move || {
+        let browser = cdp::Browser::launch(&chromium);
+        let mut page = browser.new_page();
+        let dir = screenshot_dir();
+        page.goto(&format!("{base}/admin"));
+        let login = [("email", "ops@example.com"), ("password", PASSWORD)];
+        submit(&mut page, "form[action='/admin/login']", &login);
+        let html = page.html();
+        assert!(html.contains("Open an incident"), "signed in: {html}");
+        std::fs::write(dir.join("console-dashboard.png"), page.screenshot()).unwrap();
+
+        page.goto(&format!("{base}/admin/pages/acme/incidents/new"));
+        let field = format!("component.{component}");
+        let opening = [
+            ("name", "Checkout is failing"),
+            ("impact", "major"),
+            ("body", "Payments fail for **some** users."),
+            (field.as_str(), "partial_outage"),
+        ];
+        submit(&mut page, "form.console-form", &opening);
+        let html = page.html();
+        assert!(html.contains("Checkout is failing"), "{html}");
+        assert!(html.contains("Next update by"), "the deadline is shown");
+
+        let update = [
+            ("status", "identified"),
+            ("body", "A bad deploy; rolling back."),
+        ];
+        submit(&mut page, "form.console-form", &update);
+        let html = page.html();
+        assert!(html.contains("A bad deploy; rolling back."), "{html}");
+        assert!(html.contains(r#"data-status="">Identified<"#), "{html}");
+        std::fs::write(dir.join("console-incident.png"), page.screenshot()).unwrap();
+
+        let started = Instant::now();
+        loop {
+            page.goto(&format!("{base}/status/acme"));
+            if page.html().contains("A bad deploy; rolling back.") {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "public page updated"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        std::fs::write(dir.join("console-public-page.png"), page.screenshot()).unwrap();
+    })
+    .await
+    .unwrap();
+}
