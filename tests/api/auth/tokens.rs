@@ -258,3 +258,58 @@ async fn owners_list_every_token_and_others_only_their_own(db: TestDb) {
         .unwrap();
     assert_eq!(res.status(), 404, "another user's token is not found");
 }
+
+#[test]
+fn an_operator_adds_a_user_then_a_cli_token_works_against_herald_serve() {
+    use std::io::Write;
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("herald.db").display());
+    let mut add = herald(dir.path())
+        .args([
+            "user",
+            "add",
+            "--email",
+            "ops@example.com",
+            "--role",
+            "owner",
+        ])
+        .arg("--password-stdin")
+        .env("DATABASE_URL", &url)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    add.stdin
+        .take()
+        .unwrap()
+        .write_all(b"correct horse battery staple\n")
+        .unwrap();
+    assert!(add.wait().unwrap().success());
+    let serving = crate::process::Serving::start(dir.path(), &url, &[]);
+    let out = herald(dir.path())
+        .args(["token", "create", "--email", "ops@example.com"])
+        .env("DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let token = String::from_utf8(out.stdout).unwrap();
+    let me: Value = reqwest::blocking::Client::new()
+        .get(format!("http://127.0.0.1:{}/api/v1/me", serving.port))
+        .bearer_auth(token.trim())
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(me["email"], "ops@example.com");
+    assert_eq!(me["role"], "owner");
+    assert!(
+        !serving.log_text().contains(token.trim()),
+        "the token is never logged"
+    );
+}
