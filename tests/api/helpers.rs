@@ -209,7 +209,7 @@ impl TestApp {
         self.site.wake.notify_one();
     }
 
-    /// Waits (up to 5 s) until `path` answers 200.
+    /// Waits (up to 15 s) until `path` answers 200.
     pub async fn wait_for_page(&self, path: &str) {
         self.wait_until(path, |status, _| status == 200).await;
     }
@@ -237,7 +237,7 @@ impl TestApp {
                 return body;
             }
             assert!(
-                started.elapsed() < Duration::from_secs(5),
+                started.elapsed() < Duration::from_secs(15),
                 "{path} did not reach the expected state: {status} {body}"
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
