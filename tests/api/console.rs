@@ -17,7 +17,8 @@ on_both_backends!(
     a_form_post_without_its_csrf_token_is_refused,
     a_viewer_reads_the_console_but_cannot_post,
     a_refused_form_keeps_what_was_typed,
-    a_browser_without_a_session_is_sent_to_sign_in
+    a_browser_without_a_session_is_sent_to_sign_in,
+    maintenance_is_scheduled_through_the_form
 );
 
 /// A page `acme` with one component; returns (page id, component id).
@@ -298,4 +299,45 @@ async fn a_browser_without_a_session_is_sent_to_sign_in(db: TestDb) {
         assert_eq!(res.status(), 303, "{path}");
         assert_eq!(res.headers()["location"], "/admin/login");
     }
+}
+
+async fn maintenance_is_scheduled_through_the_form(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (_, component) = seed_page(&app).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let path = "/admin/pages/acme/maintenances/new";
+    let csrf = console.csrf(path).await;
+    let field = format!("component.{component}");
+    let at = |h| {
+        (Utc::now() + Duration::hours(h))
+            .format("%Y-%m-%dT%H:%M")
+            .to_string()
+    };
+    let (from, until) = (at(24), at(26));
+    let fields = [
+        ("csrf_token", csrf.as_str()),
+        ("name", "Database upgrade"),
+        ("body", "Short read-only window."),
+        ("scheduled_for", from.as_str()),
+        ("scheduled_until", until.as_str()),
+        (field.as_str(), "under_maintenance"),
+        ("auto_transition", "yes"),
+    ];
+    let (status, location, body) = console.post(path, &fields).await;
+    assert_eq!(status, 303, "{body}");
+    let (_, page) = console.get(&location).await;
+    assert!(page.contains("Database upgrade") && page.contains("Scheduled"));
+    app.wait_for_text(
+        "/status/acme/api/v2/scheduled-maintenances/upcoming.json",
+        "Database upgrade",
+    )
+    .await;
+    let backwards = [
+        ("csrf_token", csrf.as_str()),
+        ("name", "x"),
+        ("body", "x"),
+        ("scheduled_for", until.as_str()),
+        ("scheduled_until", from.as_str()),
+    ];
+    assert_eq!(console.post(path, &backwards).await.0, 422);
 }

@@ -60,7 +60,7 @@ pub async fn show_dashboard(
 ) -> AppResult<HttpResponse> {
     let auth = match signed_in(auth) {
         Ok(auth) => auth,
-        Err(to_login) => return Ok(to_login),
+        Err(to_login) => return Ok(*to_login),
     };
     let now = Utc::now();
     let (rows, pages) = state.db.run(move |c| gather(c, now)).await?;

@@ -99,6 +99,31 @@ impl Submitted {
         errors.is_empty().then_some(input).ok_or(errors)
     }
 
+    /// The input of `open_incident` for a maintenance, or the fields that could not be read.
+    pub fn maintenance_input(&self, tz: Tz) -> Result<OpenIncidentInput, FieldErrors> {
+        let mut errors = FieldErrors::new();
+        let mut time = |name: &str| {
+            let text = self.optional(name)?;
+            let at = local_deadline(&text, tz);
+            if at.is_none() {
+                add(&mut errors, name, "is not a date and time");
+            }
+            at
+        };
+        let (scheduled_for, scheduled_until) = (time("scheduled_for"), time("scheduled_until"));
+        let input = OpenIncidentInput {
+            name: self.get("name").to_owned(),
+            kind: Some(crate::domain::IncidentKind::Maintenance),
+            body: self.get("body").to_owned(),
+            components: self.components(&mut errors),
+            scheduled_for,
+            scheduled_until,
+            auto_transition: !self.get("auto_transition").is_empty(),
+            ..OpenIncidentInput::default()
+        };
+        errors.is_empty().then_some(input).ok_or(errors)
+    }
+
     /// The input of `post_update`, or the messages of the fields that could not be read.
     pub fn update_input(&self, tz: Tz) -> Result<PostUpdateInput, FieldErrors> {
         let mut errors = FieldErrors::new();
@@ -144,6 +169,8 @@ pub struct Errors {
     pub scope: Option<String>,
     pub root_cause: Option<String>,
     pub reopen: Option<String>,
+    pub scheduled_for: Option<String>,
+    pub scheduled_until: Option<String>,
     /// Messages about no field in particular (or about a component, by id).
     pub other: Vec<String>,
     #[serde(skip)]
@@ -169,6 +196,8 @@ impl Errors {
                 "scope" => &mut errors.scope,
                 "root_cause" => &mut errors.root_cause,
                 "reopen" => &mut errors.reopen,
+                "scheduled_for" => &mut errors.scheduled_for,
+                "scheduled_until" => &mut errors.scheduled_until,
                 other => {
                     match other.strip_prefix("components.") {
                         Some(id) => errors.components.insert(id.to_owned(), text.clone()),

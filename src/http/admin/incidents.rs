@@ -140,7 +140,7 @@ fn open_form(
 }
 
 /// The page of `slug` with its components.
-async fn page_and_components(
+pub async fn page_and_components(
     state: &AppState,
     slug: String,
 ) -> AppResult<(StatusPage, Vec<Component>)> {
@@ -163,7 +163,7 @@ pub async fn new_incident_form(
 ) -> AppResult<HttpResponse> {
     let auth = match signed_in(auth) {
         Ok(auth) => auth,
-        Err(to_login) => return Ok(to_login),
+        Err(to_login) => return Ok(*to_login),
     };
     auth.require(Permission::Write)?;
     let (page, parts) = page_and_components(&state, slug.into_inner()).await?;

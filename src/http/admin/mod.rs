@@ -6,6 +6,7 @@
 mod dashboard;
 mod form;
 mod incidents;
+mod maintenance;
 mod timeline;
 mod view;
 
@@ -30,6 +31,14 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route(
             "/admin/pages/{slug}/incidents/new",
             web::post().to(incidents::open_incident),
+        )
+        .route(
+            "/admin/pages/{slug}/maintenances/new",
+            web::get().to(maintenance::new_maintenance_form),
+        )
+        .route(
+            "/admin/pages/{slug}/maintenances/new",
+            web::post().to(maintenance::schedule_maintenance),
         )
         .route(
             "/admin/incidents/{id}",
@@ -72,8 +81,8 @@ impl Frame {
 }
 
 /// The caller of a GET, or the answer that sends a browser to sign in.
-pub fn signed_in(auth: Option<Authenticated>) -> Result<Authenticated, HttpResponse> {
-    auth.ok_or_else(|| see_other(LOGIN))
+pub fn signed_in(auth: Option<Authenticated>) -> Result<Authenticated, Box<HttpResponse>> {
+    auth.ok_or_else(|| Box::new(see_other(LOGIN)))
 }
 
 /// A 303 to `location`.

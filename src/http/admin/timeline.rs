@@ -103,7 +103,7 @@ pub async fn show_incident(
 ) -> AppResult<HttpResponse> {
     let auth = match signed_in(auth) {
         Ok(auth) => auth,
-        Err(to_login) => return Ok(to_login),
+        Err(to_login) => return Ok(*to_login),
     };
     let loaded = load(&state, id.into_inner()).await?;
     page(&state, &auth, loaded, &Submitted::default(), None)
