@@ -47,6 +47,7 @@ async fn signs_in_opens_an_incident_and_posts_an_update_through_the_console() {
         .await
         .unwrap();
     let base = app.address.clone();
+    let site = app.site.clone();
     tokio::task::spawn_blocking(move || {
         let browser = cdp::Browser::launch(&chromium);
         let mut page = browser.new_page();
