@@ -17,8 +17,11 @@ use crate::services::idempotency::Answer;
 use crate::services::incidents::{
     self as service, IncidentFieldsInput, IncidentFilter, OpenIncidentInput, PostUpdateInput,
 };
-use crate::services::templates;
+use crate::services::{deadlines, templates};
 use crate::startup::AppState;
+
+/// The widest "due within" window, in minutes.
+const MAX_DUE_WITHIN: i64 = 24 * 60;
 
 /// The query of an incident list.
 #[derive(Debug, Default, Deserialize)]
@@ -28,6 +31,8 @@ pub struct ListQuery {
     /// Only open ones whose promised next update is past.
     #[serde(default)]
     overdue: bool,
+    /// Only open ones whose promised next update falls due within this many minutes.
+    due_within: Option<i64>,
     limit: Option<i64>,
     offset: Option<i64>,
 }
@@ -110,7 +115,7 @@ fn opening(
     typed(&fields)
 }
 
-/// `GET /pages/{slug}/incidents?status=open&overdue=true&limit=&offset=`.
+/// `GET /pages/{slug}/incidents?status=open&overdue=true&due_within=&limit=&offset=`.
 pub async fn list_incidents(
     state: web::Data<AppState>,
     auth: Authenticated,
@@ -139,10 +144,17 @@ async fn list(
     kind: Option<IncidentKind>,
 ) -> AppResult<HttpResponse> {
     let open_only = match query.status.as_deref() {
-        None | Some("all") => query.overdue,
+        None | Some("all") => false,
         Some("open") => true,
         Some(_) => return Err(AppError::field("status", "must be open or all")),
     };
+    if query
+        .due_within
+        .is_some_and(|m| !(1..=MAX_DUE_WITHIN).contains(&m))
+    {
+        let message = format!("must be between 1 and {MAX_DUE_WITHIN} minutes");
+        return Err(AppError::field("due_within", message));
+    }
     let filter = IncidentFilter {
         open_only,
         kind,
@@ -151,12 +163,34 @@ async fn list(
     };
     read(&state, &auth, Permission::Read, move |c| {
         let page = run::page(c, &slug)?;
-        let now = crate::db::now();
-        Ok(service::list_incidents(c, &page.id, &filter)?
+        let now = Utc::now();
+        let found = match (query.overdue, query.due_within) {
+            (true, _) => deadlines::overdue(c, Some(&page.id), now)?,
+            (false, Some(minutes)) => deadlines::due_within(c, minutes, now)?,
+            (false, None) => service::list_incidents(c, &page.id, &filter)?,
+        };
+        Ok(found
             .iter()
-            .filter(|i| !query.overdue || i.next_update_by.is_some_and(|by| by < now))
+            .filter(|i| i.page_id == page.id)
+            .filter(|i| kind.is_none_or(|k| i.kind == k.as_str()))
             .map(views::incident)
             .collect())
+    })
+    .await
+}
+
+/// `GET /pages/{slug}/punctuality`: the share of promised updates posted in time over the
+/// last 30 and 90 days.
+pub async fn get_punctuality(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    slug: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    let slug = slug.into_inner();
+    read(&state, &auth, Permission::Read, move |c| {
+        let page = run::page(c, &slug)?;
+        let punctuality = deadlines::punctuality(c, &page.id, Utc::now())?;
+        Ok(serde_json::to_value(punctuality).map_err(anyhow::Error::from)?)
     })
     .await
 }

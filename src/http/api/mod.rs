@@ -56,6 +56,7 @@ api_routes! {
     post "/pages/{slug}/incidents" => incidents::create_incident,
     get "/pages/{slug}/incidents" => incidents::list_incidents,
     get "/pages/{slug}/incidents/{id}" => incidents::get_incident,
+    get "/pages/{slug}/punctuality" => incidents::get_punctuality,
     patch "/pages/{slug}/incidents/{id}" => incidents::update_incident,
     post "/pages/{slug}/incidents/{id}/updates" => incidents::post_update,
     post "/pages/{slug}/maintenances" => incidents::create_maintenance,
