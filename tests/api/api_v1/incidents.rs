@@ -302,6 +302,30 @@ async fn overdue_lists_only_open_incidents_past_their_promised_update(db: TestDb
         .map(|i| i["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["Late"]);
+    let path = "/pages/acme/incidents?due_within=1440";
+    let (status, soon) = api.send("GET", path, &api.viewer, None).await;
+    assert_eq!(status, 200, "{soon}");
+    let names: Vec<&str> = soon
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["On time"], "not yet overdue, due within a day");
+    let (status, _) = api
+        .send(
+            "GET",
+            "/pages/acme/incidents?due_within=0",
+            &api.viewer,
+            None,
+        )
+        .await;
+    assert_eq!(status, 422);
+    let (status, p) = api
+        .send("GET", "/pages/acme/punctuality", &api.viewer, None)
+        .await;
+    assert_eq!(status, 200, "{p}");
+    assert!(p["last_30_days"].is_object(), "{p}");
     let (_, open) = api
         .send(
             "GET",
