@@ -85,13 +85,15 @@ async fn signs_in_opens_an_incident_and_posts_an_update_through_the_console() {
         let started = Instant::now();
         loop {
             page.goto(&format!("{base}/status/acme"));
-            if page.html().contains("A bad deploy; rolling back.") {
+            let html = page.html();
+            if html.contains("A bad deploy; rolling back.") {
                 break;
             }
             assert!(
-                started.elapsed() < Duration::from_secs(5),
-                "public page updated"
+                started.elapsed() < Duration::from_secs(10),
+                "the public page shows the update: {html}"
             );
+            site.wake.notify_one();
             std::thread::sleep(Duration::from_millis(200));
         }
         std::fs::write(dir.join("console-public-page.png"), page.screenshot()).unwrap();
