@@ -159,6 +159,11 @@ impl Application {
         } = self;
         let lifecycle = state.lifecycle.clone();
         let pages = tokio::spawn(refresh::run(refresher, lifecycle.token()));
+        tokio::spawn(jobs::maintenance::run(
+            state.db.clone(),
+            state.site.clone(),
+            lifecycle.token(),
+        ));
         tokio::spawn(telemetry::upkeep(state.metrics.clone(), lifecycle.token()));
         let jobs = tokio::spawn(jobs::runner::run(
             state.db.clone(),

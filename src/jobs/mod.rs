@@ -2,6 +2,7 @@
 //! runner that claims jobs with a lease, runs them with bounded concurrency, retries with
 //! backoff, dead-letters after the last attempt, and hands back what it holds at shutdown.
 
+pub mod maintenance;
 pub mod queue;
 pub mod runner;
 

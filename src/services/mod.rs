@@ -8,6 +8,7 @@ pub mod deadlines;
 pub mod demo;
 pub mod idempotency;
 pub mod incidents;
+pub mod maintenance;
 pub mod page_admin;
 pub mod pages;
 pub mod postmortems;

@@ -13,6 +13,7 @@ mod deadlines;
 mod health;
 mod jobs;
 mod lifecycle;
+mod maintenance;
 mod migrations;
 mod model;
 mod pool;

@@ -59,3 +59,33 @@ pub fn promises_since(
         ))
         .load(conn)
 }
+
+/// Automatic maintenances with a window edge passed at `at` and a step still to take: scheduled
+/// ones whose start has come, and open ones whose end has come. On PostgreSQL the rows are locked
+/// (`FOR UPDATE SKIP LOCKED`) so two processes never step the same maintenance.
+pub fn auto_maintenances_due(conn: &mut DbConn, at: NaiveDateTime) -> QueryResult<Vec<Incident>> {
+    let due = incidents::kind
+        .eq("maintenance")
+        .and(incidents::auto_transition.eq(true))
+        .and(incidents::resolved_at.is_null())
+        .and(
+            incidents::status
+                .eq("scheduled")
+                .and(incidents::scheduled_for.le(at))
+                .or(incidents::scheduled_until.le(at)),
+        );
+    match conn {
+        DbConn::Postgres(pg) => incidents::table
+            .filter(due)
+            .order(incidents::scheduled_for)
+            .for_update()
+            .skip_locked()
+            .select(Incident::as_select())
+            .load(pg),
+        DbConn::Sqlite(_) => incidents::table
+            .filter(due)
+            .order(incidents::scheduled_for)
+            .select(Incident::as_select())
+            .load(conn),
+    }
+}
