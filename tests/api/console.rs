@@ -18,7 +18,8 @@ on_both_backends!(
     a_viewer_reads_the_console_but_cannot_post,
     a_refused_form_keeps_what_was_typed,
     a_browser_without_a_session_is_sent_to_sign_in,
-    maintenance_is_scheduled_through_the_form
+    maintenance_is_scheduled_through_the_form,
+    a_component_status_is_changed_from_the_components_page
 );
 
 /// A page `acme` with one component; returns (page id, component id).
@@ -340,4 +341,29 @@ async fn maintenance_is_scheduled_through_the_form(db: TestDb) {
         ("scheduled_until", from.as_str()),
     ];
     assert_eq!(console.post(path, &backwards).await.0, 422);
+}
+
+async fn a_component_status_is_changed_from_the_components_page(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (_, component) = seed_page(&app).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let list = "/admin/pages/acme/components";
+    let csrf = console.csrf(list).await;
+    let action = format!("{list}/{component}/status");
+    let fields = [("csrf_token", csrf.as_str()), ("status", "major_outage")];
+    let (status, location, _) = console.post(&action, &fields).await;
+    assert_eq!((status, location.as_str()), (303, list));
+    let (_, page) = console.get(list).await;
+    assert!(
+        page.contains(r#"<option value="major_outage" selected>"#),
+        "{page}"
+    );
+    app.wait_for_text("/status/acme/api/v2/components.json", "major_outage")
+        .await;
+    let viewer = Console::sign_in(&app, "viewer@example.com", Role::Viewer).await;
+    let fields = [
+        ("csrf_token", viewer.csrf.as_str()),
+        ("status", "operational"),
+    ];
+    assert_eq!(viewer.post(&action, &fields).await.0, 403);
 }

@@ -3,6 +3,7 @@
 //! every POST carries the session's CSRF token (checked by the `Authenticated` extractor) and
 //! needs the write permission.
 
+mod components;
 mod dashboard;
 mod form;
 mod incidents;
@@ -39,6 +40,14 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route(
             "/admin/pages/{slug}/maintenances/new",
             web::post().to(maintenance::schedule_maintenance),
+        )
+        .route(
+            "/admin/pages/{slug}/components",
+            web::get().to(components::list_components),
+        )
+        .route(
+            "/admin/pages/{slug}/components/{id}/status",
+            web::post().to(components::set_component_status),
         )
         .route(
             "/admin/incidents/{id}",
