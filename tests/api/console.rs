@@ -55,33 +55,41 @@ pub struct Console {
 }
 
 impl Console {
-    /// Creates an account with `role` and starts a console session for it.
+    /// Creates an account with `role` and signs in through the `/admin/login` form.
     pub async fn sign_in(app: &TestApp, email: &str, role: Role) -> Self {
-        let email = EmailAddress::parse(email).expect("valid email");
-        let (value, csrf) = app
-            .db
-            .run(move |c| {
-                let user = create_user(c, &email, role, "correct horse battery staple")?;
-                let key = herald::secret::load_or_create(c, None)
-                    .map_err(herald::error::AppError::Internal)?;
-                let (session, value) =
-                    herald::services::auth::start_session(c, key.expose(), &user)?;
-                Ok((
-                    value,
-                    herald::auth::csrf::token_for(&session.id, key.expose()),
-                ))
-            })
+        let address = EmailAddress::parse(email).expect("valid email");
+        app.db
+            .run(move |c| create_user(c, &address, role, PASSWORD))
             .await
-            .expect("session started");
-        Self {
-            client: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .unwrap(),
-            cookie: format!("herald_session={value}"),
-            csrf,
+            .expect("user created");
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let res = client
+            .post(format!("{}/admin/login", app.address))
+            .form(&[("email", email), ("password", PASSWORD)])
+            .send()
+            .await
+            .expect("request sent");
+        assert_eq!(res.status(), 303, "signed in");
+        let cookie = res
+            .headers()
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .find(|v| v.starts_with("herald_session="))
+            .and_then(|v| v.split(';').next())
+            .expect("a session cookie")
+            .to_owned();
+        let mut console = Self {
+            client,
+            cookie,
+            csrf: String::new(),
             base: app.address.clone(),
-        }
+        };
+        console.csrf = console.csrf("/admin").await;
+        console
     }
 
     /// GET `path` with the session; returns the status and the body.
@@ -123,6 +131,9 @@ impl Console {
         body[start..].split('"').next().unwrap().to_owned()
     }
 }
+
+/// The password of every console test account.
+const PASSWORD: &str = "correct horse battery staple";
 
 const NEW: &str = "/admin/pages/acme/incidents/new";
 
