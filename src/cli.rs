@@ -148,7 +148,7 @@ fn serve(settings: Settings) -> Result<(), CliError> {
 }
 
 fn migrate(settings: &Settings) -> Result<(), CliError> {
-    let (_db, applied) = startup::open_database(settings)?;
+    let (_conn, applied) = startup::open_connection(settings)?;
     if applied.is_empty() {
         println!("database is up to date");
     } else {
@@ -160,10 +160,9 @@ fn migrate(settings: &Settings) -> Result<(), CliError> {
 }
 
 fn demo(settings: &Settings) -> Result<(), CliError> {
-    let (db, _) = startup::open_database(settings)?;
-    let seeded = db.run_sync(|c| {
-        services::demo::seed(c, chrono::Utc::now()).map_err(|e| anyhow::anyhow!(e.to_string()))
-    })?;
+    let (mut conn, _) = startup::open_connection(settings)?;
+    let seeded = services::demo::seed(&mut conn, chrono::Utc::now())
+        .map_err(|e| anyhow::anyhow!(e.to_string()))?;
     let url = format!(
         "{}/status/{}",
         settings.public_url,
@@ -197,10 +196,9 @@ fn user_add(
     };
     crate::domain::check_password(&password)
         .map_err(|e| CliError::Usage(format!("password: {e}")))?;
-    let (db, _) = startup::open_database(settings)?;
-    let user = db
-        .run_sync(|c| Ok(services::users::create_user(c, &email, role, &password)))?
-        .map_err(|e| match e {
+    let (mut conn, _) = startup::open_connection(settings)?;
+    let user =
+        services::users::create_user(&mut conn, &email, role, &password).map_err(|e| match e {
             crate::error::AppError::Conflict(_) => {
                 CliError::Usage(format!("a user with email {email} already exists"))
             }
@@ -216,17 +214,14 @@ fn user_add(
 
 fn token_create(settings: &Settings, email: &str, name: &str, days: i64) -> Result<(), CliError> {
     let email = EmailAddress::parse(email).map_err(|e| CliError::Usage(format!("--email: {e}")))?;
-    let (db, _) = startup::open_database(settings)?;
-    let key = db.run_sync(|c| crate::secret::load_or_create(c, settings.secret_key.as_deref()))?;
-    let issued = db.run_sync(|c| {
-        Ok(
-            match crate::db::models::users::find_by_email(c, email.as_str()) {
-                Ok(Some(user)) => services::auth::issue_token(c, key.expose(), &user, name, days),
-                Ok(None) => Err(crate::error::AppError::NotFound(format!("account {email}"))),
-                Err(e) => Err(e.into()),
-            },
-        )
-    })?;
+    let (mut conn, _) = startup::open_connection(settings)?;
+    let c = &mut conn;
+    let key = crate::secret::load_or_create(c, settings.secret_key.as_deref())?;
+    let issued = match crate::db::models::users::find_by_email(c, email.as_str()) {
+        Ok(Some(user)) => services::auth::issue_token(c, key.expose(), &user, name, days),
+        Ok(None) => Err(crate::error::AppError::NotFound(format!("account {email}"))),
+        Err(e) => Err(e.into()),
+    };
     match issued {
         Ok(issued) => {
             println!("{}", issued.secret);

@@ -12,7 +12,7 @@ use metrics_exporter_prometheus::PrometheusHandle;
 use tracing_actix_web::TracingLogger;
 
 use crate::config::Settings;
-use crate::db::{Db, migrations};
+use crate::db::{Db, DbConn, migrations};
 use crate::jobs::{self, Registry, RunnerConfig};
 use crate::lifecycle::Lifecycle;
 use crate::render::refresh::{self, Refresher};
@@ -50,6 +50,17 @@ pub fn open_database(settings: &Settings) -> anyhow::Result<(Db, Vec<String>)> {
         .run_sync(migrations::run_pending)
         .with_context(|| format!("database {}", settings.database_url.redacted()))?;
     Ok((db, applied))
+}
+
+/// One connection with every migration applied, for the command line: no pool and so no pool
+/// threads still busy with libpq while the process exits (which can crash it on PostgreSQL).
+pub fn open_connection(settings: &Settings) -> anyhow::Result<(DbConn, Vec<String>)> {
+    let url = &settings.database_url;
+    let mut conn = crate::db::connection::establish(url)
+        .map_err(|e| anyhow::anyhow!("cannot connect to {}: {e}", url.redacted()))?;
+    let applied = migrations::run_pending(&mut conn)
+        .with_context(|| format!("database {}", url.redacted()))?;
+    Ok((conn, applied))
 }
 
 impl Application {

@@ -1,7 +1,7 @@
 //! The route table and the middleware every request goes through.
 
-pub mod api;
 pub mod admin;
+pub mod api;
 pub mod health;
 pub mod middleware;
 pub mod public;
@@ -19,7 +19,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .route(web::get().to(health::metrics)),
         )
         .configure(crate::auth::routes)
-        .configure(api::routes)
         .configure(admin::routes)
+        .configure(api::routes)
         .configure(public::routes);
 }

@@ -1,8 +1,8 @@
 //! Use cases as plain synchronous functions on a connection. They own their transactions and
 //! enqueue jobs in the same transaction as the write.
 
-pub mod auth;
 pub mod audit;
+pub mod auth;
 pub mod components;
 pub mod deadlines;
 pub mod demo;
