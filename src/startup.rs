@@ -30,6 +30,8 @@ pub struct AppState {
     pub metrics: PrometheusHandle,
     /// The public pages, rendered and held in memory.
     pub site: Arc<PublicSite>,
+    /// Failed sign-ins per account and address, shared by this application's workers.
+    pub login_limiter: Arc<crate::auth::limit::LoginLimiter>,
 }
 
 /// A built, bound, not yet running Herald.
@@ -103,6 +105,7 @@ impl Application {
             secret,
             metrics: telemetry::metrics_handle(),
             site: site.clone(),
+            login_limiter: Arc::default(),
         };
         let app_state = state.clone();
         let server = HttpServer::new(move || {

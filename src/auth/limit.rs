@@ -3,7 +3,7 @@
 //! account exists.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Failures allowed per account within [`WINDOW`].
@@ -22,17 +22,6 @@ pub struct LoginLimiter {
 }
 
 impl LoginLimiter {
-    /// The limiter of one running application, shared by its workers. `app` is any value
-    /// unique to that application (the address of its shared settings).
-    pub fn for_app(app: usize) -> Arc<Self> {
-        static ALL: OnceLock<Mutex<HashMap<usize, Arc<LoginLimiter>>>> = OnceLock::new();
-        let mut all = ALL
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        all.entry(app).or_default().clone()
-    }
-
     /// `Err(seconds to wait)` when the account or the IP has used up its failures.
     pub fn check(&self, email: &str, ip: &str) -> Result<(), u32> {
         let at = Instant::now();

@@ -3,14 +3,13 @@
 //! and a wrong password get the same answer), `POST /admin/logout` (CSRF-protected; revokes the
 //! session and clears the cookie).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use handlebars::Handlebars;
 use serde::{Deserialize, Serialize};
 
-use super::limit::LoginLimiter;
 use super::{AuthMethod, Authenticated, session};
 use crate::error::{AppError, AppResult};
 use crate::services;
@@ -101,7 +100,7 @@ async fn sign_in(
         .peer_addr()
         .map(|a| a.ip().to_string())
         .unwrap_or_default();
-    let limiter = LoginLimiter::for_app(Arc::as_ptr(&state.settings) as usize);
+    let limiter = state.login_limiter.clone();
     if let Err(wait) = limiter.check(&email, &ip) {
         return too_many(&state, &email, wait);
     }
