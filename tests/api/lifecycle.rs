@@ -15,7 +15,8 @@ use crate::process::Serving;
 on_both_backends!(
     sigterm_during_a_slow_request_fails_readiness_at_once_and_lets_it_finish,
     sigint_closes_idle_connections_stops_accepting_and_exits_zero,
-    draining_in_process_fails_readiness_and_closes_keep_alive_connections
+    draining_in_process_fails_readiness_and_closes_keep_alive_connections,
+    an_upload_in_flight_at_sigterm_is_received_handled_and_answered
 );
 
 /// Sends the first part of a request and leaves it in flight, as a slow client does.
@@ -242,4 +243,78 @@ async fn a_request_waiting_on_the_database_completes_after_sigterm() {
     .await
     .unwrap();
     drop(db);
+}
+
+/// A client still uploading a request body when SIGTERM arrives: the drain waits for the body,
+/// the handler runs (a page is created), the answer goes out, and the process exits 0.
+async fn an_upload_in_flight_at_sigterm_is_received_handled_and_answered(db: TestDb) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = db.url();
+    tokio::task::spawn_blocking(move || {
+        let mut add = crate::process::herald(dir.path())
+            .args([
+                "user",
+                "add",
+                "--email",
+                "ops@example.com",
+                "--role",
+                "owner",
+                "--password-stdin",
+            ])
+            .env("DATABASE_URL", &url)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        add.stdin
+            .take()
+            .unwrap()
+            .write_all(b"correct horse battery staple\n")
+            .unwrap();
+        assert!(add.wait().unwrap().success());
+        let mut herald = Serving::start(dir.path(), &url, &[("HERALD_SHUTDOWN_GRACE_SECS", "20")]);
+        let token = crate::process::herald(dir.path())
+            .args(["token", "create", "--email", "ops@example.com"])
+            .env("DATABASE_URL", &url)
+            .output()
+            .unwrap();
+        let token = String::from_utf8(token.stdout).unwrap();
+        let body = br#"{"slug": "drained", "name": "Created while draining"}"#;
+        let mut stream = TcpStream::connect(("127.0.0.1", herald.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        write!(
+            stream,
+            "POST /api/v1/pages HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            token.trim(),
+            body.len()
+        )
+        .unwrap();
+        stream.write_all(&body[..10]).unwrap();
+        stream.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        herald.signal(Signal::SIGTERM);
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(
+            herald.child.try_wait().unwrap().is_none(),
+            "the drain waits for the upload"
+        );
+        stream.write_all(&body[10..]).unwrap();
+        let mut answer = String::new();
+        stream
+            .read_to_string(&mut answer)
+            .expect("the upload gets its answer");
+        assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
+        assert!(answer.contains("Created while draining"), "{answer}");
+        assert_eq!(
+            herald.wait_exit(Duration::from_secs(15)),
+            0,
+            "{}",
+            herald.log_text()
+        );
+    })
+    .await
+    .unwrap();
 }
