@@ -111,6 +111,15 @@ pub struct Settings {
     pub log_format: LogFormat,
     /// Log filter in `tracing_subscriber::EnvFilter` syntax.
     pub log_filter: String,
+    /// Outgoing mail server (`smtp://host:port`, `smtps://user:pass@host`, `smtp+starttls://...`);
+    /// `None` means no mail is sent. May hold a password: log it only through [`redact_url`].
+    pub smtp_url: Option<String>,
+    /// The `From` of every message, e.g. `Herald <herald@example.com>`.
+    pub mail_from: String,
+    /// Lets webhooks reach loopback, private and link-local addresses (on-premises use, tests).
+    pub allow_private_webhooks: bool,
+    /// Reverse proxies whose `X-Forwarded-For` is believed (addresses or CIDR ranges).
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -125,6 +134,10 @@ impl std::fmt::Debug for Settings {
             .field("shutdown_grace", &self.shutdown_grace)
             .field("shutdown_delay", &self.shutdown_delay)
             .field("workers", &self.workers)
+            .field("smtp_url", &self.smtp_url.as_deref().map(redact_url))
+            .field("mail_from", &self.mail_from)
+            .field("allow_private_webhooks", &self.allow_private_webhooks)
+            .field("trusted_proxies", &self.trusted_proxies)
             .finish()
     }
 }
@@ -144,6 +157,10 @@ struct FileSettings {
     workers: Option<usize>,
     log_format: Option<String>,
     log: Option<String>,
+    smtp_url: Option<String>,
+    mail_from: Option<String>,
+    allow_private_webhooks: Option<bool>,
+    trusted_proxies: Option<String>,
 }
 
 /// Every setting as (file key, environment variable); the README documents each (a test checks).
@@ -159,6 +176,10 @@ pub const SETTINGS_KEYS: &[(&str, &str)] = &[
     ("workers", "HERALD_WORKERS"),
     ("log_format", "HERALD_LOG_FORMAT"),
     ("log", "HERALD_LOG"),
+    ("smtp_url", "HERALD_SMTP_URL"),
+    ("mail_from", "HERALD_MAIL_FROM"),
+    ("allow_private_webhooks", "HERALD_ALLOW_PRIVATE_WEBHOOKS"),
+    ("trusted_proxies", "HERALD_TRUSTED_PROXIES"),
 ];
 
 /// Where values come from; the real process uses [`Env::process`], tests pass a map.
@@ -289,6 +310,25 @@ impl Settings {
             .or(file.log.as_deref())
             .unwrap_or("info")
             .to_owned();
+        let trusted_proxies = parse_proxies(
+            env.get("HERALD_TRUSTED_PROXIES")
+                .or(file.trusted_proxies.as_deref())
+                .unwrap_or(""),
+        )?;
+        let smtp_url = env
+            .get("HERALD_SMTP_URL")
+            .or(file.smtp_url.as_deref())
+            .map(parse_smtp_url)
+            .transpose()?;
+        let mail_from = parse_mail_from(
+            env.get("HERALD_MAIL_FROM")
+                .or(file.mail_from.as_deref())
+                .unwrap_or("Herald <herald@localhost>"),
+        )?;
+        let allow_private_webhooks = match env.get("HERALD_ALLOW_PRIVATE_WEBHOOKS") {
+            Some(raw) => parse_bool("HERALD_ALLOW_PRIVATE_WEBHOOKS", raw)?,
+            None => file.allow_private_webhooks.unwrap_or(false),
+        };
         Ok(Self {
             database_url,
             db_pool_size,
@@ -301,8 +341,30 @@ impl Settings {
             workers,
             log_format,
             log_filter,
+            smtp_url,
+            mail_from,
+            allow_private_webhooks,
+            trusted_proxies,
         })
     }
+}
+
+/// A comma-separated list of addresses (`10.0.0.1`) and ranges (`10.0.0.0/8`).
+fn parse_proxies(raw: &str) -> Result<Vec<ipnet::IpNet>, ConfigError> {
+    raw.split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            item.parse::<ipnet::IpNet>()
+                .or_else(|_| item.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| {
+                    ConfigError::invalid(
+                        "HERALD_TRUSTED_PROXIES",
+                        format!("'{item}' is not an IP address or CIDR range"),
+                    )
+                })
+        })
+        .collect()
 }
 
 fn read_file(path: &Path) -> Result<FileSettings, ConfigError> {
@@ -360,6 +422,59 @@ fn parse_public_url(raw: &str) -> Result<String, ConfigError> {
     Ok(url.as_str().trim_end_matches('/').to_owned())
 }
 
+/// A URL with its password masked, for logs and error messages.
+pub fn redact_url(raw: &str) -> String {
+    match url::Url::parse(raw) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("****"));
+            u.to_string()
+        }
+        Ok(u) => u.to_string(),
+        Err(_) => "(unparseable URL)".to_owned(),
+    }
+}
+
+fn parse_smtp_url(raw: &str) -> Result<String, ConfigError> {
+    let bad = |why: &str| {
+        ConfigError::invalid(
+            "HERALD_SMTP_URL",
+            format!(
+                "'{}' {why}; e.g. smtp://127.0.0.1:2525, smtps://user:pass@mail.example.com or smtp+starttls://mail.example.com:587",
+                redact_url(raw)
+            ),
+        )
+    };
+    let url = url::Url::parse(raw).map_err(|_| bad("is not a URL"))?;
+    if !matches!(url.scheme(), "smtp" | "smtps" | "smtp+starttls") {
+        return Err(bad("must use smtp://, smtps:// or smtp+starttls://"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(bad("has no host"));
+    }
+    Ok(raw.to_owned())
+}
+
+fn parse_mail_from(raw: &str) -> Result<String, ConfigError> {
+    raw.parse::<lettre::message::Mailbox>().map_err(|e| {
+        ConfigError::invalid(
+            "HERALD_MAIL_FROM",
+            format!("'{raw}' is not a mailbox such as 'Herald <herald@example.com>': {e}"),
+        )
+    })?;
+    Ok(raw.to_owned())
+}
+
+fn parse_bool(key: &'static str, raw: &str) -> Result<bool, ConfigError> {
+    match raw.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" => Ok(false),
+        _ => Err(ConfigError::invalid(
+            key,
+            format!("'{raw}' is not true or false"),
+        )),
+    }
+}
+
 fn derived_public_url(bind: SocketAddr) -> String {
     if bind.ip().is_unspecified() {
         format!("http://localhost:{}", bind.port())
@@ -388,6 +503,38 @@ mod tests {
         assert_eq!(s.public_url, "http://127.0.0.1:8080");
         assert_eq!(s.shutdown_grace, Duration::from_secs(30));
         assert!(s.secret_key.is_none());
+    }
+
+    #[test]
+    fn mail_and_webhook_settings_are_checked() {
+        let s = load("", &[]).unwrap();
+        assert!(s.smtp_url.is_none());
+        assert_eq!(s.mail_from, "Herald <herald@localhost>");
+        assert!(!s.allow_private_webhooks);
+        let s = load(
+            "allow_private_webhooks = true",
+            &[
+                ("HERALD_SMTP_URL", "smtps://me:hunter2@mail.example.com"),
+                ("HERALD_MAIL_FROM", "Status <status@example.com>"),
+            ],
+        )
+        .unwrap();
+        assert!(s.allow_private_webhooks);
+        assert_eq!(s.mail_from, "Status <status@example.com>");
+        assert!(!format!("{s:?}").contains("hunter2"));
+        for (key, value) in [
+            ("HERALD_SMTP_URL", "http://mail.example.com"),
+            ("HERALD_SMTP_URL", "not a url"),
+            ("HERALD_MAIL_FROM", "not an address"),
+            ("HERALD_ALLOW_PRIVATE_WEBHOOKS", "maybe"),
+        ] {
+            let err = load("", &[(key, value)]).unwrap_err().to_string();
+            assert!(err.starts_with(key), "{err}");
+        }
+        let err = load("", &[("HERALD_SMTP_URL", "ftp://u:hunter2@x")])
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("hunter2"), "{err}");
     }
 
     #[test]

@@ -96,10 +96,7 @@ async fn sign_in(
 ) -> AppResult<HttpResponse> {
     let SignIn { email, password } = form.into_inner();
     let email = email.trim().to_lowercase();
-    let ip = req
-        .peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_default();
+    let ip = crate::http::client_ip(&req, &state.settings.trusted_proxies).to_string();
     let limiter = state.login_limiter.clone();
     if let Err(wait) = limiter.check(&email, &ip) {
         return too_many(&state, &email, wait);

@@ -2,9 +2,12 @@
 
 pub mod admin;
 pub mod api;
+pub mod client_ip;
 pub mod health;
 pub mod middleware;
 pub mod public;
+
+pub use client_ip::client_ip;
 
 use actix_web::middleware::Compress;
 use actix_web::web;
