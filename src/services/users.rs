@@ -7,7 +7,7 @@ use rand::Rng;
 use rand::distributions::Alphanumeric;
 
 use crate::db::models::users::{self, NewUser, User};
-use crate::db::{DbConn, new_id, now};
+use crate::db::{DbConn, new_id, now, write_tx};
 use crate::domain::{EmailAddress, Role};
 use crate::error::{AppError, AppResult};
 
@@ -59,4 +59,61 @@ pub fn create_user(
         },
     )?;
     Ok(user)
+}
+
+/// Every account, by email.
+pub fn list_users(conn: &mut DbConn) -> AppResult<Vec<User>> {
+    Ok(users::list(conn)?)
+}
+
+/// The account with this id.
+pub fn get_user(conn: &mut DbConn, id: &str) -> AppResult<User> {
+    users::find(conn, id)?.ok_or_else(|| AppError::NotFound("user".into()))
+}
+
+/// Refuses a change that would leave the installation without an owner: `owners` is how many
+/// owners there are now, `losing` whether the change takes the role from one of them.
+pub fn keeps_an_owner(owners: i64, losing: bool) -> Result<(), String> {
+    if losing && owners <= 1 {
+        return Err(
+            "the last owner cannot lose the owner role; make someone else owner first".into(),
+        );
+    }
+    Ok(())
+}
+
+/// Changes an account's role (its sessions and tokens see the new role at once).
+pub fn change_role(conn: &mut DbConn, id: &str, role: Role) -> AppResult<User> {
+    write_tx(conn, |conn| {
+        let user = get_user(conn, id)?;
+        let losing = user.role == Role::Owner.as_str() && role != Role::Owner;
+        let owners = users::count_with_role(conn, Role::Owner.as_str())?;
+        keeps_an_owner(owners, losing).map_err(|m| AppError::field("role", m))?;
+        users::set_role(conn, id, role.as_str(), now())?;
+        get_user(conn, id)
+    })
+}
+
+/// Removes an account with its sessions and tokens (signed-in browsers are out at once).
+pub fn remove_user(conn: &mut DbConn, id: &str) -> AppResult<User> {
+    write_tx(conn, |conn| {
+        let user = get_user(conn, id)?;
+        let owners = users::count_with_role(conn, Role::Owner.as_str())?;
+        keeps_an_owner(owners, user.role == Role::Owner.as_str())
+            .map_err(|m| AppError::field("user", m))?;
+        users::delete(conn, id)?;
+        Ok(user)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keeps_an_owner;
+
+    #[test]
+    fn the_last_owner_keeps_the_role() {
+        assert!(keeps_an_owner(1, true).is_err());
+        assert!(keeps_an_owner(2, true).is_ok());
+        assert!(keeps_an_owner(1, false).is_ok());
+    }
 }

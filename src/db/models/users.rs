@@ -49,3 +49,41 @@ pub fn find_by_email(conn: &mut DbConn, email: &str) -> QueryResult<Option<User>
         .first(conn)
         .optional()
 }
+
+/// Every account, by email.
+pub fn list(conn: &mut DbConn) -> QueryResult<Vec<User>> {
+    users::table
+        .order(users::email.asc())
+        .select(User::as_select())
+        .load(conn)
+}
+
+/// The account with this id, if any.
+pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<Option<User>> {
+    users::table
+        .find(id)
+        .select(User::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// Sets an account's role. Returns rows changed.
+pub fn set_role(conn: &mut DbConn, id: &str, role: &str, at: NaiveDateTime) -> QueryResult<usize> {
+    diesel::update(users::table.find(id))
+        .set((users::role.eq(role), users::updated_at.eq(at)))
+        .execute(conn)
+}
+
+/// How many accounts have this role.
+pub fn count_with_role(conn: &mut DbConn, role: &str) -> QueryResult<i64> {
+    users::table
+        .filter(users::role.eq(role))
+        .count()
+        .get_result(conn)
+}
+
+/// Deletes an account; its sessions and tokens go with it (ON DELETE CASCADE), its updates
+/// stay without an author. Returns rows deleted.
+pub fn delete(conn: &mut DbConn, id: &str) -> QueryResult<usize> {
+    diesel::delete(users::table.find(id)).execute(conn)
+}

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::domain::ComponentStatus;
 use crate::error::FieldErrors;
 use crate::services::incidents::{OpenIncidentInput, PostUpdateInput};
+use crate::services::templates::TemplateInput;
 
 /// The prefix of the per-component select (`component.<id>`); empty means "no change".
 pub const COMPONENT_PREFIX: &str = "component.";
@@ -120,6 +121,27 @@ impl Submitted {
             scheduled_until,
             auto_transition: !self.get("auto_transition").is_empty(),
             ..OpenIncidentInput::default()
+        };
+        errors.is_empty().then_some(input).ok_or(errors)
+    }
+
+    /// The input of `create_template` / `update_template`, or the fields that could not be
+    /// read.
+    pub fn template_input(&self) -> Result<TemplateInput, FieldErrors> {
+        let mut errors = FieldErrors::new();
+        let impact = self.optional("impact").and_then(|v| match v.parse() {
+            Ok(impact) => Some(impact),
+            Err(_) => {
+                add(&mut errors, "impact", "is not an impact");
+                None
+            }
+        });
+        let input = TemplateInput {
+            name: self.get("name").to_owned(),
+            title: self.get("title").to_owned(),
+            impact,
+            body: self.get("body").to_owned(),
+            components: self.components(&mut errors),
         };
         errors.is_empty().then_some(input).ok_or(errors)
     }

@@ -4,17 +4,19 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::form::{COMPONENT_PREFIX, Errors, Submitted};
+use super::templates::{page_template, template_values};
 use super::view::page_zone;
-use super::{Frame, render, see_other, signed_in};
+use super::write::{audited, change, form_changes};
+use super::{Frame, preview_of, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
 use crate::domain::{ComponentStatus, Impact, IncidentStatus};
 use crate::error::{AppError, AppResult, FieldErrors};
-use crate::services::{components, incidents, pages};
+use crate::services::{components, incidents, pages, templates};
 use crate::startup::AppState;
 
 pub use super::timeline::{post_update, show_incident};
@@ -89,6 +91,22 @@ struct OpenForm {
     statuses: Vec<Choice>,
     components: Vec<ComponentChoice>,
     errors: Errors,
+    /// The message rendered as the public page will show it, when a preview was asked for.
+    preview: Option<String>,
+    /// The page's templates, each a link that pre-fills this form.
+    templates: Vec<TemplateLink>,
+}
+
+#[derive(Debug, Serialize)]
+struct TemplateLink {
+    name: String,
+    href: String,
+}
+
+/// `?template={id}` on the new-incident form.
+#[derive(Debug, Deserialize)]
+pub struct TemplateQuery {
+    template: Option<String>,
 }
 
 /// What was typed, to fill the form again.
@@ -122,6 +140,8 @@ fn open_form(
         impacts: choices(impacts, form.get("impact")),
         statuses: choices(open.map(|s| (s.as_str(), s.label())), status),
         components: component_choices(&parts, form, &errors),
+        preview: preview_of(form),
+        templates: Vec::new(),
         values: Values {
             name: form.get("name").to_owned(),
             body: form.get("body").to_owned(),
@@ -154,12 +174,13 @@ pub async fn page_and_components(
         .await
 }
 
-/// The empty form (responders and owners).
+/// The empty form (responders and owners), pre-filled from a template with `?template=`.
 #[tracing::instrument(skip_all)]
 pub async fn new_incident_form(
     auth: Option<Authenticated>,
     state: web::Data<AppState>,
     slug: web::Path<String>,
+    query: web::Query<TemplateQuery>,
 ) -> AppResult<HttpResponse> {
     let auth = match signed_in(auth) {
         Ok(auth) => auth,
@@ -167,8 +188,37 @@ pub async fn new_incident_form(
     };
     auth.require(Permission::Write)?;
     let (page, parts) = page_and_components(&state, slug.into_inner()).await?;
+    let (page_id, chosen) = (page.id.clone(), query.into_inner().template);
+    let (all, chosen) = state
+        .db
+        .run(move |c| {
+            let all = templates::list_templates(c, &page_id)?;
+            let chosen = match chosen.filter(|id| !id.is_empty()) {
+                Some(id) => Some(page_template(c, &page_id, &id)?),
+                None => None,
+            };
+            Ok((all, chosen))
+        })
+        .await?;
+    let form = match &chosen {
+        Some(t) => {
+            let mut form = template_values(t);
+            form.0.retain(|(k, _)| k != "name");
+            form.0.push(("name".into(), t.title.clone()));
+            form
+        }
+        None => Submitted::default(),
+    };
     let frame = Frame::new(&state, &auth, format!("Open an incident on {}", page.name));
-    let view = open_form(frame, page, parts, &Submitted::default(), Errors::default());
+    let slug = page.slug.clone();
+    let mut view = open_form(frame, page, parts, &form, Errors::default());
+    view.templates = all
+        .into_iter()
+        .map(|t| TemplateLink {
+            href: format!("/admin/pages/{slug}/incidents/new?template={}", t.id),
+            name: t.name,
+        })
+        .collect();
     render(&state, StatusCode::OK, "admin/incident_new", &view)
 }
 
@@ -183,18 +233,25 @@ pub async fn open_incident(
     auth.require(Permission::Write)?;
     let form = Submitted(form.into_inner());
     let (page, parts) = page_and_components(&state, slug.into_inner()).await?;
+    if preview_of(&form).is_some() {
+        let frame = Frame::new(&state, &auth, format!("Open an incident on {}", page.name));
+        let view = open_form(frame, page, parts, &form, Errors::default());
+        return render(&state, StatusCode::OK, "admin/incident_new", &view);
+    }
     let refused = match form.open_input(page_zone(&page.time_zone)) {
         Ok(input) => {
             let (page_id, author) = (page.id.clone(), auth.user_id.clone());
-            let opened = state
-                .db
-                .run(move |c| {
-                    incidents::open_incident(c, &page_id, &input, Some(&author), Utc::now())
-                })
-                .await;
+            let fields = form_changes(&form, &[]);
+            let opened = audited(&state, &auth, Permission::Write, move |c| {
+                let posted =
+                    incidents::open_incident(c, &page_id, &input, Some(&author), Utc::now())?;
+                let id = posted.incident.id.clone();
+                let audit = change("incident.create", "incident", &id, Some(&page_id), fields);
+                Ok((posted, audit))
+            })
+            .await;
             match opened {
                 Ok(posted) => {
-                    state.site.wake.notify_one();
                     return Ok(see_other(&format!(
                         "/admin/incidents/{}",
                         posted.incident.id

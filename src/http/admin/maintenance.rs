@@ -9,7 +9,8 @@ use serde::Serialize;
 use super::form::{Errors, Submitted};
 use super::incidents::{ComponentChoice, component_choices, page_and_components};
 use super::view::page_zone;
-use super::{Frame, render, see_other, signed_in};
+use super::write::{audited, change, form_changes};
+use super::{Frame, preview_of, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
@@ -30,6 +31,7 @@ struct MaintenanceForm {
     auto_transition: bool,
     components: Vec<ComponentChoice>,
     errors: Errors,
+    preview: Option<String>,
 }
 
 fn view(
@@ -50,6 +52,7 @@ fn view(
         scheduled_until: form.get("scheduled_until").to_owned(),
         auto_transition: !form.get("auto_transition").is_empty() || form.0.is_empty(),
         components: component_choices(parts, form, &errors),
+        preview: preview_of(form),
         errors,
     }
 }
@@ -102,18 +105,29 @@ pub async fn schedule_maintenance(
     auth.require(Permission::Write)?;
     let form = Submitted(form.into_inner());
     let (page, parts) = page_and_components(&state, slug.into_inner()).await?;
+    if preview_of(&form).is_some() {
+        return show(&state, &auth, (page, parts), &form, None);
+    }
     let refused = match form.maintenance_input(page_zone(&page.time_zone)) {
         Ok(input) => {
             let (page_id, author) = (page.id.clone(), auth.user_id.clone());
-            let opened = state
-                .db
-                .run(move |c| {
-                    incidents::open_incident(c, &page_id, &input, Some(&author), Utc::now())
-                })
-                .await;
+            let fields = form_changes(&form, &[]);
+            let opened = audited(&state, &auth, Permission::Write, move |c| {
+                let posted =
+                    incidents::open_incident(c, &page_id, &input, Some(&author), Utc::now())?;
+                let id = posted.incident.id.clone();
+                let audit = change(
+                    "maintenance.create",
+                    "incident",
+                    &id,
+                    Some(&page_id),
+                    fields,
+                );
+                Ok((posted, audit))
+            })
+            .await;
             match opened {
                 Ok(posted) => {
-                    state.site.wake.notify_one();
                     let to = format!("/admin/incidents/{}", posted.incident.id);
                     return Ok(see_other(&to));
                 }

@@ -3,13 +3,24 @@
 //! every POST carries the session's CSRF token (checked by the `Authenticated` extractor) and
 //! needs the write permission.
 
+mod audit;
 mod components;
 mod dashboard;
+mod fields;
 mod form;
+mod groups;
 mod incidents;
 mod maintenance;
+mod postmortem;
+mod postmortem_form;
+mod settings;
+mod structure;
+mod templates;
 mod timeline;
+mod tokens;
+mod users;
 mod view;
+mod write;
 
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
@@ -17,6 +28,7 @@ use serde::Serialize;
 
 use crate::auth::{self, Authenticated, Permission};
 use crate::error::{AppError, AppResult};
+use crate::render::markdown::to_safe_html;
 use crate::startup::AppState;
 
 /// Where browsers without a session are sent.
@@ -49,6 +61,13 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             "/admin/pages/{slug}/components/{id}/status",
             web::post().to(components::set_component_status),
         )
+        .configure(structure::routes)
+        .configure(settings::routes)
+        .configure(templates::routes)
+        .configure(postmortem::routes)
+        .configure(users::routes)
+        .configure(tokens::routes)
+        .route("/admin/audit", web::get().to(audit::show_audit))
         .route(
             "/admin/incidents/{id}",
             web::get().to(incidents::show_incident),
@@ -70,6 +89,7 @@ pub struct Frame {
     role: &'static str,
     csrf_token: String,
     can_write: bool,
+    is_owner: bool,
 }
 
 impl Frame {
@@ -85,6 +105,7 @@ impl Frame {
             role: auth.role.as_str(),
             csrf_token: auth::csrf_token(auth, state.secret.expose()),
             can_write: auth.can(Permission::Write),
+            is_owner: auth.can(Permission::Admin),
         }
     }
 }
@@ -92,6 +113,12 @@ impl Frame {
 /// The caller of a GET, or the answer that sends a browser to sign in.
 pub fn signed_in(auth: Option<Authenticated>) -> Result<Authenticated, Box<HttpResponse>> {
     auth.ok_or_else(|| Box::new(see_other(LOGIN)))
+}
+
+/// The message of a form rendered as the public page will show it (the same sanitizing
+/// renderer), when the form was sent with its "Preview" button.
+pub fn preview_of(form: &form::Submitted) -> Option<String> {
+    fields::ticked(form, "preview").then(|| to_safe_html(form.get("body")))
 }
 
 /// A 303 to `location`.

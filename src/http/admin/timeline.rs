@@ -10,7 +10,8 @@ use serde::Serialize;
 use super::form::{Errors, Submitted};
 use super::incidents::{Choice, ComponentChoice, choices, component_choices};
 use super::view::{DeadlineView, TimeView, page_zone};
-use super::{Frame, render, see_other, signed_in};
+use super::write::{audited, change, form_changes};
+use super::{Frame, preview_of, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
@@ -51,6 +52,8 @@ struct Summary {
     user_impact: Option<String>,
     scope: Option<String>,
     root_cause: Option<String>,
+    /// The postmortem form, for a closed incident (not a maintenance).
+    postmortem_href: Option<String>,
 }
 
 /// One update of the timeline.
@@ -73,6 +76,7 @@ struct UpdateForm {
     next_update_by: String,
     reopen: bool,
     errors: Errors,
+    preview: Option<String>,
 }
 
 async fn load(state: &AppState, id: String) -> AppResult<Loaded> {
@@ -121,16 +125,23 @@ pub async fn post_update(
     let id = id.into_inner();
     let form = Submitted(form.into_inner());
     let loaded = load(&state, id.clone()).await?;
+    if preview_of(&form).is_some() {
+        return page(&state, &auth, loaded, &form, None);
+    }
     let refused = match form.update_input(page_zone(&loaded.page.time_zone)) {
         Ok(input) => {
             let (target, author) = (id.clone(), auth.user_id.clone());
-            let posted = state
-                .db
-                .run(move |c| incidents::post_update(c, &target, &input, Some(&author), Utc::now()))
-                .await;
+            let page_id = loaded.page.id.clone();
+            let fields = form_changes(&form, &[]);
+            let posted = audited(&state, &auth, Permission::Write, move |c| {
+                incidents::post_update(c, &target, &input, Some(&author), Utc::now())?;
+                let action = "incident.update_posted";
+                let audit = change(action, "incident", &target, Some(&page_id), fields);
+                Ok(((), audit))
+            })
+            .await;
             match posted {
-                Ok(_) => {
-                    state.site.wake.notify_one();
+                Ok(()) => {
                     return Ok(see_other(&format!("/admin/incidents/{id}")));
                 }
                 Err(AppError::Validation(fields)) => fields,
@@ -171,6 +182,7 @@ fn page(
         next_update_by: form.get("next_update_by").to_owned(),
         reopen: !form.get("reopen").is_empty(),
         errors,
+        preview: preview_of(form),
     };
     let view = IncidentPage {
         frame: Frame::new(
@@ -192,6 +204,8 @@ fn page(
             user_impact: incident.user_impact.clone(),
             scope: incident.scope.clone(),
             root_cause: incident.root_cause.clone(),
+            postmortem_href: (kind != IncidentKind::Maintenance && !status.is_open())
+                .then(|| format!("/admin/incidents/{}/postmortem", incident.id)),
         },
         timeline: timeline(&detail, &parts, kind, tz)?,
         form: update_form,

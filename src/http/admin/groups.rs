@@ -1,0 +1,268 @@
+//! Managing a page's component groups (owners): `GET/POST /admin/pages/{slug}/groups/new`,
+//! `GET/POST /admin/pages/{slug}/groups/{id}` (name, description, position) and
+//! `POST .../groups/{id}/delete` (its components stay, ungrouped).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::fields::{filled, messages, number, text, values};
+use super::form::Submitted;
+use super::write::{audited, change, form_changes};
+use super::{Frame, render, see_other, signed_in};
+use crate::auth::{Authenticated, Permission};
+use crate::db::models::components::ComponentGroup;
+use crate::db::models::pages::StatusPage;
+use crate::error::{AppError, AppResult, FieldErrors};
+use crate::services::components::{self, GroupInput};
+use crate::services::page_admin::{self, GroupPatch};
+use crate::services::pages;
+use crate::startup::AppState;
+
+const FIELDS: &[&str] = &["name", "description", "position"];
+
+/// Registers the group routes ("new" before "{id}").
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    let base = "/admin/pages/{slug}/groups";
+    cfg.route(&format!("{base}/new"), web::get().to(new_group_form))
+        .route(&format!("{base}/new"), web::post().to(create_group))
+        .route(&format!("{base}/{{id}}"), web::get().to(edit_group_form))
+        .route(&format!("{base}/{{id}}"), web::post().to(update_group))
+        .route(
+            &format!("{base}/{{id}}/delete"),
+            web::post().to(delete_group),
+        );
+}
+
+#[derive(Serialize)]
+struct GroupForm {
+    frame: Frame,
+    heading: String,
+    back: String,
+    action: String,
+    delete_action: Option<String>,
+    values: Value,
+    errors: Value,
+}
+
+async fn page(state: &AppState, slug: String) -> AppResult<StatusPage> {
+    state
+        .db
+        .run(move |c| pages::get_page_by_slug(c, &slug))
+        .await
+}
+
+async fn load(
+    state: &AppState,
+    slug: String,
+    id: String,
+) -> AppResult<(StatusPage, ComponentGroup)> {
+    state
+        .db
+        .run(move |c| {
+            let page = pages::get_page_by_slug(c, &slug)?;
+            let group = page_admin::get_group(c, &page.id, &id)?;
+            Ok((page, group))
+        })
+        .await
+}
+
+fn show(
+    state: &AppState,
+    auth: &Authenticated,
+    page: &StatusPage,
+    editing: Option<&ComponentGroup>,
+    form: &Submitted,
+    refused: Option<&FieldErrors>,
+) -> AppResult<HttpResponse> {
+    let back = format!("/admin/pages/{}/components", page.slug);
+    let base = format!("/admin/pages/{}/groups", page.slug);
+    let (heading, action, delete_action) = match editing {
+        Some(g) => (
+            format!("Group {}", g.name),
+            format!("{base}/{}", g.id),
+            Some(format!("{base}/{}/delete", g.id)),
+        ),
+        None => (
+            format!("Add a component group to {}", page.name),
+            format!("{base}/new"),
+            None,
+        ),
+    };
+    let view = GroupForm {
+        frame: Frame::new(state, auth, heading.clone()),
+        heading,
+        back,
+        action,
+        delete_action,
+        values: values(form, FIELDS),
+        errors: messages(refused, FIELDS),
+    };
+    let code = match refused {
+        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        None => StatusCode::OK,
+    };
+    render(state, code, "admin/group_form", &view)
+}
+
+/// The group fields typed: name, description (blank clears) and position (blank: last, or
+/// unchanged).
+fn group_input(form: &Submitted) -> Result<(String, Option<String>, Option<i32>), FieldErrors> {
+    let mut errors = FieldErrors::new();
+    let position = number(form, "position", &mut errors);
+    let input = (
+        form.get("name").to_owned(),
+        text(form, "description"),
+        position,
+    );
+    errors.is_empty().then_some(input).ok_or(errors)
+}
+
+/// The empty form (owners).
+#[tracing::instrument(skip_all)]
+pub async fn new_group_form(
+    auth: Option<Authenticated>,
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    let auth = match signed_in(auth) {
+        Ok(auth) => auth,
+        Err(to_login) => return Ok(*to_login),
+    };
+    auth.require(Permission::Admin)?;
+    let page = page(&state, slug.into_inner()).await?;
+    show(&state, &auth, &page, None, &Submitted::default(), None)
+}
+
+/// Creates the group and goes back to the components (303), or the form again (422).
+#[tracing::instrument(skip_all, fields(user = %auth.user_id))]
+pub async fn create_group(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    form: web::Form<Vec<(String, String)>>,
+) -> AppResult<HttpResponse> {
+    auth.require(Permission::Admin)?;
+    let form = Submitted(form.into_inner());
+    let page = page(&state, slug.into_inner()).await?;
+    let refused = match group_input(&form) {
+        Ok((name, description, position)) => {
+            let input = GroupInput {
+                name,
+                description,
+                position,
+            };
+            let (page_id, fields) = (page.id.clone(), form_changes(&form, &[]));
+            let created = audited(&state, &auth, Permission::Admin, move |c| {
+                let group = components::create_group(c, &page_id, &input)?;
+                let kind = "component_group";
+                let audit = change(
+                    "component_group.create",
+                    kind,
+                    &group.id,
+                    Some(&page_id),
+                    fields,
+                );
+                Ok(((), audit))
+            })
+            .await;
+            match created {
+                Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/components", page.slug))),
+                Err(AppError::Validation(fields)) => fields,
+                Err(other) => return Err(other),
+            }
+        }
+        Err(fields) => fields,
+    };
+    show(&state, &auth, &page, None, &form, Some(&refused))
+}
+
+/// The group's form, filled (owners).
+#[tracing::instrument(skip_all)]
+pub async fn edit_group_form(
+    auth: Option<Authenticated>,
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    let auth = match signed_in(auth) {
+        Ok(auth) => auth,
+        Err(to_login) => return Ok(*to_login),
+    };
+    auth.require(Permission::Admin)?;
+    let (slug, id) = path.into_inner();
+    let (page, group) = load(&state, slug, id).await?;
+    let form = filled([
+        ("name", group.name.clone()),
+        ("description", group.description.clone().unwrap_or_default()),
+        ("position", group.position.to_string()),
+    ]);
+    show(&state, &auth, &page, Some(&group), &form, None)
+}
+
+/// Saves the group and goes back to the components (303), or the form again (422).
+#[tracing::instrument(skip_all, fields(user = %auth.user_id))]
+pub async fn update_group(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+    form: web::Form<Vec<(String, String)>>,
+) -> AppResult<HttpResponse> {
+    auth.require(Permission::Admin)?;
+    let form = Submitted(form.into_inner());
+    let (slug, id) = path.into_inner();
+    let (page, group) = load(&state, slug, id).await?;
+    let refused = match group_input(&form) {
+        Ok((name, description, position)) => {
+            let patch = GroupPatch {
+                name: Some(name),
+                description: Some(description),
+                position,
+            };
+            let (page_id, id) = (page.id.clone(), group.id.clone());
+            let fields = form_changes(&form, &[]);
+            let saved = audited(&state, &auth, Permission::Admin, move |c| {
+                page_admin::update_group(c, &page_id, &id, &patch)?;
+                let kind = "component_group";
+                let audit = change("component_group.update", kind, &id, Some(&page_id), fields);
+                Ok(((), audit))
+            })
+            .await;
+            match saved {
+                Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/components", page.slug))),
+                Err(AppError::Validation(fields)) => fields,
+                Err(other) => return Err(other),
+            }
+        }
+        Err(fields) => fields,
+    };
+    show(&state, &auth, &page, Some(&group), &form, Some(&refused))
+}
+
+/// Deletes the group (its components stay, ungrouped) and goes back (303).
+#[tracing::instrument(skip_all, fields(user = %auth.user_id))]
+pub async fn delete_group(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    auth.require(Permission::Admin)?;
+    let (slug, id) = path.into_inner();
+    let (page, group) = load(&state, slug, id).await?;
+    let page_id = page.id.clone();
+    audited(&state, &auth, Permission::Admin, move |c| {
+        page_admin::delete_group(c, &page_id, &group.id)?;
+        let fields = json!({"name": group.name});
+        let kind = "component_group";
+        let audit = change(
+            "component_group.delete",
+            kind,
+            &group.id,
+            Some(&page_id),
+            fields,
+        );
+        Ok(((), audit))
+    })
+    .await?;
+    Ok(see_other(&format!("/admin/pages/{}/components", page.slug)))
+}

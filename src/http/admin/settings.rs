@@ -1,0 +1,223 @@
+//! `GET/POST /admin/pages/{slug}/settings`: a page's settings for owners: name, slug,
+//! description, time zone, support address, custom domain, public URL, the default "next
+//! update by" interval per impact, and whether the page is public and the default one.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::fields::{filled, messages, text, ticked, values};
+use super::form::Submitted;
+use super::write::{audited, change, form_changes};
+use super::{Frame, render, see_other, signed_in};
+use crate::auth::{Authenticated, Permission};
+use crate::db::models::pages::StatusPage;
+use crate::domain::NextUpdateIntervals;
+use crate::domain::deadline::{MAX_NEXT_UPDATE_MINS, MIN_NEXT_UPDATE_MINS};
+use crate::error::{AppError, AppResult, FieldErrors};
+use crate::services::pages::{self, UpdatePageInput};
+use crate::startup::AppState;
+
+/// The fields of the settings form.
+const FIELDS: &[&str] = &[
+    "name",
+    "slug",
+    "description",
+    "time_zone",
+    "support_email",
+    "custom_domain",
+    "public_url",
+    "interval_none",
+    "interval_minor",
+    "interval_major",
+    "interval_critical",
+    "is_public",
+    "is_default",
+];
+
+/// Registers the settings routes.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/admin/pages/{slug}/settings", web::get().to(show_settings))
+        .route(
+            "/admin/pages/{slug}/settings",
+            web::post().to(save_settings),
+        );
+}
+
+#[derive(Serialize)]
+struct SettingsPage {
+    frame: Frame,
+    page_name: String,
+    action: String,
+    public_href: String,
+    values: Value,
+    errors: Value,
+}
+
+fn show(
+    state: &AppState,
+    auth: &Authenticated,
+    page: &StatusPage,
+    form: &Submitted,
+    refused: Option<&FieldErrors>,
+) -> AppResult<HttpResponse> {
+    let view = SettingsPage {
+        frame: Frame::new(state, auth, format!("Settings of {}", page.name)),
+        page_name: page.name.clone(),
+        action: format!("/admin/pages/{}/settings", page.slug),
+        public_href: format!("/status/{}", page.slug),
+        values: values(form, FIELDS),
+        errors: messages(refused, FIELDS),
+    };
+    let code = match refused {
+        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        None => StatusCode::OK,
+    };
+    render(state, code, "admin/settings", &view)
+}
+
+/// The form filled from the stored page.
+fn stored(page: &StatusPage) -> Submitted {
+    let minutes = |m: Option<i32>| m.map(|m| m.to_string()).unwrap_or_default();
+    let flag = |b: bool| if b { "yes".to_owned() } else { String::new() };
+    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+    filled([
+        ("name", page.name.clone()),
+        ("slug", page.slug.clone()),
+        ("description", opt(&page.description)),
+        ("time_zone", page.time_zone.clone()),
+        ("support_email", opt(&page.support_email)),
+        ("custom_domain", opt(&page.custom_domain)),
+        ("public_url", opt(&page.public_url)),
+        ("interval_none", minutes(page.next_update_none_mins)),
+        ("interval_minor", minutes(page.next_update_minor_mins)),
+        ("interval_major", minutes(page.next_update_major_mins)),
+        ("interval_critical", minutes(page.next_update_critical_mins)),
+        ("is_public", flag(page.is_public)),
+        ("is_default", flag(page.is_default)),
+    ])
+}
+
+/// One interval field: blank is "no default deadline"; otherwise whole minutes in range.
+fn interval(form: &Submitted, name: &str, errors: &mut FieldErrors) -> Option<u32> {
+    let value = text(form, name)?;
+    let complain = |errors: &mut FieldErrors, message: String| {
+        errors.entry(name.to_owned()).or_default().push(message);
+    };
+    let Ok(minutes) = value.parse::<u32>() else {
+        complain(errors, "is not a whole number of minutes".to_owned());
+        return None;
+    };
+    if !(MIN_NEXT_UPDATE_MINS..=MAX_NEXT_UPDATE_MINS).contains(&minutes) {
+        let range =
+            format!("must be between {MIN_NEXT_UPDATE_MINS} and {MAX_NEXT_UPDATE_MINS} minutes");
+        complain(errors, range);
+        return None;
+    }
+    Some(minutes)
+}
+
+/// Every setting as typed: blank optional fields clear, unticked boxes are false.
+fn settings_input(form: &Submitted) -> Result<UpdatePageInput, FieldErrors> {
+    let mut errors = FieldErrors::new();
+    let intervals = NextUpdateIntervals {
+        none: interval(form, "interval_none", &mut errors),
+        minor: interval(form, "interval_minor", &mut errors),
+        major: interval(form, "interval_major", &mut errors),
+        critical: interval(form, "interval_critical", &mut errors),
+    };
+    let input = UpdatePageInput {
+        slug: Some(form.get("slug").to_owned()),
+        name: Some(form.get("name").to_owned()),
+        description: Some(text(form, "description")),
+        public_url: Some(text(form, "public_url")),
+        custom_domain: Some(text(form, "custom_domain")),
+        time_zone: Some(form.get("time_zone").to_owned()),
+        support_email: Some(text(form, "support_email")),
+        next_update_intervals: Some(intervals),
+        is_default: Some(ticked(form, "is_default")),
+        is_public: Some(ticked(form, "is_public")),
+    };
+    errors.is_empty().then_some(input).ok_or(errors)
+}
+
+async fn load(state: &AppState, slug: String) -> AppResult<StatusPage> {
+    state
+        .db
+        .run(move |c| pages::get_page_by_slug(c, &slug))
+        .await
+}
+
+/// The settings form (owners).
+#[tracing::instrument(skip_all)]
+pub async fn show_settings(
+    auth: Option<Authenticated>,
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    let auth = match signed_in(auth) {
+        Ok(auth) => auth,
+        Err(to_login) => return Ok(*to_login),
+    };
+    auth.require(Permission::Admin)?;
+    let page = load(&state, slug.into_inner()).await?;
+    show(&state, &auth, &page, &stored(&page), None)
+}
+
+/// Saves the settings and shows them again (303, at the new slug), or the form (422).
+#[tracing::instrument(skip_all, fields(user = %auth.user_id))]
+pub async fn save_settings(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    form: web::Form<Vec<(String, String)>>,
+) -> AppResult<HttpResponse> {
+    auth.require(Permission::Admin)?;
+    let form = Submitted(form.into_inner());
+    let page = load(&state, slug.into_inner()).await?;
+    let refused = match settings_input(&form) {
+        Ok(input) => {
+            let (page_id, fields) = (page.id.clone(), form_changes(&form, &[]));
+            let saved = audited(&state, &auth, Permission::Admin, move |c| {
+                let page = pages::update_page(c, &page_id, &input)?;
+                let audit = change("page.update", "page", &page.id, Some(&page.id), fields);
+                Ok((page, audit))
+            })
+            .await;
+            match saved {
+                Ok(page) => {
+                    return Ok(see_other(&format!("/admin/pages/{}/settings", page.slug)));
+                }
+                Err(AppError::Validation(fields)) => fields,
+                Err(other) => return Err(other),
+            }
+        }
+        Err(fields) => fields,
+    };
+    show(&state, &auth, &page, &form, Some(&refused))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_are_checked_one_by_one_and_blank_means_none() {
+        let form = filled([
+            ("interval_none", String::new()),
+            ("interval_minor", "60".to_owned()),
+            ("interval_major", "2".to_owned()),
+            ("interval_critical", "soon".to_owned()),
+        ]);
+        let errors = settings_input(&form).unwrap_err();
+        assert!(errors.contains_key("interval_major"));
+        assert!(errors.contains_key("interval_critical"));
+        assert!(!errors.contains_key("interval_minor"));
+        let form = filled([("interval_minor", "60".to_owned())]);
+        let input = settings_input(&form).unwrap();
+        let intervals = input.next_update_intervals.unwrap();
+        assert_eq!((intervals.none, intervals.minor), (None, Some(60)));
+        assert_eq!(input.is_public, Some(false));
+    }
+}

@@ -1,0 +1,180 @@
+//! `/admin/tokens`: API tokens. Everyone signed in lists, creates and revokes their own;
+//! owners see and revoke everyone's. A new token's secret is shown once, on the answer to its
+//! creation, and never stored.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use chrono::Utc;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::fields::{messages, values};
+use super::form::Submitted;
+use super::view::TimeView;
+use super::write::{audited, change};
+use super::{Frame, render, see_other, signed_in};
+use crate::auth::{Authenticated, Permission};
+use crate::db::models::tokens::ApiToken;
+use crate::db::models::users::User;
+use crate::error::{AppError, AppResult, FieldErrors};
+use crate::services::auth::{self, DEFAULT_TOKEN_DAYS};
+use crate::services::users;
+use crate::startup::AppState;
+
+const FIELDS: &[&str] = &["name", "expires_days"];
+const LIST: &str = "/admin/tokens";
+
+/// Registers the token routes.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route(LIST, web::get().to(list_tokens))
+        .route(LIST, web::post().to(create_token))
+        .route("/admin/tokens/{id}/revoke", web::post().to(revoke_token));
+}
+
+#[derive(Serialize)]
+struct Row {
+    name: String,
+    owner: String,
+    created: TimeView,
+    expires: TimeView,
+    last_used: Option<TimeView>,
+    state: &'static str,
+    revoke_action: Option<String>,
+}
+
+#[derive(Serialize)]
+struct TokensPage {
+    frame: Frame,
+    rows: Vec<Row>,
+    values: Value,
+    errors: Value,
+    /// The secret of the token just created, shown this once.
+    secret: Option<String>,
+}
+
+fn row(token: ApiToken, people: &[User]) -> Row {
+    let utc = |t| TimeView::new(t, chrono_tz::Tz::UTC);
+    let now = Utc::now().naive_utc();
+    let state = match (token.revoked_at, token.expires_at <= now) {
+        (Some(_), _) => "Revoked",
+        (None, true) => "Expired",
+        (None, false) => "Active",
+    };
+    Row {
+        owner: people
+            .iter()
+            .find(|u| u.id == token.user_id)
+            .map_or_else(|| token.user_id.clone(), |u| u.email.clone()),
+        created: utc(token.created_at),
+        expires: utc(token.expires_at),
+        last_used: token.last_used_at.map(utc),
+        revoke_action: (state == "Active").then(|| format!("{LIST}/{}/revoke", token.id)),
+        state,
+        name: token.name,
+    }
+}
+
+async fn rows(state: &AppState, auth: &Authenticated) -> AppResult<Vec<Row>> {
+    let caller = auth.clone();
+    let (tokens, people) = state
+        .db
+        .run(move |c| Ok((auth::list_tokens(c, &caller)?, users::list_users(c)?)))
+        .await?;
+    Ok(tokens.into_iter().map(|t| row(t, &people)).collect())
+}
+
+async fn show(
+    state: &AppState,
+    auth: &Authenticated,
+    form: &Submitted,
+    refused: Option<&FieldErrors>,
+    secret: Option<String>,
+) -> AppResult<HttpResponse> {
+    let mut typed = values(form, FIELDS);
+    if form.get("expires_days").is_empty() {
+        typed["expires_days"] = Value::from(DEFAULT_TOKEN_DAYS.to_string());
+    }
+    let view = TokensPage {
+        frame: Frame::new(state, auth, "API tokens"),
+        rows: rows(state, auth).await?,
+        values: typed,
+        errors: messages(refused, FIELDS),
+        secret,
+    };
+    let code = match refused {
+        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        None => StatusCode::OK,
+    };
+    render(state, code, "admin/tokens", &view)
+}
+
+/// The caller's tokens (everyone's for owners).
+#[tracing::instrument(skip_all)]
+pub async fn list_tokens(
+    auth: Option<Authenticated>,
+    state: web::Data<AppState>,
+) -> AppResult<HttpResponse> {
+    let auth = match signed_in(auth) {
+        Ok(auth) => auth,
+        Err(to_login) => return Ok(*to_login),
+    };
+    show(&state, &auth, &Submitted::default(), None, None).await
+}
+
+/// Creates a token for the caller and shows its secret once (200), or the form (422).
+#[tracing::instrument(skip_all, fields(user = %auth.user_id))]
+pub async fn create_token(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    form: web::Form<Vec<(String, String)>>,
+) -> AppResult<HttpResponse> {
+    let form = Submitted(form.into_inner());
+    let days = match form.get("expires_days").trim() {
+        "" => Ok(DEFAULT_TOKEN_DAYS),
+        d => d.parse::<i64>(),
+    };
+    let Ok(days) = days else {
+        let mut fields = FieldErrors::new();
+        let message = "is not a whole number of days".to_owned();
+        fields.insert("expires_days".to_owned(), vec![message]);
+        return show(&state, &auth, &form, Some(&fields), None).await;
+    };
+    let (name, key, user_id) = (
+        form.get("name").to_owned(),
+        state.secret.clone(),
+        auth.user_id.clone(),
+    );
+    let issued = audited(&state, &auth, Permission::Read, move |c| {
+        let user = users::get_user(c, &user_id)?;
+        let issued = auth::issue_token(c, key.expose(), &user, &name, days)?;
+        let fields = json!({"name": issued.token.name, "expires_days": days});
+        let audit = change("token.create", "api_token", &issued.token.id, None, fields);
+        Ok((issued.secret, audit))
+    })
+    .await;
+    match issued {
+        Ok(secret) => show(&state, &auth, &Submitted::default(), None, Some(secret)).await,
+        Err(AppError::Validation(fields)) => show(&state, &auth, &form, Some(&fields), None).await,
+        Err(other) => Err(other),
+    }
+}
+
+/// Revokes a token (the caller's own, or anyone's for owners) and goes back (303).
+#[tracing::instrument(skip_all, fields(user = %auth.user_id))]
+pub async fn revoke_token(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    let (id, caller) = (id.into_inner(), auth.clone());
+    audited(&state, &auth, Permission::Read, move |c| {
+        let token = auth::revoke_token(c, &caller, &id)?;
+        let fields = json!({"name": token.name, "user_id": token.user_id});
+        Ok((
+            (),
+            change("token.revoke", "api_token", &token.id, None, fields),
+        ))
+    })
+    .await?;
+    Ok(see_other(LIST))
+}

@@ -1,0 +1,95 @@
+//! How a console write runs: the permission check, then the service call and its audit row in
+//! one transaction on the blocking pool, then a wake-up of the public pages (the same path the
+//! JSON API takes, so both leave the same audit trail).
+
+use serde_json::{Map, Value};
+
+use super::form::Submitted;
+use crate::auth::{Authenticated, Permission, csrf};
+use crate::db::{DbConn, write_tx};
+use crate::error::AppResult;
+use crate::services::audit::{self, Actor, Change};
+use crate::startup::AppState;
+
+/// Runs `write` needing `permission`; `write` returns its result and the audit change, which
+/// commit together. The public snapshot of the page is refreshed at once afterwards.
+pub async fn audited<T, F>(
+    state: &AppState,
+    auth: &Authenticated,
+    permission: Permission,
+    write: F,
+) -> AppResult<T>
+where
+    F: FnOnce(&mut DbConn) -> AppResult<(T, Change)> + Send + 'static,
+    T: Send + 'static,
+{
+    auth.require(permission)?;
+    let actor = Actor {
+        user_id: auth.user_id.clone(),
+        email: auth.email.clone(),
+    };
+    let value = state
+        .db
+        .run(move |conn| {
+            write_tx(conn, |conn| {
+                let (value, change) = write(conn)?;
+                audit::record(conn, &actor, &change)?;
+                Ok(value)
+            })
+        })
+        .await?;
+    state.site.wake.notify_one();
+    Ok(value)
+}
+
+/// An audit change of a record on a page.
+pub fn change(
+    action: &'static str,
+    entity_type: &'static str,
+    entity_id: &str,
+    page_id: Option<&str>,
+    changes: Value,
+) -> Change {
+    Change {
+        action,
+        entity_type,
+        entity_id: Some(entity_id.to_owned()),
+        page_id: page_id.map(str::to_owned),
+        changes,
+    }
+}
+
+/// The fields of a submitted form as a JSON object, without the CSRF token, the submit
+/// buttons and any field named in `secret` (passwords).
+pub fn form_changes(form: &Submitted, secret: &[&str]) -> Value {
+    let mut fields = Map::new();
+    for (key, value) in &form.0 {
+        if key == csrf::FIELD
+            || key == "preview"
+            || key == "action"
+            || secret.contains(&key.as_str())
+        {
+            continue;
+        }
+        fields
+            .entry(key.clone())
+            .or_insert_with(|| Value::from(value.clone()));
+    }
+    Value::Object(fields)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_changes_leave_out_the_token_and_secrets() {
+        let form = Submitted(vec![
+            ("csrf_token".into(), "t".into()),
+            ("email".into(), "a@example.com".into()),
+            ("password".into(), "hunter2".into()),
+        ]);
+        let changes = form_changes(&form, &["password"]);
+        assert_eq!(changes, serde_json::json!({"email": "a@example.com"}));
+    }
+}
