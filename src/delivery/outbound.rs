@@ -1,0 +1,392 @@
+//! Outbound requests are not a way in: webhook URLs must be plain http(s) URLs, and their host
+//! must not resolve to loopback, private, link-local (cloud metadata), or otherwise non-public
+//! addresses, unless the operator allows it (`HERALD_ALLOW_PRIVATE_WEBHOOKS`).
+//!
+//! [`check_url`] and [`check_destination`] run when a subscription is made; [`GuardedResolver`]
+//! applies the same rule to every connection the webhook client opens, so a DNS answer that
+//! changed since does not get through either.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::time::Duration;
+
+use super::breaker::BreakerConfig;
+
+/// How webhooks may be sent.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Lets webhooks reach non-public addresses (`HERALD_ALLOW_PRIVATE_WEBHOOKS`).
+    pub allow_private: bool,
+    /// Requests in flight to one host (host and port) at a time; more are deferred.
+    pub per_host_concurrency: usize,
+    /// Whole-request timeout (connect, send, answer).
+    pub timeout: Duration,
+    /// When a host's circuit opens.
+    pub breaker: BreakerConfig,
+    /// How long a request turned away by a full host waits before it is tried again.
+    pub defer: Duration,
+}
+
+impl Default for Policy {
+    /// Public destinations only, 8 requests per host, 10 s timeout, 5 failures open a circuit
+    /// for 30 s.
+    fn default() -> Self {
+        Self {
+            allow_private: false,
+            per_host_concurrency: 8,
+            timeout: Duration::from_secs(10),
+            breaker: BreakerConfig::default(),
+            defer: Duration::from_secs(1),
+        }
+    }
+}
+
+impl Policy {
+    /// The default policy with the operator's settings applied.
+    pub fn from_settings(settings: &crate::config::Settings) -> Self {
+        Self {
+            allow_private: settings.allow_private_webhooks,
+            ..Self::default()
+        }
+    }
+}
+
+/// Why a webhook URL is refused; `Display` is a message for the person who entered it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlRefusal {
+    #[error("the webhook URL is not a valid URL")]
+    Malformed,
+    #[error("the webhook URL must start with http:// or https:// (not {0}://)")]
+    Scheme(String),
+    #[error("the webhook URL must not contain a user name or password")]
+    Userinfo,
+    #[error("the webhook URL has no host")]
+    NoHost,
+    #[error("the webhook host {host} could not be resolved")]
+    Unresolvable { host: String },
+    #[error(
+        "the webhook host {host} is refused: it resolves to {addr}, a {kind} address; webhooks go to public addresses only"
+    )]
+    NotPublic {
+        host: String,
+        addr: IpAddr,
+        kind: &'static str,
+    },
+}
+
+/// Checks a webhook URL's syntax: http or https, no user info, a host. A literal IP address
+/// host is classified at once; names are left to [`check_destination`].
+pub fn check_url(url: &str, policy: &Policy) -> Result<url::Url, UrlRefusal> {
+    let parsed = url::Url::parse(url.trim()).map_err(|_| UrlRefusal::Malformed)?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(UrlRefusal::Scheme(
+            parsed.scheme().chars().take(20).collect(),
+        ));
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(UrlRefusal::Userinfo);
+    }
+    let host = match parsed.host() {
+        None => return Err(UrlRefusal::NoHost),
+        Some(url::Host::Domain("")) => return Err(UrlRefusal::NoHost),
+        Some(host) => host,
+    };
+    if !policy.allow_private {
+        let literal = match host {
+            url::Host::Ipv4(v4) => Some(IpAddr::V4(v4)),
+            url::Host::Ipv6(v6) => Some(IpAddr::V6(v6)),
+            url::Host::Domain(_) => None,
+        };
+        if let Some(addr) = literal {
+            refuse_if_not_public(&host.to_string(), addr)?;
+        }
+    }
+    Ok(parsed)
+}
+
+/// Resolves the URL's host and refuses it when any of its addresses is not public (unless the
+/// policy allows private destinations).
+pub async fn check_destination(url: &url::Url, policy: &Policy) -> Result<(), UrlRefusal> {
+    if policy.allow_private {
+        return Ok(());
+    }
+    let host = url.host_str().ok_or(UrlRefusal::NoHost)?;
+    let port = url.port_or_known_default().unwrap_or(443);
+    resolve_public(host, port).await.map(|_| ())
+}
+
+/// Resolves `host` and returns its addresses, refusing the host when any is not public.
+pub async fn resolve_public(host: &str, port: u16) -> Result<Vec<SocketAddr>, UrlRefusal> {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if let Ok(addr) = bare.parse::<IpAddr>() {
+        refuse_if_not_public(host, addr)?;
+        return Ok(vec![SocketAddr::new(addr, port)]);
+    }
+    let unresolvable = || UrlRefusal::Unresolvable {
+        host: host.to_owned(),
+    };
+    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((bare, port))
+        .await
+        .map_err(|_| unresolvable())?
+        .collect();
+    if addrs.is_empty() {
+        return Err(unresolvable());
+    }
+    for addr in &addrs {
+        refuse_if_not_public(host, addr.ip())?;
+    }
+    Ok(addrs)
+}
+
+fn refuse_if_not_public(host: &str, addr: IpAddr) -> Result<(), UrlRefusal> {
+    match non_public_kind(addr) {
+        None => Ok(()),
+        Some(kind) => Err(UrlRefusal::NotPublic {
+            host: host.to_owned(),
+            addr,
+            kind,
+        }),
+    }
+}
+
+/// What kind of non-public address `addr` is, or `None` when it is a public unicast address.
+pub fn non_public_kind(addr: IpAddr) -> Option<&'static str> {
+    match addr {
+        IpAddr::V4(v4) => v4_kind(v4),
+        IpAddr::V6(v6) => v6_kind(v6),
+    }
+}
+
+fn v4_kind(ip: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, c, _] = ip.octets();
+    Some(match (a, b, c) {
+        _ if ip.is_unspecified() || a == 0 => "unspecified",
+        _ if ip.is_loopback() => "loopback",
+        _ if ip.is_private() => "private-network",
+        _ if ip.is_link_local() => "link-local (cloud metadata)",
+        (100, 64..=127, _) => "carrier-grade NAT",
+        _ if ip.is_broadcast() => "broadcast",
+        _ if ip.is_multicast() => "multicast",
+        _ if ip.is_documentation() => "documentation",
+        (192, 0, 0) => "IETF protocol",
+        (198, 18..=19, _) => "benchmarking",
+        (240..=255, _, _) => "reserved",
+        _ => return None,
+    })
+}
+
+fn v6_kind(ip: Ipv6Addr) -> Option<&'static str> {
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return v4_kind(v4);
+    }
+    let seg = ip.segments();
+    let embedded_v4 = |hi: u16, lo: u16| Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
+    Some(match seg {
+        _ if ip.is_unspecified() => "unspecified",
+        _ if ip.is_loopback() => "loopback",
+        // ::a.b.c.d, the deprecated IPv4-compatible form.
+        [0, 0, 0, 0, 0, 0, _, _] => "reserved",
+        // NAT64 (64:ff9b::/96) reaches the embedded IPv4 address.
+        [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => return v4_kind(embedded_v4(hi, lo)),
+        [0x64, 0xff9b, 1, ..] => "private-network",
+        // 6to4 (2002::/16) embeds an IPv4 address in bits 16..48.
+        [0x2002, hi, lo, ..] => return v4_kind(embedded_v4(hi, lo)),
+        [0x2001, 0, ..] => "Teredo tunnel",
+        [0x2001, 0xdb8, ..] => "documentation",
+        [0x100, 0, 0, 0, ..] => "discard",
+        _ if ip.is_unique_local() => "private-network (unique local)",
+        _ if ip.is_unicast_link_local() => "link-local",
+        [s, ..] if s & 0xffc0 == 0xfec0 => "site-local",
+        _ if ip.is_multicast() => "multicast",
+        _ => return None,
+    })
+}
+
+/// The DNS resolver of the webhook client: resolves like the system does, then refuses hosts
+/// with a non-public address (unless allowed), at every connection.
+#[derive(Debug, Clone, Copy)]
+pub struct GuardedResolver {
+    pub allow_private: bool,
+}
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let allow_private = self.allow_private;
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let addrs = if allow_private {
+                tokio::net::lookup_host((host.as_str(), 0))
+                    .await
+                    .map_err(|_| UrlRefusal::Unresolvable { host: host.clone() })?
+                    .collect()
+            } else {
+                resolve_public(&host, 0).await?
+            };
+            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strict() -> Policy {
+        Policy::default()
+    }
+
+    #[test]
+    fn non_public_addresses_are_classified() {
+        for addr in [
+            "127.0.0.1",
+            "127.255.0.9",
+            "0.0.0.0",
+            "0.1.2.3",
+            "10.0.0.1",
+            "10.255.255.255",
+            "172.16.0.1",
+            "172.31.255.254",
+            "192.168.1.1",
+            "169.254.169.254",
+            "169.254.0.1",
+            "100.64.0.1",
+            "100.127.255.255",
+            "100.100.100.200",
+            "255.255.255.255",
+            "224.0.0.1",
+            "239.255.255.250",
+            "192.0.2.1",
+            "198.51.100.7",
+            "203.0.113.9",
+            "192.0.0.170",
+            "198.18.0.1",
+            "240.0.0.1",
+            "::",
+            "::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.1.2.3",
+            "::ffff:169.254.169.254",
+            "::127.0.0.1",
+            "64:ff9b::7f00:1",
+            "64:ff9b::a9fe:a9fe",
+            "2002:7f00:1::1",
+            "2002:c0a8:101::1",
+            "fc00::1",
+            "fd00:ec2::254",
+            "fe80::1",
+            "febf::1",
+            "fec0::1",
+            "ff02::1",
+            "2001:db8::1",
+            "2001:0:4136:e378::1",
+            "100::1",
+        ] {
+            let ip: IpAddr = addr.parse().unwrap();
+            assert!(non_public_kind(ip).is_some(), "{addr} should be refused");
+        }
+    }
+
+    #[test]
+    fn public_addresses_pass() {
+        for addr in [
+            "1.1.1.1",
+            "8.8.8.8",
+            "93.184.216.34",
+            "100.63.255.255",
+            "100.128.0.1",
+            "172.15.255.255",
+            "172.32.0.1",
+            "192.167.1.1",
+            "169.253.1.1",
+            "198.20.0.1",
+            "223.255.255.255",
+            "2606:4700:4700::1111",
+            "2a00:1450:4007:80e::200e",
+            "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+            "2002:808:808::1",
+            "2001:4860:4860::8888",
+        ] {
+            let ip: IpAddr = addr.parse().unwrap();
+            assert_eq!(non_public_kind(ip), None, "{addr} should pass");
+        }
+    }
+
+    #[test]
+    fn url_syntax_is_checked() {
+        assert!(check_url("https://hooks.example.com/x?y=1", &strict()).is_ok());
+        assert!(check_url("http://93.184.216.34:8080/in", &strict()).is_ok());
+        assert_eq!(
+            check_url("not a url", &strict()),
+            Err(UrlRefusal::Malformed)
+        );
+        assert!(matches!(
+            check_url("ftp://example.com/", &strict()),
+            Err(UrlRefusal::Scheme(s)) if s == "ftp"
+        ));
+        assert!(matches!(
+            check_url("file:///etc/passwd", &strict()),
+            Err(UrlRefusal::Scheme(_))
+        ));
+        assert_eq!(
+            check_url("https://user:pw@example.com/", &strict()),
+            Err(UrlRefusal::Userinfo)
+        );
+        assert_eq!(
+            check_url("https://user@example.com/", &strict()),
+            Err(UrlRefusal::Userinfo)
+        );
+    }
+
+    #[test]
+    fn literal_private_addresses_are_refused_unless_allowed() {
+        for url in [
+            "http://127.0.0.1:8080/",
+            "http://10.0.0.5/",
+            "http://169.254.169.254/latest/meta-data/",
+            "http://[::1]/",
+            "http://[::ffff:7f00:1]/",
+            "http://2130706433/",
+            "http://0x7f.1/",
+        ] {
+            let err = check_url(url, &strict()).unwrap_err();
+            assert!(matches!(err, UrlRefusal::NotPublic { .. }), "{url}: {err}");
+            assert!(err.to_string().contains("public addresses only"));
+            let open = Policy {
+                allow_private: true,
+                ..Policy::default()
+            };
+            assert!(check_url(url, &open).is_ok(), "{url}");
+        }
+    }
+
+    #[tokio::test]
+    async fn names_resolving_to_loopback_are_refused_at_check_time() {
+        let url = check_url("http://localhost:9/hook", &strict()).unwrap();
+        let err = check_destination(&url, &strict()).await.unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                UrlRefusal::NotPublic {
+                    kind: "loopback",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("localhost"), "{err}");
+        let open = Policy {
+            allow_private: true,
+            ..Policy::default()
+        };
+        assert!(check_destination(&url, &open).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn unresolvable_names_are_refused() {
+        let url = check_url("http://no-such-host.invalid/", &strict()).unwrap();
+        assert!(matches!(
+            check_destination(&url, &strict()).await,
+            Err(UrlRefusal::Unresolvable { .. })
+        ));
+    }
+}

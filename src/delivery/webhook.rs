@@ -1,0 +1,326 @@
+//! Webhooks over HTTP: one signed POST per attempt through a pooled keep-alive client that
+//! follows no redirects and resolves through the SSRF guard; a concurrency cap and a circuit
+//! breaker per destination host keep one slow or dead receiver from holding up the others.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION, RETRY_AFTER};
+use tokio::sync::Semaphore;
+
+use super::backoff::parse_retry_after;
+use super::breaker::{Breaker, Clock, Permit, SystemClock};
+use super::chat::{self, ChatMessage};
+use super::outbound::{self, GuardedResolver, Policy, UrlRefusal};
+use super::{Attempt, one_line, signature};
+
+/// The `user-agent` of every webhook.
+pub const USER_AGENT: &str = concat!("Herald-Webhooks/", env!("CARGO_PKG_VERSION"));
+
+/// One webhook message to one subscriber.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebhookRequest {
+    /// `webhook-id`: the same on every retry of this message, so receivers can deduplicate.
+    pub id: String,
+    pub url: String,
+    /// The subscriber's `whsec_...` signing secret.
+    pub secret: String,
+    /// The Statuspage-shaped body (built by `notify`).
+    pub body: serde_json::Value,
+    /// The same news for chat products (Slack, Discord, Teams).
+    pub summary: ChatMessage,
+}
+
+/// Sends webhooks. Cheap to clone: clones share the connection pool, caps and circuits.
+#[derive(Clone)]
+pub struct WebhookClient {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    http: Result<reqwest::Client, String>,
+    policy: Policy,
+    clock: Arc<dyn Clock>,
+    hosts: Mutex<HashMap<String, Host>>,
+}
+
+/// One destination host's share of the client.
+struct Host {
+    slots: Arc<Semaphore>,
+    breaker: Breaker,
+}
+
+/// Hosts remembered before idle ones are forgotten.
+const MAX_HOSTS: usize = 10_000;
+/// Bytes of an answer read (for the error message and to keep the connection reusable).
+const MAX_ANSWER: usize = 16 * 1024;
+
+impl WebhookClient {
+    /// A client applying `policy`, with the real clock.
+    pub fn new(policy: Policy) -> Self {
+        Self::with_clock(policy, Arc::new(SystemClock))
+    }
+
+    /// A client whose circuit breakers read time from `clock` (tests).
+    pub fn with_clock(policy: Policy, clock: Arc<dyn Clock>) -> Self {
+        let http = reqwest::Client::builder()
+            .timeout(policy.timeout)
+            .connect_timeout(policy.timeout.min(Duration::from_secs(5)))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .dns_resolver(Arc::new(GuardedResolver {
+                allow_private: policy.allow_private,
+            }))
+            .pool_idle_timeout(Duration::from_secs(60))
+            .pool_max_idle_per_host(policy.per_host_concurrency.max(1))
+            .user_agent(USER_AGENT)
+            .build()
+            .map_err(|e| {
+                tracing::error!(error = %e, "the webhook HTTP client could not be built");
+                format!("the webhook HTTP client could not be built: {e}")
+            });
+        Self {
+            inner: Arc::new(Inner {
+                http,
+                policy,
+                clock,
+                hosts: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The policy this client applies.
+    pub fn policy(&self) -> &Policy {
+        &self.inner.policy
+    }
+
+    /// One attempt at delivering `req`. Never follows a redirect; never logs the URL's path
+    /// or query (chat webhook URLs are secrets themselves).
+    #[tracing::instrument(skip_all, fields(webhook_id = %req.id))]
+    pub async fn send(&self, req: &WebhookRequest) -> Attempt {
+        let policy = &self.inner.policy;
+        let url = match outbound::check_url(&req.url, policy) {
+            Ok(url) => url,
+            Err(refusal) => return refused(&refusal),
+        };
+        let http = match &self.inner.http {
+            Ok(http) => http,
+            Err(e) => {
+                return Attempt::Retry {
+                    retry_after: None,
+                    error: e.clone(),
+                };
+            }
+        };
+        let host = host_key(&url);
+        let (_slot, permit) = match self.admit(&host) {
+            Ok(admitted) => admitted,
+            Err(after) => return Attempt::Deferred { after },
+        };
+        let body = chat::body(chat::flavor(&url), req);
+        let bytes = match serde_json::to_vec(&body) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                return Attempt::Failed {
+                    error: format!("the body could not be serialised: {e}"),
+                };
+            }
+        };
+        let headers = match signed_headers(req, &bytes) {
+            Ok(headers) => headers,
+            Err(error) => return Attempt::Failed { error },
+        };
+        let result = http.post(url).headers(headers).body(bytes).send().await;
+        let (attempt, host_failed) = match result {
+            Ok(answer) => judge(answer).await,
+            Err(e) => judge_error(&e, policy.timeout),
+        };
+        self.report(&host, permit, host_failed);
+        attempt
+    }
+
+    /// A concurrency slot and the breaker's permission for `host`, or how long to wait.
+    fn admit(
+        &self,
+        host: &str,
+    ) -> Result<(tokio::sync::OwnedSemaphorePermit, Option<Permit>), Duration> {
+        let policy = &self.inner.policy;
+        let now = self.inner.clock.now();
+        let mut hosts = self.inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
+        if hosts.len() >= MAX_HOSTS && !hosts.contains_key(host) {
+            let cap = policy.per_host_concurrency.max(1);
+            hosts.retain(|_, h| !(h.breaker.is_idle() && h.slots.available_permits() == cap));
+        }
+        let entry = hosts.entry(host.to_owned()).or_insert_with(|| Host {
+            slots: Arc::new(Semaphore::new(policy.per_host_concurrency.max(1))),
+            breaker: Breaker::new(policy.breaker),
+        });
+        let slot = Arc::clone(&entry.slots)
+            .try_acquire_owned()
+            .map_err(|_| policy.defer)?;
+        match entry.breaker.check(now) {
+            Permit::Rejected { retry_in } => Err(retry_in.max(Duration::from_millis(100))),
+            permit => Ok((slot, Some(permit))),
+        }
+    }
+
+    /// Tells the host's breaker how the request went (`None`: the host was not judged).
+    fn report(&self, host: &str, permit: Option<Permit>, host_failed: Option<bool>) {
+        let (Some(_), Some(failed)) = (permit, host_failed) else {
+            return;
+        };
+        let now = self.inner.clock.now();
+        let mut hosts = self.inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(entry) = hosts.get_mut(host) {
+            if failed {
+                entry.breaker.record_failure(now);
+            } else {
+                entry.breaker.record_success();
+            }
+        }
+    }
+}
+
+/// `host:port`, the unit of concurrency caps and circuits.
+fn host_key(url: &url::Url) -> String {
+    format!(
+        "{}:{}",
+        url.host_str().unwrap_or(""),
+        url.port_or_known_default().unwrap_or(0)
+    )
+}
+
+fn refused(refusal: &UrlRefusal) -> Attempt {
+    Attempt::Failed {
+        error: refusal.to_string(),
+    }
+}
+
+/// Standard Webhooks headers and the content type, signed over exactly `body`.
+fn signed_headers(req: &WebhookRequest, body: &[u8]) -> Result<HeaderMap, String> {
+    let timestamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let timestamp = i64::try_from(timestamp).unwrap_or(i64::MAX);
+    let signature = signature::sign(&req.secret, &req.id, timestamp, body)
+        .map_err(|e| format!("the subscription's signing secret is unusable: {e}"))?;
+    let id = HeaderValue::from_str(&req.id)
+        .map_err(|_| "the webhook id is not a valid header value".to_owned())?;
+    let mut headers = HeaderMap::new();
+    headers.insert("webhook-id", id);
+    headers.insert("webhook-timestamp", HeaderValue::from(timestamp));
+    headers.insert(
+        "webhook-signature",
+        HeaderValue::from_str(&signature).map_err(|_| "unusable signature".to_owned())?,
+    );
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Ok(headers)
+}
+
+/// The attempt an answer makes, and whether it counts against the host's circuit.
+async fn judge(answer: reqwest::Response) -> (Attempt, Option<bool>) {
+    let status = answer.status();
+    let retry_after = answer
+        .headers()
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| parse_retry_after(v, SystemTime::now()));
+    let location = answer
+        .headers()
+        .get(LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| one_line(v, 200));
+    if status.is_success() {
+        drain(answer).await;
+        return (Attempt::Delivered, Some(false));
+    }
+    if status.is_redirection() {
+        let to = location.map(|l| format!(" to {l}")).unwrap_or_default();
+        let error = format!(
+            "the receiver answered {status} (a redirect{to}); redirects are not followed: subscribe with the final URL"
+        );
+        return (Attempt::Failed { error }, Some(false));
+    }
+    let text = drain(answer).await;
+    let error = if text.is_empty() {
+        format!("the receiver answered {status}")
+    } else {
+        format!("the receiver answered {status}: {text}")
+    };
+    match status {
+        StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => {
+            (Attempt::Retry { retry_after, error }, Some(true))
+        }
+        StatusCode::REQUEST_TIMEOUT => (
+            Attempt::Retry {
+                retry_after: None,
+                error,
+            },
+            Some(true),
+        ),
+        s if s.is_server_error() => (
+            Attempt::Retry {
+                retry_after: None,
+                error,
+            },
+            Some(true),
+        ),
+        _ => (Attempt::Failed { error }, Some(false)),
+    }
+}
+
+/// Reads up to [`MAX_ANSWER`] bytes of the answer (so a short answer leaves the connection
+/// reusable) and returns its start as one line.
+async fn drain(mut answer: reqwest::Response) -> String {
+    let mut read = Vec::new();
+    while read.len() < MAX_ANSWER {
+        match answer.chunk().await {
+            Ok(Some(chunk)) => read.extend_from_slice(&chunk),
+            Ok(None) | Err(_) => break,
+        }
+    }
+    one_line(&String::from_utf8_lossy(&read), 200)
+}
+
+/// The attempt a transport error makes. A refused destination is final and says nothing about
+/// the host's health; everything else (timeouts, refused connections) is retried.
+fn judge_error(e: &reqwest::Error, timeout: Duration) -> (Attempt, Option<bool>) {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(refusal) = err.downcast_ref::<UrlRefusal>() {
+            return (refused(refusal), None);
+        }
+        source = err.source();
+    }
+    let error = if e.is_timeout() {
+        format!("no answer within {} s", timeout.as_secs_f32())
+    } else if e.is_connect() {
+        format!("could not connect: {}", chain(e))
+    } else {
+        format!("the request failed: {}", chain(e))
+    };
+    (
+        Attempt::Retry {
+            retry_after: None,
+            error: one_line(&error, 300),
+        },
+        Some(true),
+    )
+}
+
+/// An error and its causes on one line, without the URL (it may carry a token).
+fn chain(e: &reqwest::Error) -> String {
+    let mut parts = Vec::new();
+    let mut source = std::error::Error::source(e);
+    while let Some(err) = source {
+        parts.push(err.to_string());
+        source = err.source();
+    }
+    if parts.is_empty() {
+        parts.push("error".to_owned());
+    }
+    parts.join(": ")
+}
