@@ -10,6 +10,7 @@ mod browser;
 mod cli;
 mod console;
 mod deadlines;
+mod delivery;
 mod health;
 mod jobs;
 mod lifecycle;

@@ -1,0 +1,685 @@
+//! The delivery layer against real receivers on loopback: an SMTP server (mailin-embedded)
+//! and a small HTTP/1.1 server, both speaking the real protocols.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use herald::delivery::Attempt;
+use herald::delivery::breaker::BreakerConfig;
+use herald::delivery::chat::ChatMessage;
+use herald::delivery::mail::{EmailMessage, Mailer};
+use herald::delivery::outbound::{self, Policy, UrlRefusal};
+use herald::delivery::signature;
+use herald::delivery::webhook::{WebhookClient, WebhookRequest};
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+// ---------------------------------------------------------------- SMTP receiver
+
+/// One message as the SMTP server received it.
+#[derive(Debug, Clone)]
+struct Received {
+    to: Vec<String>,
+    data: String,
+}
+
+/// Accepts everyone except `reject*@` (550, permanent) and `busy*@` (451, temporary).
+#[derive(Clone)]
+struct Inbox {
+    received: Arc<Mutex<Vec<Received>>>,
+    to: Vec<String>,
+    data: Vec<u8>,
+}
+
+impl mailin_embedded::Handler for Inbox {
+    fn rcpt(&mut self, to: &str) -> mailin_embedded::Response {
+        if to.starts_with("reject") {
+            mailin_embedded::response::NO_MAILBOX
+        } else if to.starts_with("busy") {
+            mailin_embedded::response::INTERNAL_ERROR
+        } else {
+            self.to.push(to.to_owned());
+            mailin_embedded::response::OK
+        }
+    }
+
+    fn data_start(
+        &mut self,
+        _domain: &str,
+        _from: &str,
+        _is8bit: bool,
+        _to: &[String],
+    ) -> mailin_embedded::Response {
+        self.data.clear();
+        mailin_embedded::response::OK
+    }
+
+    fn data(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.data.extend_from_slice(buf);
+        Ok(())
+    }
+
+    fn data_end(&mut self) -> mailin_embedded::Response {
+        self.received.lock().unwrap().push(Received {
+            to: std::mem::take(&mut self.to),
+            data: String::from_utf8_lossy(&self.data).into_owned(),
+        });
+        self.data.clear();
+        mailin_embedded::response::OK
+    }
+}
+
+/// Starts an SMTP server on a free loopback port (in a thread of its own).
+fn smtp_server() -> (String, Arc<Mutex<Vec<Received>>>) {
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut server = mailin_embedded::Server::new(Inbox {
+        received: Arc::clone(&received),
+        to: Vec::new(),
+        data: Vec::new(),
+    });
+    server
+        .with_name("smtp.test")
+        .with_ssl(mailin_embedded::SslConfig::None)
+        .unwrap()
+        .with_num_threads(4)
+        .with_tcp_listener(listener);
+    std::thread::spawn(move || {
+        let _ = server.serve();
+    });
+    (format!("smtp://127.0.0.1:{port}"), received)
+}
+
+fn email(to: &str) -> EmailMessage {
+    EmailMessage {
+        to: to.into(),
+        subject: "[Acme] API errors: identified".into(),
+        text: "We found the cause. Plain part.".into(),
+        html: "<p>We found the cause. <b>HTML part.</b></p>".into(),
+        message_id: "inc-7.d2@status.test".into(),
+        in_reply_to: Some("inc-7.d1@status.test".into()),
+        references: vec!["inc-7.d1@status.test".into()],
+        list_id: "Acme status <acme.status.test>".into(),
+        unsubscribe_url: "https://status.test/status/acme/unsubscribe?token=t0k3n".into(),
+        manage_url: Some("https://status.test/status/acme/subscription?token=t0k3n".into()),
+    }
+}
+
+/// The header block of a raw message, unfolded: one entry per header.
+fn headers(raw: &str) -> Vec<String> {
+    let head = raw.split("\r\n\r\n").next().unwrap_or("");
+    let mut out: Vec<String> = Vec::new();
+    for line in head.split("\r\n") {
+        match out.last_mut() {
+            Some(last) if line.starts_with([' ', '\t']) => last.push_str(line),
+            _ => out.push(line.to_owned()),
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_arrives_over_smtp_with_both_parts_threading_and_one_click_unsubscribe() {
+    let (url, received) = smtp_server();
+    let mailer = Mailer::new(&url, "Herald <herald@status.test>").unwrap();
+    assert_eq!(
+        mailer.send(&email("jo@example.com")).await,
+        Attempt::Delivered
+    );
+
+    let got = received.lock().unwrap().clone();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].to, vec!["jo@example.com".to_owned()]);
+    let h = headers(&got[0].data);
+    for expected in [
+        "From: Herald <herald@status.test>",
+        "To: jo@example.com",
+        "Subject: [Acme] API errors: identified",
+        "Message-ID: <inc-7.d2@status.test>",
+        "In-Reply-To: <inc-7.d1@status.test>",
+        "References: <inc-7.d1@status.test>",
+        "List-Id: Acme status <acme.status.test>",
+        "List-Unsubscribe: <https://status.test/status/acme/unsubscribe?token=t0k3n>",
+        "List-Unsubscribe-Post: List-Unsubscribe=One-Click",
+    ] {
+        assert!(
+            h.iter().any(|l| l == expected),
+            "missing {expected:?} in {h:#?}"
+        );
+    }
+    assert!(
+        h.iter()
+            .any(|l| l.starts_with("Content-Type: multipart/alternative")),
+        "{h:#?}"
+    );
+    let data = &got[0].data;
+    assert!(data.contains("Content-Type: text/plain"), "{data}");
+    assert!(data.contains("Content-Type: text/html"), "{data}");
+    assert!(data.contains("We found the cause. Plain part."), "{data}");
+    assert!(data.contains("<b>HTML part.</b>"), "{data}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn line_breaks_in_fields_never_reach_the_wire_as_headers() {
+    let (url, received) = smtp_server();
+    let mailer = Mailer::new(&url, "Herald <herald@status.test>").unwrap();
+
+    let mut msg = email("jo@example.com");
+    msg.subject = "Outage\r\nBcc: victim@example.com\r\nX-Injected: yes".into();
+    assert_eq!(mailer.send(&msg).await, Attempt::Delivered);
+    let got = received.lock().unwrap().clone();
+    assert_eq!(
+        got[0].to,
+        vec!["jo@example.com".to_owned()],
+        "no extra recipient"
+    );
+    let h = headers(&got[0].data);
+    assert!(!h.iter().any(|l| l.starts_with("Bcc:")), "{h:#?}");
+    assert!(!h.iter().any(|l| l.starts_with("X-Injected:")), "{h:#?}");
+
+    // Ids with line breaks are refused before any SMTP exchange.
+    let mut bad = email("jo@example.com");
+    bad.message_id = "inc-7.d3@status.test\r\nBcc: victim@example.com".into();
+    assert!(matches!(mailer.send(&bad).await, Attempt::Failed { .. }));
+    let mut bad = email("jo@example.com");
+    bad.references = vec!["a@b>\nBcc: <victim@example.com".into()];
+    assert!(matches!(mailer.send(&bad).await, Attempt::Failed { .. }));
+    let bad = email("jo@example.com\r\nBcc: victim@example.com");
+    assert!(matches!(mailer.send(&bad).await, Attempt::Failed { .. }));
+    assert_eq!(received.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permanent_smtp_rejection_fails_and_a_temporary_one_is_retried() {
+    let (url, received) = smtp_server();
+    let mailer = Mailer::new(&url, "Herald <herald@status.test>").unwrap();
+    match mailer.send(&email("reject@example.com")).await {
+        Attempt::Failed { error } => assert!(error.contains("550"), "{error}"),
+        other => panic!("550 should fail: {other:?}"),
+    }
+    match mailer.send(&email("busy@example.com")).await {
+        Attempt::Retry { error, .. } => assert!(error.contains("451"), "{error}"),
+        other => panic!("451 should be retried: {other:?}"),
+    }
+    // The pool still works after rejections.
+    assert_eq!(
+        mailer.send(&email("jo@example.com")).await,
+        Attempt::Delivered
+    );
+    assert_eq!(received.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_smtp_server_is_retried_and_its_password_not_shown() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("smtp://127.0.0.1:{port}");
+    let mailer = Mailer::new(&url, "Herald <herald@status.test>").unwrap();
+    assert!(matches!(
+        mailer.send(&email("jo@example.com")).await,
+        Attempt::Retry { .. }
+    ));
+    let secret = Mailer::new(
+        "smtp+starttls://me:hunter2@127.0.0.1:1",
+        "Herald <herald@status.test>",
+    )
+    .unwrap();
+    assert!(!secret.server().contains("hunter2"));
+    assert!(!format!("{secret:?}").contains("hunter2"));
+}
+
+// ---------------------------------------------------------------- HTTP receiver
+
+/// One request as the receiver saw it.
+#[derive(Debug, Clone)]
+struct Hit {
+    path: String,
+    headers: HashMap<String, String>,
+    body: Vec<u8>,
+}
+
+/// A loopback HTTP/1.1 server (keep-alive) answering by path:
+/// `/ok` 200, `/429` 429 with `Retry-After: 7`, `/503` 503 with an HTTP-date `Retry-After`,
+/// `/500` 500, `/410` 410, `/400` 400, `/408` 408, `/redirect` 302 to `/ok`, `/slow` 200
+/// after 3 s.
+struct Receiver {
+    addr: SocketAddr,
+    hits: Arc<Mutex<Vec<Hit>>>,
+}
+
+impl Receiver {
+    async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let hits = Arc::new(Mutex::new(Vec::new()));
+        let shared = Arc::clone(&hits);
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(serve_connection(stream, Arc::clone(&shared)));
+            }
+        });
+        Self { addr, hits }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    fn hits(&self) -> Vec<Hit> {
+        self.hits.lock().unwrap().clone()
+    }
+
+    fn count(&self, path: &str) -> usize {
+        self.hits().iter().filter(|h| h.path == path).count()
+    }
+}
+
+async fn serve_connection(stream: tokio::net::TcpStream, hits: Arc<Mutex<Vec<Hit>>>) {
+    let mut reader = BufReader::new(stream);
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).await.unwrap_or(0) == 0 {
+            return;
+        }
+        let path = request_line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or("/")
+            .to_owned();
+        let mut headers = HashMap::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).await.unwrap_or(0) == 0 {
+                return;
+            }
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':') {
+                headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_owned());
+            }
+        }
+        let length: usize = headers
+            .get("content-length")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).await.is_err() {
+            return;
+        }
+        hits.lock().unwrap().push(Hit {
+            path: path.clone(),
+            headers,
+            body,
+        });
+        let (status, extra) = match path.as_str() {
+            "/429" => ("429 Too Many Requests", "Retry-After: 7\r\n".to_owned()),
+            "/503" => {
+                let later = chrono::Utc::now() + chrono::Duration::seconds(120);
+                let date = later.format("%a, %d %b %Y %H:%M:%S GMT");
+                (
+                    "503 Service Unavailable",
+                    format!("Retry-After: {date}\r\n"),
+                )
+            }
+            "/500" => ("500 Internal Server Error", String::new()),
+            "/410" => ("410 Gone", String::new()),
+            "/400" => ("400 Bad Request", String::new()),
+            "/408" => ("408 Request Timeout", String::new()),
+            "/redirect" => ("302 Found", "Location: /ok\r\n".to_owned()),
+            "/slow" => {
+                tokio::time::sleep(Duration::from_secs(3)).await;
+                ("200 OK", String::new())
+            }
+            _ => ("200 OK", String::new()),
+        };
+        let answer = "thanks";
+        let response = format!(
+            "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nContent-Type: text/plain\r\n\r\n{answer}",
+            answer.len()
+        );
+        if reader
+            .get_mut()
+            .write_all(response.as_bytes())
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+fn open_policy() -> Policy {
+    Policy {
+        allow_private: true,
+        ..Policy::default()
+    }
+}
+
+fn webhook(url: &str) -> WebhookRequest {
+    WebhookRequest {
+        id: "msg_2bQx9w7Vd3".into(),
+        url: url.into(),
+        secret: signature::new_secret(),
+        body: json!({
+            "meta": {"unsubscribe": "https://status.test/u/1", "generated_at": "2026-11-30T07:00:00Z"},
+            "page": {"id": "acme", "status_indicator": "major", "status_description": "Partial System Outage"},
+            "incident": {"name": "API errors", "status": "identified", "incident_updates": []}
+        }),
+        summary: ChatMessage {
+            title: "Acme: API errors".into(),
+            text: "We found the cause.".into(),
+            url: "https://status.test/status/acme/incidents/1".into(),
+            status: "identified".into(),
+        },
+    }
+}
+
+/// Verifies a Standard Webhooks signature without the signing code: HMAC-SHA256 over
+/// `id.timestamp.body` with the base64-decoded secret, compared with each `v1,` signature.
+fn independently_verified(secret: &str, hit: &Hit) -> bool {
+    use base64::Engine as _;
+    use hmac::Mac as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let key = b64.decode(secret.trim_start_matches("whsec_")).unwrap();
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&key).unwrap();
+    let signed = [
+        hit.headers["webhook-id"].as_bytes(),
+        b".",
+        hit.headers["webhook-timestamp"].as_bytes(),
+        b".",
+        &hit.body,
+    ]
+    .concat();
+    mac.update(&signed);
+    let expected = b64.encode(mac.finalize().into_bytes());
+    hit.headers["webhook-signature"]
+        .split(' ')
+        .any(|s| s.strip_prefix("v1,") == Some(expected.as_str()))
+}
+
+/// Verifies with the specification's own Python library (`pip install standardwebhooks`);
+/// `None` when it is not installed.
+fn verified_by_the_reference_library(secret: &str, hit: &Hit) -> Option<bool> {
+    let script = "import json, os, sys\n\
+        from standardwebhooks.webhooks import Webhook\n\
+        headers = json.loads(os.environ['WH_HEADERS'])\n\
+        body = sys.stdin.buffer.read().decode()\n\
+        try:\n    Webhook(os.environ['WH_SECRET']).verify(body, headers)\n    print('valid')\n\
+        except Exception as e:\n    print('invalid', e)\n";
+    let probe = std::process::Command::new("python3")
+        .args(["-c", "import standardwebhooks"])
+        .output()
+        .ok()?;
+    if !probe.status.success() {
+        return None;
+    }
+    let headers = json!({
+        "webhook-id": hit.headers["webhook-id"],
+        "webhook-timestamp": hit.headers["webhook-timestamp"],
+        "webhook-signature": hit.headers["webhook-signature"],
+    });
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .env("WH_SECRET", secret)
+        .env("WH_HEADERS", headers.to_string())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    {
+        use std::io::Write as _;
+        child.stdin.take()?.write_all(&hit.body).ok()?;
+    }
+    let out = child.wait_with_output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(text.trim() == "valid")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_are_signed_so_that_an_independent_verifier_accepts_them() {
+    let receiver = Receiver::start().await;
+    let client = WebhookClient::new(open_policy());
+    let req = webhook(&receiver.url("/ok"));
+    assert_eq!(client.send(&req).await, Attempt::Delivered);
+
+    let hit = receiver.hits().pop().unwrap();
+    assert_eq!(hit.headers["webhook-id"], "msg_2bQx9w7Vd3");
+    assert_eq!(hit.headers["content-type"], "application/json");
+    assert!(hit.headers["user-agent"].starts_with("Herald-Webhooks/"));
+    let ts: i64 = hit.headers["webhook-timestamp"].parse().unwrap();
+    assert!((chrono::Utc::now().timestamp() - ts).abs() < 60);
+    let body: serde_json::Value = serde_json::from_slice(&hit.body).unwrap();
+    assert_eq!(body, req.body, "standard receivers get the Statuspage body");
+    assert!(independently_verified(&req.secret, &hit));
+
+    let mut tampered = hit.clone();
+    tampered.body.push(b' ');
+    assert!(!independently_verified(&req.secret, &tampered));
+
+    match verified_by_the_reference_library(&req.secret, &hit) {
+        Some(valid) => {
+            assert!(valid, "the standardwebhooks library rejected the signature");
+            assert_eq!(
+                verified_by_the_reference_library(&req.secret, &tampered),
+                Some(false)
+            );
+        }
+        None => {
+            assert!(
+                std::env::var("CI").is_err(),
+                "the standardwebhooks Python library must be installed in CI (.ci/run installs it)"
+            );
+            eprintln!("skipped the reference library check: pip install standardwebhooks");
+        }
+    }
+
+    // A retry of the same message carries the same id (receivers deduplicate on it).
+    assert_eq!(client.send(&req).await, Attempt::Delivered);
+    let ids: Vec<String> = receiver
+        .hits()
+        .iter()
+        .map(|h| h.headers["webhook-id"].clone())
+        .collect();
+    assert_eq!(ids, vec!["msg_2bQx9w7Vd3".to_owned(); 2]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn receivers_answers_decide_between_retry_and_failure() {
+    let receiver = Receiver::start().await;
+    let client = WebhookClient::new(open_policy());
+    let send = |path: &str| {
+        let req = webhook(&receiver.url(path));
+        let client = client.clone();
+        async move { client.send(&req).await }
+    };
+    assert_eq!(
+        send("/429").await,
+        Attempt::Retry {
+            retry_after: Some(Duration::from_secs(7)),
+            error: "the receiver answered 429 Too Many Requests: thanks".into()
+        }
+    );
+    match send("/503").await {
+        Attempt::Retry {
+            retry_after: Some(wait),
+            ..
+        } => assert!(
+            (Duration::from_secs(110)..=Duration::from_secs(121)).contains(&wait),
+            "{wait:?}"
+        ),
+        other => panic!("503 with an HTTP date: {other:?}"),
+    }
+    assert!(matches!(
+        send("/500").await,
+        Attempt::Retry {
+            retry_after: None,
+            ..
+        }
+    ));
+    assert!(matches!(send("/408").await, Attempt::Retry { .. }));
+    for gone in ["/410", "/400"] {
+        match send(gone).await {
+            Attempt::Failed { error } => assert!(error.contains(&gone[1..]), "{error}"),
+            other => panic!("{gone} must not be retried: {other:?}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redirects_are_not_followed() {
+    let receiver = Receiver::start().await;
+    let client = WebhookClient::new(open_policy());
+    match client.send(&webhook(&receiver.url("/redirect"))).await {
+        Attempt::Failed { error } => assert!(error.contains("redirect"), "{error}"),
+        other => panic!("a redirect must not count as delivered: {other:?}"),
+    }
+    assert_eq!(receiver.count("/redirect"), 1);
+    assert_eq!(receiver.count("/ok"), 0, "the redirect was followed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_host_at_its_cap_is_deferred_while_another_host_keeps_receiving() {
+    let slow = Receiver::start().await;
+    let fast = Receiver::start().await;
+    let client = WebhookClient::new(Policy {
+        per_host_concurrency: 2,
+        ..open_policy()
+    });
+    let mut in_flight = Vec::new();
+    for _ in 0..2 {
+        let client = client.clone();
+        let req = webhook(&slow.url("/slow"));
+        in_flight.push(tokio::spawn(async move { client.send(&req).await }));
+    }
+    // Wait until both slow requests have reached the receiver.
+    let started = Instant::now();
+    while slow.count("/slow") < 2 && started.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(slow.count("/slow"), 2);
+
+    let third = client.send(&webhook(&slow.url("/slow"))).await;
+    assert!(matches!(third, Attempt::Deferred { .. }), "{third:?}");
+    assert!(!third.counts_as_attempt());
+
+    let before = Instant::now();
+    for _ in 0..5 {
+        assert_eq!(
+            client.send(&webhook(&fast.url("/ok"))).await,
+            Attempt::Delivered
+        );
+    }
+    assert!(
+        before.elapsed() < Duration::from_secs(2),
+        "the other host waited"
+    );
+    assert_eq!(fast.count("/ok"), 5);
+    for task in in_flight {
+        assert_eq!(task.await.unwrap(), Attempt::Delivered);
+    }
+    assert_eq!(slow.count("/slow"), 2, "the deferred request was not sent");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_host_opens_its_circuit_while_another_host_keeps_receiving() {
+    let failing = Receiver::start().await;
+    let healthy = Receiver::start().await;
+    let client = WebhookClient::new(Policy {
+        breaker: BreakerConfig {
+            failure_threshold: 3,
+            cool_down: Duration::from_secs(60),
+        },
+        ..open_policy()
+    });
+    for _ in 0..3 {
+        assert!(matches!(
+            client.send(&webhook(&failing.url("/500"))).await,
+            Attempt::Retry { .. }
+        ));
+    }
+    for _ in 0..5 {
+        match client.send(&webhook(&failing.url("/500"))).await {
+            Attempt::Deferred { after } => {
+                assert!(after > Duration::from_secs(50) && after <= Duration::from_secs(60))
+            }
+            other => panic!("the circuit should be open: {other:?}"),
+        }
+    }
+    assert_eq!(failing.count("/500"), 3, "an open circuit sends nothing");
+    for _ in 0..3 {
+        assert_eq!(
+            client.send(&webhook(&healthy.url("/ok"))).await,
+            Attempt::Delivered
+        );
+    }
+    assert_eq!(healthy.count("/ok"), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn private_destinations_are_refused_at_check_time_and_at_delivery_time() {
+    let receiver = Receiver::start().await;
+    let strict = Policy::default();
+    let port = receiver.addr.port();
+
+    for url in [
+        format!("http://127.0.0.1:{port}/ok"),
+        "http://10.1.2.3/hook".to_owned(),
+        "http://169.254.169.254/latest/meta-data/".to_owned(),
+        "http://[::1]/hook".to_owned(),
+    ] {
+        let err = outbound::check_url(&url, &strict).unwrap_err();
+        assert!(matches!(err, UrlRefusal::NotPublic { .. }), "{url}: {err}");
+    }
+    // A name that resolves to loopback passes the syntax check but not the destination check.
+    let by_name = format!("http://localhost:{port}/ok");
+    let parsed = outbound::check_url(&by_name, &strict).unwrap();
+    let err = outbound::check_destination(&parsed, &strict)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("loopback"), "{err}");
+
+    // At delivery time too (DNS may have changed since the subscription).
+    let client = WebhookClient::new(strict);
+    for url in [
+        format!("http://127.0.0.1:{port}/ok"),
+        by_name.clone(),
+        "http://169.254.169.254/latest/meta-data/".to_owned(),
+    ] {
+        match client.send(&webhook(&url)).await {
+            Attempt::Failed { error } => {
+                assert!(error.contains("public addresses only"), "{url}: {error}")
+            }
+            other => panic!("{url} must be refused: {other:?}"),
+        }
+    }
+    assert!(receiver.hits().is_empty(), "a refused request got through");
+
+    // HERALD_ALLOW_PRIVATE_WEBHOOKS lifts the rule.
+    let open = WebhookClient::new(open_policy());
+    assert_eq!(open.send(&webhook(&by_name)).await, Attempt::Delivered);
+    assert_eq!(receiver.count("/ok"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_products_get_their_own_body_format() {
+    let receiver = Receiver::start().await;
+    let client = WebhookClient::new(open_policy());
+    let req = webhook("https://hooks.slack.com/services/T0/B0/secret-token");
+    let body = herald::delivery::chat::body(herald::delivery::chat::Flavor::Slack, &req);
+    assert!(body["text"].as_str().unwrap().contains("Acme: API errors"));
+    // A standard receiver gets the Statuspage body; the chat formats are unit-tested in chat.rs,
+    // since the real chat services are not reachable from tests.
+    let req = webhook(&receiver.url("/ok"));
+    assert_eq!(client.send(&req).await, Attempt::Delivered);
+    let hit = receiver.hits().pop().unwrap();
+    let got: serde_json::Value = serde_json::from_slice(&hit.body).unwrap();
+    assert_eq!(got["incident"]["name"], "API errors");
+}
