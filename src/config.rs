@@ -120,6 +120,10 @@ pub struct Settings {
     pub allow_private_webhooks: bool,
     /// Reverse proxies whose `X-Forwarded-For` is believed (addresses or CIDR ranges).
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Local data (the support form's spool), default `./data`.
+    pub data_dir: PathBuf,
+    /// Support form submissions per minute per client address.
+    pub support_rate_per_min: u32,
 }
 
 impl std::fmt::Debug for Settings {
@@ -138,6 +142,8 @@ impl std::fmt::Debug for Settings {
             .field("mail_from", &self.mail_from)
             .field("allow_private_webhooks", &self.allow_private_webhooks)
             .field("trusted_proxies", &self.trusted_proxies)
+            .field("data_dir", &self.data_dir)
+            .field("support_rate_per_min", &self.support_rate_per_min)
             .finish()
     }
 }
@@ -161,6 +167,8 @@ struct FileSettings {
     mail_from: Option<String>,
     allow_private_webhooks: Option<bool>,
     trusted_proxies: Option<String>,
+    data_dir: Option<String>,
+    support_rate_per_min: Option<u32>,
 }
 
 /// Every setting as (file key, environment variable); the README documents each (a test checks).
@@ -180,6 +188,8 @@ pub const SETTINGS_KEYS: &[(&str, &str)] = &[
     ("mail_from", "HERALD_MAIL_FROM"),
     ("allow_private_webhooks", "HERALD_ALLOW_PRIVATE_WEBHOOKS"),
     ("trusted_proxies", "HERALD_TRUSTED_PROXIES"),
+    ("data_dir", "HERALD_DATA_DIR"),
+    ("support_rate_per_min", "HERALD_SUPPORT_RATE_PER_MIN"),
 ];
 
 /// Where values come from; the real process uses [`Env::process`], tests pass a map.
@@ -329,6 +339,23 @@ impl Settings {
             Some(raw) => parse_bool("HERALD_ALLOW_PRIVATE_WEBHOOKS", raw)?,
             None => file.allow_private_webhooks.unwrap_or(false),
         };
+        let data_dir = PathBuf::from(
+            env.get("HERALD_DATA_DIR")
+                .or(file.data_dir.as_deref())
+                .unwrap_or("./data"),
+        );
+        let support_rate_per_min = number(
+            env,
+            "HERALD_SUPPORT_RATE_PER_MIN",
+            file.support_rate_per_min,
+            crate::support::DEFAULT_RATE_PER_MIN,
+        )?;
+        if !(1..=10_000_000).contains(&support_rate_per_min) {
+            return Err(ConfigError::invalid(
+                "HERALD_SUPPORT_RATE_PER_MIN",
+                "must be between 1 and 10000000",
+            ));
+        }
         Ok(Self {
             database_url,
             db_pool_size,
@@ -345,6 +372,8 @@ impl Settings {
             mail_from,
             allow_private_webhooks,
             trusted_proxies,
+            data_dir,
+            support_rate_per_min,
         })
     }
 }

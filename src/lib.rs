@@ -16,4 +16,5 @@ pub mod render;
 pub mod secret;
 pub mod services;
 pub mod startup;
+pub mod support;
 pub mod telemetry;

@@ -32,6 +32,8 @@ pub struct AppState {
     pub site: Arc<PublicSite>,
     /// Failed sign-ins per account and address, shared by this application's workers.
     pub login_limiter: Arc<crate::auth::limit::LoginLimiter>,
+    /// The support contact form: its token key, spool and rate limiter.
+    pub support: Arc<crate::support::Support>,
 }
 
 /// A built, bound, not yet running Herald.
@@ -98,6 +100,11 @@ impl Application {
             .with_context(|| format!("HERALD_BIND: cannot listen on {}", settings.bind))?;
         let port = listener.local_addr()?.port();
         runner.grace = settings.shutdown_grace;
+        let support = crate::support::Support::new(
+            secret.expose(),
+            settings.data_dir.clone(),
+            settings.support_rate_per_min,
+        )?;
         let state = AppState {
             db,
             settings: settings.clone(),
@@ -106,6 +113,7 @@ impl Application {
             metrics: telemetry::metrics_handle(),
             site: site.clone(),
             login_limiter: Arc::default(),
+            support,
         };
         let app_state = state.clone();
         let server = HttpServer::new(move || {
@@ -179,6 +187,11 @@ impl Application {
             lifecycle.token(),
         ));
         tokio::spawn(telemetry::upkeep(state.metrics.clone(), lifecycle.token()));
+        let support = tokio::spawn(crate::support::replay::run(
+            state.support.clone(),
+            state.db.clone(),
+            lifecycle.token(),
+        ));
         let jobs = tokio::spawn(jobs::runner::run(
             state.db.clone(),
             registry,
@@ -204,6 +217,7 @@ impl Application {
         let _ = stopper.await;
         let _ = jobs.await;
         let _ = pages.await;
+        let _ = support.await;
         tracing::info!("herald stopped");
         served.context("HTTP server failed")
     }

@@ -66,6 +66,8 @@ diesel::table! {
         showcase -> Bool,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        /// Marks a component that means "signing in" (support migration).
+        signin -> Bool,
     }
 }
 
@@ -290,3 +292,28 @@ diesel::allow_tables_to_appear_in_same_query!(
     api_tokens,
     sessions,
 );
+
+// The support contact form (migration 2026-11-30-000005_support).
+diesel::table! {
+    support_submissions (id) {
+        id -> Text,
+        page_id -> Text,
+        reference -> Text,
+        name -> Text,
+        email -> Text,
+        topic -> Text,
+        component_id -> Nullable<Text>,
+        account -> Nullable<Text>,
+        message -> Text,
+        wants_copy -> Bool,
+        status -> Text,
+        incident_id -> Nullable<Text>,
+        client_ip -> Nullable<Text>,
+        spooled -> Bool,
+        submitted_at -> Timestamp,
+        handled_at -> Nullable<Timestamp>,
+        handled_by -> Nullable<Text>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}

@@ -6,6 +6,7 @@ pub mod client_ip;
 pub mod health;
 pub mod middleware;
 pub mod public;
+pub mod support;
 
 pub use client_ip::client_ip;
 
@@ -24,5 +25,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .configure(crate::auth::routes)
         .configure(admin::routes)
         .configure(api::routes)
+        .configure(support::routes)
         .configure(public::routes);
 }

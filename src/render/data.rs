@@ -83,6 +83,8 @@ pub struct ComponentInfo {
     pub region: Option<String>,
     pub status: ComponentStatus,
     pub showcase: bool,
+    /// Marked as meaning "signing in" (see the support form).
+    pub signin: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     /// `UPTIME_DAYS` days ending with the day of `as_of` (UTC).

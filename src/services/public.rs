@@ -299,6 +299,7 @@ fn component_infos(
                 region: c.region.clone(),
                 status: c.status()?,
                 showcase: c.showcase,
+                signin: c.signin,
                 created_at: utc(c.created_at),
                 updated_at: utc(c.updated_at),
                 uptime,

@@ -20,3 +20,4 @@ mod model;
 mod pool;
 mod process;
 mod public;
+mod support;

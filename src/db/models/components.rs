@@ -55,6 +55,9 @@ pub struct Component {
     pub showcase: bool,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// Whether the component means "signing in" (the status page then points people who
+    /// cannot sign in to the support form more strongly when it is affected).
+    pub signin: bool,
 }
 
 impl Component {

@@ -10,6 +10,7 @@ pub mod pages;
 pub mod postmortems;
 pub mod public;
 pub mod seed;
+pub mod support;
 pub mod templates;
 pub mod tokens;
 pub mod users;

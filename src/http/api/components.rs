@@ -17,10 +17,12 @@ use crate::services::idempotency::Answer;
 use crate::services::page_admin::{self, GroupPatch};
 use crate::startup::AppState;
 
-/// A component patch: its fields, and optionally a new status (Statuspage sends both at once).
+/// A component patch: its fields, and optionally a new status (Statuspage sends both at once)
+/// and the sign-in mark (see the support form).
 #[derive(Deserialize)]
 struct StatusPatch {
     status: Option<ComponentStatus>,
+    signin: Option<bool>,
 }
 
 /// `POST /pages/{slug}/components`.
@@ -83,7 +85,7 @@ pub async fn update_component(
 ) -> AppResult<HttpResponse> {
     let ((slug, id), fields) = (path.into_inner(), body.into_inner());
     let input: UpdateComponentInput = typed(&fields)?;
-    let StatusPatch { status } = typed(&fields)?;
+    let StatusPatch { status, signin } = typed(&fields)?;
     write(
         &state,
         &req,
@@ -96,6 +98,10 @@ pub async fn update_component(
             let mut component = service::update_component(c, &id, &input)?;
             if let Some(status) = status {
                 component = service::set_component_status(c, &id, status, None)?;
+            }
+            if let Some(signin) = signin {
+                crate::db::models::support::set_signin(c, &id, signin, crate::db::now())?;
+                component = service::get_component(c, &id)?;
             }
             let audit = change("component.update", "component", &id, &page.id, fields);
             Ok((Answer::new(200, views::component(&component)), audit))

@@ -70,6 +70,8 @@ api_routes! {
     get "/pages/{slug}/templates/{id}" => templates::get_template,
     patch "/pages/{slug}/templates/{id}" => templates::update_template,
     delete "/pages/{slug}/templates/{id}" => templates::delete_template,
+    get "/pages/{slug}/support" => crate::support::triage::list_submissions,
+    patch "/pages/{slug}/support/{id}" => crate::support::triage::update_submission,
 }
 
 /// Routes under [`PREFIX`] that `crate::auth` registers (the caller and API tokens); the

@@ -38,7 +38,7 @@ pub fn component(c: &Component) -> Value {
     json!({
         "id": c.id, "page_id": c.page_id, "group_id": c.group_id, "name": c.name,
         "description": c.description, "position": c.position, "region": c.region,
-        "status": c.status, "showcase": c.showcase,
+        "status": c.status, "showcase": c.showcase, "signin": c.signin,
         "created_at": time(c.created_at), "updated_at": time(c.updated_at),
     })
 }

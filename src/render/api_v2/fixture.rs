@@ -124,6 +124,7 @@ fn component(
         region: group.map(|_| "eu-central-1".into()),
         status,
         showcase: true,
+        signin: false,
         created_at: at(-70, 9, 10),
         updated_at: at(0, 10, 30),
         uptime: UptimeBar {

@@ -37,6 +37,7 @@ pub fn page() -> PageData {
         region: None,
         status: ComponentStatus::Operational,
         showcase: true,
+        signin: false,
         created_at: created,
         updated_at: created,
         uptime: daily_uptime(&[(created, ComponentStatus::Operational)], now, UPTIME_DAYS),

@@ -6,9 +6,9 @@
 //! registry whose templates are embedded in the binary. Output depends only on the data, never
 //! on the clock, so the same data renders to the same bytes.
 
-mod events;
-mod format;
-mod frame;
+pub mod events;
+pub mod format;
+pub mod frame;
 mod history;
 mod incident;
 mod overview;

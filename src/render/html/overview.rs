@@ -10,7 +10,7 @@ use super::events::EventCard;
 use super::format::{StatusLook, day_text, percent_text, sentence_case};
 use super::frame::{Frame, Links, Section};
 use super::history::{day_href, event_day};
-use crate::domain::{DayUptime, severity};
+use crate::domain::{ComponentStatus, DayUptime, severity};
 use crate::render::PageData;
 use crate::render::assets::Assets;
 use crate::render::data::ComponentInfo;
@@ -29,6 +29,33 @@ pub struct OverviewView {
     pub sections: Vec<SectionView>,
     pub links: Links,
     pub time_zone: String,
+    /// "Can't sign in? Contact support", while something is wrong.
+    pub support_prompt: Option<SupportPrompt>,
+}
+
+/// The pointer to the support form shown while an incident is open or a component marked as
+/// meaning "signing in" is affected (then `urgent`).
+#[derive(Debug, Serialize)]
+pub struct SupportPrompt {
+    pub href: String,
+    pub urgent: bool,
+}
+
+impl SupportPrompt {
+    fn new(data: &PageData, links: &Links) -> Option<Self> {
+        let open = data.open_incidents().next().is_some();
+        let urgent = data.components.iter().any(|c| {
+            c.signin
+                && (c.status != ComponentStatus::Operational
+                    || data
+                        .open_incidents()
+                        .any(|i| i.affected_components.iter().any(|a| a.id == c.id)))
+        });
+        (open || urgent).then(|| Self {
+            href: links.support.clone(),
+            urgent,
+        })
+    }
 }
 
 /// A group with its components, or a single ungrouped component (`group` is then `None`).
@@ -98,6 +125,7 @@ impl OverviewView {
             active_maintenances: data.active_maintenances().into_iter().map(card).collect(),
             upcoming_maintenances: data.upcoming_maintenances().into_iter().map(card).collect(),
             sections: sections(data, &targets),
+            support_prompt: SupportPrompt::new(data, &Links::new(path)),
             links: Links::new(path),
             time_zone: tz.name().to_owned(),
         }

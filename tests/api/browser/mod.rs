@@ -4,6 +4,7 @@
 
 mod cdp;
 mod console;
+mod support;
 
 use std::path::PathBuf;
 use std::time::Duration;

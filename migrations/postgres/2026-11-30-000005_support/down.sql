@@ -1,0 +1,2 @@
+ALTER TABLE components DROP COLUMN signin;
+DROP TABLE support_submissions;

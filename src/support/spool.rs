@@ -1,0 +1,388 @@
+//! The append-only spool: submissions the database could not take, on local disk under the
+//! data directory, flushed with fsync before the sender is told "received".
+//!
+//! A record is `HSP1` | payload length (u32, little endian) | first 8 bytes of the payload's
+//! SHA-256 | the payload (the submission as JSON). One writer thread appends and fsyncs, in
+//! groups: every record waiting when a write begins goes out with the same fsync (group
+//! commit), so the disk's flush rate does not cap the submission rate.
+//!
+//! Replay rotates the live file aside (`support-spool.<n>.replay`), inserts its records, and
+//! deletes it only once every record is in the database. A record that fails its checks (a
+//! write cut short by a crash, a damaged disk block) ends the readable part of a file: it and
+//! everything after it are appended to `support-spool.corrupt` for a person to look at, and
+//! the file is truncated to its good part. Nothing is ever silently dropped.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use sha2::{Digest, Sha256};
+use tokio::sync::oneshot;
+
+use super::Submission;
+
+const MAGIC: &[u8; 4] = b"HSP1";
+const HEADER_LEN: usize = 4 + 4 + 8;
+/// The largest payload a record may have (a submission at every limit is far smaller).
+const MAX_PAYLOAD: usize = 1 << 20;
+const LIVE: &str = "support-spool.log";
+const REPLAY_SUFFIX: &str = ".replay";
+const CORRUPT: &str = "support-spool.corrupt";
+
+enum Command {
+    Append(Vec<u8>, oneshot::Sender<io::Result<()>>),
+    Rotate(oneshot::Sender<io::Result<()>>),
+}
+
+/// The spool of one Herald process.
+pub struct Spool {
+    dir: PathBuf,
+    commands: std::sync::Mutex<mpsc::Sender<Command>>,
+}
+
+impl Spool {
+    /// A spool in `dir` (created when the first record is written) with its writer thread.
+    pub fn open(dir: PathBuf) -> anyhow::Result<Self> {
+        let (tx, rx) = mpsc::channel();
+        let writer_dir = dir.clone();
+        std::thread::Builder::new()
+            .name("support-spool".into())
+            .spawn(move || writer(writer_dir, rx))?;
+        Ok(Self {
+            dir,
+            commands: std::sync::Mutex::new(tx),
+        })
+    }
+
+    /// The spool's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Appends `submission` and returns once it is on disk (fsync).
+    pub async fn append(&self, submission: &Submission) -> io::Result<()> {
+        let record = encode(&serde_json::to_vec(submission)?);
+        let (tx, rx) = oneshot::channel();
+        self.send(Command::Append(record, tx))?;
+        rx.await
+            .map_err(|_| io::Error::other("spool writer stopped"))?
+    }
+
+    /// Moves the live file aside for replay (nothing happens when it is empty or absent).
+    pub async fn rotate(&self) -> io::Result<()> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Command::Rotate(tx))?;
+        rx.await
+            .map_err(|_| io::Error::other("spool writer stopped"))?
+    }
+
+    /// Files waiting for replay, oldest first.
+    pub fn pending_files(&self) -> io::Result<Vec<PathBuf>> {
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("support-spool.") && n.ends_with(REPLAY_SUFFIX))
+            })
+            .collect();
+        files.sort();
+        Ok(files)
+    }
+
+    /// Reads a replay file: its submissions, after setting aside a damaged tail (see the
+    /// module docs). Blocking: call it off the async threads.
+    pub fn read_file(&self, path: &Path) -> io::Result<Vec<Submission>> {
+        let bytes = fs::read(path)?;
+        let (records, good_len) = decode_all(&bytes);
+        if good_len < bytes.len() {
+            self.set_aside(&bytes[good_len..])?;
+            let file = OpenOptions::new().write(true).open(path)?;
+            file.set_len(good_len as u64)?;
+            file.sync_all()?;
+            tracing::error!(file = %path.display(), bytes = bytes.len() - good_len,
+                "damaged support spool tail set aside in {CORRUPT}");
+        }
+        let mut submissions = Vec::with_capacity(records.len());
+        for payload in records {
+            match serde_json::from_slice::<Submission>(payload) {
+                Ok(s) => submissions.push(s),
+                Err(e) => {
+                    tracing::error!(error = %e, "unreadable support spool record set aside");
+                    self.set_aside(&encode(payload))?;
+                }
+            }
+        }
+        Ok(submissions)
+    }
+
+    /// Deletes a replayed file.
+    pub fn remove(&self, path: &Path) -> io::Result<()> {
+        fs::remove_file(path)?;
+        sync_dir(&self.dir)
+    }
+
+    /// Where damaged records are kept.
+    pub fn corrupt_path(&self) -> PathBuf {
+        self.dir.join(CORRUPT)
+    }
+
+    /// The live file's path.
+    pub fn live_path(&self) -> PathBuf {
+        self.dir.join(LIVE)
+    }
+
+    fn set_aside(&self, bytes: &[u8]) -> io::Result<()> {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.corrupt_path())?;
+        file.write_all(bytes)?;
+        file.sync_all()
+    }
+
+    fn send(&self, command: Command) -> io::Result<()> {
+        self.commands
+            .lock()
+            .map_err(|_| io::Error::other("spool lock poisoned"))?
+            .send(command)
+            .map_err(|_| io::Error::other("spool writer stopped"))
+    }
+}
+
+/// The writer thread: appends waiting records together, one fsync per group.
+fn writer(dir: PathBuf, commands: mpsc::Receiver<Command>) {
+    let mut live: Option<File> = None;
+    let mut rotations: u64 = 0;
+    while let Ok(first) = commands.recv() {
+        let mut batch = vec![first];
+        while let Ok(more) = commands.try_recv() {
+            batch.push(more);
+        }
+        let mut appends = Vec::new();
+        for command in batch {
+            match command {
+                Command::Append(record, reply) => appends.push((record, reply)),
+                Command::Rotate(reply) => {
+                    let written = write_group(&dir, &mut live, &mut appends);
+                    reply_all(&mut appends, &written);
+                    live = None;
+                    rotations += 1;
+                    let _ = reply.send(rotate(&dir, rotations));
+                }
+            }
+        }
+        let written = write_group(&dir, &mut live, &mut appends);
+        reply_all(&mut appends, &written);
+    }
+}
+
+type Pending = Vec<(Vec<u8>, oneshot::Sender<io::Result<()>>)>;
+
+fn write_group(dir: &Path, live: &mut Option<File>, appends: &mut Pending) -> io::Result<()> {
+    if appends.is_empty() {
+        return Ok(());
+    }
+    if live.is_none() {
+        fs::create_dir_all(dir)?;
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join(LIVE))?;
+        sync_dir(dir)?;
+        *live = Some(file);
+    }
+    let result = (|| {
+        let file = live
+            .as_mut()
+            .ok_or_else(|| io::Error::other("no spool file"))?;
+        let mut buffer = Vec::with_capacity(appends.iter().map(|(r, _)| r.len()).sum());
+        for (record, _) in appends.iter() {
+            buffer.extend_from_slice(record);
+        }
+        file.write_all(&buffer)?;
+        file.sync_data()
+    })();
+    if result.is_err() {
+        // Reopen next time: the file may be gone or its end unknown.
+        *live = None;
+    }
+    result
+}
+
+fn reply_all(appends: &mut Pending, result: &io::Result<()>) {
+    for (_, reply) in appends.drain(..) {
+        let answer = match result {
+            Ok(()) => Ok(()),
+            Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+        };
+        let _ = reply.send(answer);
+    }
+}
+
+fn rotate(dir: &Path, n: u64) -> io::Result<()> {
+    let live = dir.join(LIVE);
+    match fs::metadata(&live) {
+        Ok(meta) if meta.len() > 0 => {}
+        Ok(_) | Err(_) => return Ok(()),
+    }
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6f");
+    let target = dir.join(format!("support-spool.{stamp}-{n:06}{REPLAY_SUFFIX}"));
+    fs::rename(&live, &target)?;
+    sync_dir(dir)
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// One record around `payload`.
+pub fn encode(payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&Sha256::digest(payload)[..8]);
+    out.extend_from_slice(payload);
+    out
+}
+
+/// The payloads of the well-formed records at the start of `bytes`, and how many bytes they
+/// span (everything after is damaged or cut short).
+pub fn decode_all(bytes: &[u8]) -> (Vec<&[u8]>, usize) {
+    let mut records = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let Some(header) = bytes.get(at..at + HEADER_LEN) else {
+            break;
+        };
+        if &header[..4] != MAGIC {
+            break;
+        }
+        let mut len = [0u8; 4];
+        len.copy_from_slice(&header[4..8]);
+        let len = u32::from_le_bytes(len) as usize;
+        if len > MAX_PAYLOAD {
+            break;
+        }
+        let Some(payload) = bytes.get(at + HEADER_LEN..at + HEADER_LEN + len) else {
+            break;
+        };
+        if Sha256::digest(payload)[..8] != header[8..16] {
+            break;
+        }
+        records.push(payload);
+        at += HEADER_LEN + len;
+    }
+    (records, at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::support::Topic;
+
+    fn submission(n: u32) -> Submission {
+        Submission {
+            id: format!("id-{n}"),
+            page_id: "p".into(),
+            reference: format!("SUP-0000000{}", n % 10),
+            name: "Ada".into(),
+            email: "ada@example.com".into(),
+            topic: Topic::SignIn,
+            component_id: None,
+            account: None,
+            message: format!("message number {n}, with \"quotes\" and\nlines"),
+            wants_copy: false,
+            client_ip: Some("192.0.2.1".into()),
+            submitted_at: chrono::Utc::now(),
+        }
+    }
+
+    #[tokio::test]
+    async fn appended_records_are_replayed_in_order_from_a_rotated_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = Spool::open(dir.path().join("data")).unwrap();
+        assert!(
+            spool.pending_files().unwrap().is_empty(),
+            "nothing before the first write"
+        );
+        let sent: Vec<Submission> = (0..50).map(submission).collect();
+        let writes = sent.iter().map(|s| spool.append(s));
+        for result in futures_util::future::join_all(writes).await {
+            result.unwrap();
+        }
+        spool.rotate().await.unwrap();
+        let files = spool.pending_files().unwrap();
+        assert_eq!(files.len(), 1);
+        let mut read = spool.read_file(&files[0]).unwrap();
+        read.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut expected = sent.clone();
+        expected.sort_by(|a, b| a.id.cmp(&b.id));
+        assert_eq!(read, expected);
+        spool.remove(&files[0]).unwrap();
+        spool.rotate().await.unwrap();
+        assert!(
+            spool.pending_files().unwrap().is_empty(),
+            "an empty live file is not rotated"
+        );
+        spool.append(&submission(99)).await.unwrap();
+        assert!(spool.live_path().exists(), "a new live file after rotation");
+    }
+
+    #[tokio::test]
+    async fn a_truncated_or_damaged_tail_is_set_aside_and_the_rest_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = Spool::open(dir.path().to_owned()).unwrap();
+        for n in 0..3 {
+            spool.append(&submission(n)).await.unwrap();
+        }
+        let live = spool.live_path();
+        let mut bytes = fs::read(&live).unwrap();
+        let good = bytes.len();
+        let partial = encode(&serde_json::to_vec(&submission(3)).unwrap());
+        bytes.extend_from_slice(&partial[..partial.len() / 2]); // a write cut short
+        fs::write(&live, &bytes).unwrap();
+        spool.rotate().await.unwrap();
+        let file = spool.pending_files().unwrap().remove(0);
+        let read = spool.read_file(&file).unwrap();
+        assert_eq!(read.len(), 3);
+        assert_eq!(fs::metadata(&file).unwrap().len() as usize, good);
+        assert_eq!(
+            fs::read(spool.corrupt_path()).unwrap(),
+            &partial[..partial.len() / 2]
+        );
+
+        // A flipped bit in the last record: its checksum fails, the first two survive.
+        let mut bytes = fs::read(&file).unwrap();
+        let last = bytes.len() - 5;
+        bytes[last] ^= 0x20;
+        fs::write(&file, &bytes).unwrap();
+        assert_eq!(spool.read_file(&file).unwrap().len(), 2);
+        assert!(fs::metadata(spool.corrupt_path()).unwrap().len() as usize > partial.len() / 2);
+    }
+
+    #[test]
+    fn decoding_stops_at_the_first_bad_record() {
+        let a = encode(b"first");
+        let b = encode(b"second");
+        let mut bytes = [a.clone(), b.clone()].concat();
+        assert_eq!(
+            decode_all(&bytes),
+            (vec![&b"first"[..], &b"second"[..]], bytes.len())
+        );
+        bytes[a.len()] = b'X'; // the second record's magic
+        assert_eq!(decode_all(&bytes), (vec![&b"first"[..]], a.len()));
+        let huge = [MAGIC.as_slice(), &u32::MAX.to_le_bytes(), &[0u8; 8]].concat();
+        assert_eq!(
+            decode_all(&huge).1,
+            0,
+            "an absurd length is damage, not a reason to wait"
+        );
+    }
+}

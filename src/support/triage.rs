@@ -1,0 +1,78 @@
+//! The responders' side, over HTTP: `GET /api/v1/pages/{slug}/support` (filter by topic,
+//! status and incident; paginated) and `PATCH /api/v1/pages/{slug}/support/{id}` (mark handled
+//! or open again, link to an incident). Both need the write permission (responders, owners):
+//! submissions hold people's addresses. Every change is in the audit log.
+
+use actix_web::{HttpResponse, web};
+use serde_json::{Value, json};
+
+use super::store::{self, TriageFilter, TriagePatch};
+use crate::auth::{Authenticated, Permission};
+use crate::error::{AppError, AppResult};
+use crate::services::audit::Actor;
+use crate::services::pages;
+use crate::startup::AppState;
+
+/// `GET /pages/{slug}/support`: newest first, with the paging used.
+#[tracing::instrument(skip_all)]
+pub async fn list_submissions(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    slug: web::Path<String>,
+    filter: web::Query<TriageFilter>,
+) -> AppResult<HttpResponse> {
+    auth.require(Permission::Write)?;
+    let (slug, filter) = (slug.into_inner(), filter.into_inner());
+    let body = state
+        .db
+        .run(move |c| {
+            let page = pages::get_page_by_slug(c, &slug)?;
+            let rows = store::list(c, &page.id, &filter)?;
+            let items: Vec<Value> = rows.iter().map(store::view).collect();
+            Ok(json!({
+                "items": items,
+                "limit": filter.limit.unwrap_or(store::DEFAULT_LIMIT),
+                "offset": filter.offset.unwrap_or(0),
+            }))
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(body))
+}
+
+/// `PATCH /pages/{slug}/support/{id}`: `{"status": "handled"|"open", "incident": id|reference|null}`;
+/// `{id}` may also be the submission's reference.
+#[tracing::instrument(skip_all)]
+pub async fn update_submission(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+    body: web::Json<Value>,
+) -> AppResult<HttpResponse> {
+    auth.require(Permission::Write)?;
+    let (slug, key) = path.into_inner();
+    let body = body.into_inner();
+    if !body.is_object() {
+        return Err(AppError::field("body", "must be a JSON object"));
+    }
+    let patch: TriagePatch = serde_json::from_value(body).map_err(|e| {
+        let message = e.to_string();
+        let field = if message.contains("unknown field") {
+            "body"
+        } else {
+            "status"
+        };
+        AppError::field(field, message)
+    })?;
+    let actor = Actor {
+        user_id: auth.user_id.clone(),
+        email: auth.email.clone(),
+    };
+    let row = state
+        .db
+        .run(move |c| {
+            let page = pages::get_page_by_slug(c, &slug)?;
+            store::triage(c, &page.id, &key, &patch, &actor)
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(store::view(&row)))
+}

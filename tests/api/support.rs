@@ -1,0 +1,737 @@
+//! The support contact form: submissions stored with a reference (HTML form and JSON), each
+//! invalid field answered, honeypot and hasty submissions refused without saying why, the rate
+//! limit, sign-in broken on purpose, the database unreachable (spool, then replay exactly
+//! once), a damaged spool tail set aside, and triage through the API.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use diesel::connection::SimpleConnection;
+use herald::db::models::support as rows;
+use herald::domain::{EmailAddress, Role};
+use herald::jobs::Registry;
+use herald::support::token::TokenKey;
+use herald::support::{MIN_FILL_SECS, Submission, Topic, spool};
+use serde_json::{Value, json};
+
+use crate::console::seed_page;
+use crate::helpers::{TestApp, TestDb};
+
+/// A Herald with its own data directory, and a page `acme` with one component.
+pub struct Support {
+    pub app: TestApp,
+    pub data: tempfile::TempDir,
+    pub page_id: String,
+    pub component: String,
+    key: TokenKey,
+}
+
+impl Support {
+    pub async fn spawn(db: TestDb, extra: &[(&str, &str)]) -> Self {
+        let data = tempfile::tempdir().unwrap();
+        let dir = data.path().to_str().unwrap().to_owned();
+        let mut settings = vec![("HERALD_DATA_DIR", dir.as_str())];
+        settings.extend_from_slice(extra);
+        let app = TestApp::spawn_with(db, &settings, Registry::standard()).await;
+        let (page_id, component) = seed_page(&app).await;
+        app.wait_for_page("/status/acme").await;
+        let secret = app
+            .db
+            .run(|c| Ok(herald::secret::load_or_create(c, None)?))
+            .await
+            .unwrap();
+        let key = TokenKey::derive(
+            secret.expose(),
+            chrono::Duration::seconds(MIN_FILL_SECS),
+            chrono::Duration::hours(24),
+        );
+        Self {
+            app,
+            data,
+            page_id,
+            component,
+            key,
+        }
+    }
+
+    /// A form token handed out `secs_ago` seconds ago (the tests do not wait for real).
+    pub fn token(&self, secs_ago: i64) -> String {
+        self.key.mint(
+            &self.page_id,
+            chrono::Utc::now() - chrono::Duration::seconds(secs_ago),
+        )
+    }
+
+    /// A valid JSON submission.
+    pub fn body(&self, message: &str) -> Value {
+        json!({
+            "name": "Ada Lovelace",
+            "email": "ada@example.com",
+            "topic": "sign_in",
+            "component": self.component,
+            "account": "acct-42",
+            "message": message,
+            "copy": true,
+            "website": "",
+            "form_token": self.token(10),
+        })
+    }
+
+    pub async fn post_json(&self, body: &Value) -> (u16, Value, reqwest::header::HeaderMap) {
+        let res = self
+            .app
+            .client
+            .post(format!("{}/status/acme/api/support", self.app.address))
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let text = res.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+            headers,
+        )
+    }
+
+    /// Posts the HTML form (redirects not followed): status, Location, body.
+    pub async fn post_form(&self, fields: &[(&str, &str)]) -> (u16, String, String) {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let res = client
+            .post(format!("{}/status/acme/support", self.app.address))
+            .form(fields)
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        let location = res
+            .headers()
+            .get("location")
+            .map(|l| l.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        (status, location, res.text().await.unwrap())
+    }
+
+    /// Every stored submission of the page, newest first.
+    pub async fn stored(&self) -> Vec<rows::SupportSubmission> {
+        let page_id = self.page_id.clone();
+        self.app
+            .db
+            .run(move |c| {
+                Ok(rows::list(
+                    c,
+                    &rows::SubmissionQuery {
+                        page_id: Some(page_id),
+                        limit: 10_000,
+                        ..Default::default()
+                    },
+                )?)
+            })
+            .await
+            .unwrap()
+    }
+
+    pub fn spool_dir(&self) -> PathBuf {
+        self.data.path().to_owned()
+    }
+}
+
+fn form_fields<'a>(token: &'a str, component: &'a str) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("name", "Grace Hopper"),
+        ("email", "grace@example.com"),
+        ("topic", "outage"),
+        ("component", component),
+        ("account", ""),
+        (
+            "message",
+            "The dashboard answers 502 since 9:00 <script>alert(1)</script>.",
+        ),
+        ("website", ""),
+        ("form_token", token),
+    ]
+}
+
+on_both_backends!(
+    valid_submissions_are_stored_and_referenced,
+    each_invalid_field_is_answered_with_its_message,
+    honeypot_and_hasty_submissions_are_refused_without_saying_why,
+    submissions_still_succeed_when_sign_in_is_broken,
+    submissions_survive_a_database_outage_and_are_stored_exactly_once,
+    a_damaged_spool_tail_is_set_aside_and_the_rest_replayed,
+    responders_triage_submissions_through_the_api,
+);
+
+async fn valid_submissions_are_stored_and_referenced(db: TestDb) {
+    let s = Support::spawn(db, &[]).await;
+    let res = s.app.get("/status/acme/support").await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["cache-control"], "no-store");
+    let html = res.text().await.unwrap();
+    assert!(html.contains(r#"name="form_token" value=""#), "{html}");
+    assert!(html.contains(r#"name="website""#), "the honeypot is there");
+    assert!(html.contains("Public API"), "components are offered");
+    let first_token = html.split(r#"name="form_token" value=""#).nth(1).unwrap();
+    let again = s
+        .app
+        .get("/status/acme/support")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let second_token = again.split(r#"name="form_token" value=""#).nth(1).unwrap();
+    assert_ne!(
+        &first_token[..20],
+        &second_token[..20],
+        "a fresh token per request, though the page is rendered once"
+    );
+
+    // The HTML form: 303 to the reference page.
+    let token = s.token(5);
+    let (status, location, _) = s.post_form(&form_fields(&token, &s.component)).await;
+    assert_eq!(status, 303);
+    assert!(
+        location.starts_with("/status/acme/support/sent?reference=SUP-"),
+        "{location}"
+    );
+    let reference = location.split("reference=").nth(1).unwrap().to_owned();
+    let sent = s.app.get(&location).await;
+    assert_eq!(sent.status(), 200);
+    let sent = sent.text().await.unwrap();
+    assert!(
+        sent.contains(&reference) && sent.contains("What happens next"),
+        "{sent}"
+    );
+
+    // JSON: 201 with the reference.
+    let (status, body, _) = s
+        .post_json(&s.body("I cannot sign in since this morning."))
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let json_reference = body["reference"].as_str().unwrap().to_owned();
+    assert!(json_reference.starts_with("SUP-") && json_reference.len() == 12);
+
+    let stored = s.stored().await;
+    assert_eq!(stored.len(), 2);
+    let html_row = stored.iter().find(|r| r.reference == reference).unwrap();
+    assert_eq!(html_row.email, "grace@example.com");
+    assert_eq!(html_row.topic, "outage");
+    assert!(
+        html_row.message.contains("<script>"),
+        "stored as typed; escaped when shown"
+    );
+    assert!(!html_row.spooled);
+    let json_row = stored
+        .iter()
+        .find(|r| r.reference == json_reference)
+        .unwrap();
+    assert_eq!(json_row.topic, "sign_in");
+    assert_eq!(json_row.component_id.as_deref(), Some(s.component.as_str()));
+    assert_eq!(json_row.account.as_deref(), Some("acct-42"));
+    assert!(json_row.wants_copy);
+    assert_eq!(json_row.client_ip.as_deref(), Some("127.0.0.1"));
+
+    // The token endpoint for scripts.
+    let res = s.app.get("/status/acme/api/support").await;
+    assert_eq!(res.status(), 200);
+    let info: Value = res.json().await.unwrap();
+    assert!(info["form_token"].as_str().is_some_and(|t| t.len() > 20));
+    assert_eq!(info["min_fill_seconds"], MIN_FILL_SECS);
+    assert_eq!(s.app.get("/status/nope/support").await.status(), 404);
+}
+
+async fn each_invalid_field_is_answered_with_its_message(db: TestDb) {
+    let s = Support::spawn(db, &[("HERALD_SUPPORT_RATE_PER_MIN", "1000")]).await;
+    let cases = [
+        ("name", json!("")),
+        ("name", json!("x".repeat(101))),
+        ("name", json!("Eve\r\nBcc: everyone@example.com")),
+        ("email", json!("not-an-address")),
+        ("topic", json!("refunds")),
+        ("component", json!("no-such-component")),
+        ("account", json!("a".repeat(201))),
+        ("message", json!("short")),
+        ("message", json!("m".repeat(5001))),
+    ];
+    for (field, value) in cases {
+        let mut body = s.body("A message long enough to pass.");
+        body[field] = value;
+        let (status, answer, _) = s.post_json(&body).await;
+        assert_eq!(status, 422, "{field}: {answer}");
+        assert_eq!(answer["error"], "validation_failed");
+        let fields = answer["fields"].as_object().unwrap();
+        assert_eq!(fields.keys().collect::<Vec<_>>(), [field], "{answer}");
+        assert!(fields[field][0].as_str().is_some_and(|m| !m.is_empty()));
+    }
+    let (status, answer, _) = s.post_json(&json!({})).await;
+    assert_eq!(status, 422);
+    for field in ["name", "email", "topic", "message"] {
+        assert!(answer["fields"][field].is_array(), "{field}: {answer}");
+    }
+
+    // The HTML form answers with the form again: messages next to fields, what was typed kept.
+    let token = s.token(5);
+    let mut fields = form_fields(&token, &s.component);
+    fields[1] = ("email", "grace at example");
+    fields[5] = ("message", "Too <b>short");
+    let (status, _, html) = s.post_form(&fields).await;
+    assert_eq!(status, 422);
+    assert!(
+        html.contains(r#"id="e-email""#) && html.contains(r#"id="e-message""#),
+        "{html}"
+    );
+    assert!(html.contains(r#"value="Grace Hopper""#), "the name is kept");
+    assert!(
+        html.contains(r#"value="grace at example""#),
+        "the wrong email is kept to fix"
+    );
+    assert!(
+        html.contains("Too &lt;b&gt;short</textarea>"),
+        "typed text kept, escaped"
+    );
+    assert!(
+        html.contains(&format!(r#"value="{token}""#)),
+        "the same token, so a quick fix is not 'too fast'"
+    );
+    let selected = format!(r#"<option value="{}" selected>"#, s.component);
+    assert!(
+        html.contains(&selected),
+        "the chosen component stays chosen"
+    );
+    assert!(s.stored().await.is_empty(), "nothing stored");
+
+    // Oversized bodies are refused before they are read whole.
+    let mut body = s.body("big");
+    body["message"] = json!("x".repeat(100 * 1024));
+    let (status, _, _) = s.post_json(&body).await;
+    assert_eq!(status, 400);
+}
+
+async fn honeypot_and_hasty_submissions_are_refused_without_saying_why(db: TestDb) {
+    let s = Support::spawn(db, &[("HERALD_SUPPORT_RATE_PER_MIN", "1000")]).await;
+    let mut trapped = s.body("Buy cheap watches at our site today.");
+    trapped["website"] = json!("http://spam.example");
+    let (status, trap_answer, _) = s.post_json(&trapped).await;
+    assert_eq!(status, 400);
+    let mut hasty = s.body("I cannot sign in since this morning.");
+    hasty["form_token"] = json!(s.token(0));
+    let (status, hasty_answer, _) = s.post_json(&hasty).await;
+    assert_eq!(status, 400);
+    let mut forged = s.body("I cannot sign in since this morning.");
+    forged["form_token"] = json!("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+    let (status, forged_answer, _) = s.post_json(&forged).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        trap_answer, hasty_answer,
+        "the same answer whatever gave it away"
+    );
+    assert_eq!(trap_answer, forged_answer);
+    let message = trap_answer["message"].as_str().unwrap().to_lowercase();
+    for word in ["honeypot", "website", "fast", "token", "robot", "bot"] {
+        assert!(
+            !message.contains(word),
+            "the answer names no reason: {message}"
+        );
+    }
+
+    // A token from the form page, sent at once: refused; the same token after the fill time: fine.
+    let info: Value = s
+        .app
+        .get("/status/acme/api/support")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let mut body = s.body("I cannot sign in since this morning.");
+    body["form_token"] = info["form_token"].clone();
+    assert_eq!(s.post_json(&body).await.0, 400);
+
+    let token = s.token(0);
+    let mut fields = form_fields(&token, &s.component);
+    let (status, _, html) = s.post_form(&fields).await;
+    assert_eq!(status, 400);
+    assert!(html.contains("We could not accept this message"), "{html}");
+    assert!(
+        html.contains(r#"value="Grace Hopper""#),
+        "what was typed is kept"
+    );
+    fields[6] = ("website", "http://spam.example");
+    let (status, _, trap_html) = s.post_form(&fields).await;
+    assert_eq!(status, 400);
+    assert!(trap_html.contains("We could not accept this message"));
+    assert!(s.stored().await.is_empty(), "nothing refused is stored");
+
+    tokio::time::sleep(Duration::from_secs(MIN_FILL_SECS as u64)).await;
+    let (status, answer, _) = s.post_json(&body).await;
+    assert_eq!(
+        status, 201,
+        "after the fill time the same token works: {answer}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rate_limit_answers_429_with_retry_after() {
+    let s = Support::spawn(TestDb::sqlite(), &[("HERALD_SUPPORT_RATE_PER_MIN", "2")]).await;
+    for _ in 0..2 {
+        let (status, body, _) = s
+            .post_json(&s.body("I cannot sign in since this morning."))
+            .await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let (status, body, headers) = s
+        .post_json(&s.body("I cannot sign in since this morning."))
+        .await;
+    assert_eq!(status, 429, "{body}");
+    let wait: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=60).contains(&wait), "{wait}");
+    assert_eq!(body["error"], "rate_limited");
+    let token = s.token(5);
+    let (status, _, html) = s.post_form(&form_fields(&token, &s.component)).await;
+    assert_eq!(status, 429);
+    assert!(html.contains("Too many messages"), "{html}");
+    assert!(html.contains(r#"value="Grace Hopper""#));
+    assert_eq!(s.stored().await.len(), 2);
+    assert_eq!(
+        s.app.get("/status/acme/support").await.status(),
+        200,
+        "the form still loads"
+    );
+}
+
+async fn submissions_still_succeed_when_sign_in_is_broken(db: TestDb) {
+    let s = Support::spawn(db, &[("HERALD_SUPPORT_RATE_PER_MIN", "1000")]).await;
+    // Sign-in is broken for good: the tables it reads are gone.
+    s.app
+        .db
+        .run(|c| {
+            let drop = match c.backend() {
+                herald::db::Backend::Postgres => {
+                    "DROP TABLE sessions CASCADE; DROP TABLE api_tokens CASCADE; DROP TABLE users CASCADE;"
+                }
+                herald::db::Backend::Sqlite => {
+                    "PRAGMA foreign_keys = OFF; DROP TABLE sessions; DROP TABLE api_tokens; DROP TABLE users; PRAGMA foreign_keys = ON;"
+                }
+            };
+            Ok(c.batch_execute(drop)?)
+        })
+        .await
+        .unwrap();
+    let res = s
+        .app
+        .client
+        .get(format!("{}/api/v1/me", s.app.address))
+        .bearer_auth("eyJhbGciOiJIUzI1NiJ9.e30.x")
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(res.status(), 200, "sign-in is indeed broken");
+
+    // With a stale session cookie and a bearer header for good measure: neither is looked at.
+    let res = s
+        .app
+        .client
+        .post(format!("{}/status/acme/api/support", s.app.address))
+        .header("cookie", "herald_session=eyJhbGciOiJIUzI1NiJ9.e30.garbage")
+        .bearer_auth("not-a-token")
+        .json(&s.body("I cannot sign in, the login page errors."))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let token = s.token(5);
+    let (status, location, _) = s.post_form(&form_fields(&token, &s.component)).await;
+    assert_eq!(status, 303, "the HTML form too");
+    assert!(location.contains("reference=SUP-"));
+    assert_eq!(s.stored().await.len(), 2);
+}
+
+/// Waits (up to 20 s) until `n` submissions are stored; returns them.
+async fn wait_for_stored(s: &Support, n: usize) -> Vec<rows::SupportSubmission> {
+    let started = Instant::now();
+    loop {
+        let stored = s.stored().await;
+        if stored.len() >= n {
+            return stored;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "only {} of {n} submissions stored",
+            stored.len()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn submissions_survive_a_database_outage_and_are_stored_exactly_once(db: TestDb) {
+    let s = Support::spawn(
+        db,
+        &[
+            ("HERALD_DB_POOL_SIZE", "1"),
+            ("HERALD_DB_TIMEOUT_MS", "300"),
+            ("HERALD_SUPPORT_RATE_PER_MIN", "1000"),
+        ],
+    )
+    .await;
+    let (status, before, _) = s
+        .post_json(&s.body("Sent while the database was fine."))
+        .await;
+    assert_eq!(status, 201, "{before}");
+    let outage = s.app.break_database().await;
+    let mut references = vec![before["reference"].as_str().unwrap().to_owned()];
+    for n in 0..8 {
+        let (status, body, _) = s
+            .post_json(&s.body(&format!("Sent during the outage, number {n}.")))
+            .await;
+        assert_eq!(status, 201, "accepted into the spool: {body}");
+        references.push(body["reference"].as_str().unwrap().to_owned());
+    }
+    let token = s.token(5);
+    let (status, location, _) = s.post_form(&form_fields(&token, &s.component)).await;
+    assert_eq!(status, 303);
+    references.push(location.split("reference=").nth(1).unwrap().to_owned());
+    let form = s.app.get("/status/acme/support").await;
+    assert_eq!(form.status(), 200, "the form loads during the outage");
+    let spooled: Vec<_> = std::fs::read_dir(s.spool_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        spooled.iter().any(|n| n.starts_with("support-spool.")),
+        "{spooled:?}"
+    );
+
+    outage.restore().await;
+    let stored = wait_for_stored(&s, references.len()).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let stored_again = s.stored().await;
+    assert_eq!(
+        stored_again.len(),
+        stored.len(),
+        "nothing stored twice later"
+    );
+    for reference in &references {
+        let n = stored_again
+            .iter()
+            .filter(|r| &r.reference == reference)
+            .count();
+        assert_eq!(n, 1, "{reference} stored exactly once");
+    }
+    assert_eq!(
+        stored_again.iter().filter(|r| r.spooled).count(),
+        references.len() - 1,
+        "all but the first came through the spool"
+    );
+
+    // A replay that runs again (a crash after the insert, before the file was deleted) changes
+    // nothing: the ids are already there.
+    let row = stored_again.iter().find(|r| r.spooled).unwrap().clone();
+    let again = Submission {
+        id: row.id.clone(),
+        page_id: row.page_id.clone(),
+        reference: row.reference.clone(),
+        name: row.name.clone(),
+        email: row.email.clone(),
+        topic: Topic::SignIn,
+        component_id: None,
+        account: None,
+        message: row.message.clone(),
+        wants_copy: false,
+        client_ip: None,
+        submitted_at: row.submitted_at.and_utc(),
+    };
+    let payload = serde_json::to_vec(&again).unwrap();
+    std::fs::write(
+        s.spool_dir()
+            .join("support-spool.19990101T000000.000000-000001.replay"),
+        spool::encode(&payload),
+    )
+    .unwrap();
+    let started = Instant::now();
+    while std::fs::read_dir(s.spool_dir()).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".replay")
+    }) {
+        assert!(started.elapsed() < Duration::from_secs(15), "replayed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(s.stored().await.len(), references.len());
+}
+
+async fn a_damaged_spool_tail_is_set_aside_and_the_rest_replayed(db: TestDb) {
+    let s = Support::spawn(db, &[]).await;
+    let good: Vec<Submission> = (0..3)
+        .map(|n| Submission {
+            id: uuid::Uuid::now_v7().to_string(),
+            page_id: s.page_id.clone(),
+            reference: format!("SUP-0000000{n}"),
+            name: "Spooled Person".into(),
+            email: "spooled@example.com".into(),
+            topic: Topic::Outage,
+            component_id: None,
+            account: None,
+            message: format!("Spooled before a crash, number {n}."),
+            wants_copy: false,
+            client_ip: None,
+            submitted_at: chrono::Utc::now(),
+        })
+        .collect();
+    let mut bytes = Vec::new();
+    for g in &good {
+        bytes.extend(spool::encode(&serde_json::to_vec(g).unwrap()));
+    }
+    let cut = spool::encode(b"{\"id\": \"cut short by a crash\"");
+    let tail = &cut[..cut.len() - 7];
+    bytes.extend_from_slice(tail);
+    std::fs::write(s.spool_dir().join("support-spool.log"), &bytes).unwrap();
+
+    let stored = wait_for_stored(&s, 3).await;
+    assert_eq!(stored.len(), 3);
+    assert!(
+        stored
+            .iter()
+            .all(|r| r.spooled && r.name == "Spooled Person")
+    );
+    let corrupt = s.spool_dir().join("support-spool.corrupt");
+    let started = Instant::now();
+    while !corrupt.exists() {
+        assert!(started.elapsed() < Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        std::fs::read(&corrupt).unwrap(),
+        tail,
+        "the damaged tail, kept for a person"
+    );
+    let (status, body, _) = s
+        .post_json(&s.body("Still working after the damaged spool."))
+        .await;
+    assert_eq!(status, 201, "{body}");
+}
+
+/// A user with `role` and an API token.
+async fn api_token(app: &TestApp, email: &str, role: Role) -> String {
+    let email = EmailAddress::parse(email).unwrap();
+    app.db
+        .run(move |c| {
+            let key = herald::secret::load_or_create(c, None)?;
+            let user = herald::services::users::create_user(c, &email, role, "a long password 1")?;
+            let issued = herald::services::auth::issue_token(c, key.expose(), &user, "test", 30)?;
+            Ok(issued.secret)
+        })
+        .await
+        .unwrap()
+}
+
+async fn responders_triage_submissions_through_the_api(db: TestDb) {
+    let s = Support::spawn(db, &[("HERALD_SUPPORT_RATE_PER_MIN", "1000")]).await;
+    let responder = api_token(&s.app, "responder@example.com", Role::Responder).await;
+    let viewer = api_token(&s.app, "viewer@example.com", Role::Viewer).await;
+    let mut references = Vec::new();
+    for (topic, message) in [
+        ("sign_in", "I cannot sign in since this morning."),
+        ("billing", "I was charged twice this month."),
+        ("sign_in", "The login page spins forever."),
+    ] {
+        let mut body = s.body(message);
+        body["topic"] = json!(topic);
+        let (status, answer, _) = s.post_json(&body).await;
+        assert_eq!(status, 201);
+        references.push(answer["reference"].as_str().unwrap().to_owned());
+    }
+    let send = |method: &str, path: &str, token: &str, body: Option<Value>| {
+        let mut req = s
+            .app
+            .client
+            .request(
+                method.parse().unwrap(),
+                format!("{}/api/v1{path}", s.app.address),
+            )
+            .bearer_auth(token);
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        async move {
+            let res = req.send().await.unwrap();
+            let status = res.status().as_u16();
+            (status, res.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let (status, _) = send("GET", "/pages/acme/support", &viewer, None).await;
+    assert_eq!(status, 403, "viewers do not read people's messages");
+    let (status, list) = send("GET", "/pages/acme/support?topic=sign_in", &responder, None).await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["items"].as_array().unwrap().len(), 2);
+    let (status, list) = send(
+        "GET",
+        "/pages/acme/support?limit=1&offset=1",
+        &responder,
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(list["items"].as_array().unwrap().len(), 1);
+    let (status, bad) = send(
+        "GET",
+        "/pages/acme/support?topic=refunds&limit=0",
+        &responder,
+        None,
+    )
+    .await;
+    assert_eq!(status, 422, "{bad}");
+    assert!(bad["fields"]["topic"].is_array() && bad["fields"]["limit"].is_array());
+
+    let incident = json!({"name": "Sign-in failures", "body": "Investigating."});
+    let (status, opened) = send("POST", "/pages/acme/incidents", &responder, Some(incident)).await;
+    assert_eq!(status, 201, "{opened}");
+    let incident_ref = opened["reference"].as_str().unwrap().to_owned();
+    let path = format!("/pages/acme/support/{}", references[0]);
+    let patch = json!({"status": "handled", "incident": incident_ref});
+    let (status, row) = send("PATCH", &path, &responder, Some(patch)).await;
+    assert_eq!(status, 200, "{row}");
+    assert_eq!(row["status"], "handled");
+    assert_eq!(row["handled_by"], "responder@example.com");
+    assert_eq!(row["incident_id"], opened["id"]);
+    let (_, linked) = send(
+        "GET",
+        &format!("/pages/acme/support?incident={incident_ref}&status=handled"),
+        &responder,
+        None,
+    )
+    .await;
+    assert_eq!(linked["items"].as_array().unwrap().len(), 1);
+    let (status, bad) = send(
+        "PATCH",
+        &path,
+        &responder,
+        Some(json!({"incident": "INC-1999-0001"})),
+    )
+    .await;
+    assert_eq!(status, 422, "{bad}");
+    let (status, _) = send(
+        "PATCH",
+        "/pages/acme/support/nope",
+        &responder,
+        Some(json!({"status": "open"})),
+    )
+    .await;
+    assert_eq!(status, 404);
+
+    let owner = api_token(&s.app, "owner@example.com", Role::Owner).await;
+    let (status, audit) = send("GET", "/audit?page=acme", &owner, None).await;
+    assert_eq!(status, 200);
+    assert!(
+        audit
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["action"] == "support.triage"),
+        "{audit}"
+    );
+}
