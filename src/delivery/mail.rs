@@ -11,7 +11,7 @@ use lettre::transport::smtp::PoolConfig;
 use lettre::{Address, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
 use super::{Attempt, one_line};
-use crate::config::redact_url;
+use crate::config::{Settings, redact_url};
 
 /// One message to one recipient, rendered by `notify`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -106,6 +106,20 @@ impl Mailer {
             from,
             server,
         })
+    }
+
+    /// The mailer the settings ask for, or `None` when `HERALD_SMTP_URL` is unset. Either way
+    /// the log says so once, so an operator who expected mail sees why none goes out.
+    pub fn from_settings(settings: &Settings) -> Result<Option<Self>, MailConfigError> {
+        let Some(url) = &settings.smtp_url else {
+            tracing::warn!(
+                "HERALD_SMTP_URL is not set: Herald sends no email (subscription confirmations, notifications, reminders)"
+            );
+            return Ok(None);
+        };
+        let mailer = Self::new(url, &settings.mail_from)?;
+        tracing::info!(server = %mailer.server, from = %mailer.from, "email goes out through SMTP");
+        Ok(Some(mailer))
     }
 
     /// The server, password masked (for logs).
@@ -429,6 +443,17 @@ mod tests {
             assert!(!format!("{m:?}").contains("hunter2"));
             assert!(Mailer::new("smtp+starttls://mail.example.com:587", "Herald <h@x.y>").is_ok());
             assert!(Mailer::new("smtp://127.0.0.1:2525", "nobody").is_err());
+            let settings = |pairs: &[(&str, &str)]| {
+                Settings::from_env(&crate::config::Env::from_pairs(pairs.iter().copied())).unwrap()
+            };
+            assert!(Mailer::from_settings(&settings(&[])).unwrap().is_none());
+            let m = Mailer::from_settings(&settings(&[
+                ("HERALD_SMTP_URL", "smtp://127.0.0.1:2525"),
+                ("HERALD_MAIL_FROM", "Acme status <status@acme.test>"),
+            ]))
+            .unwrap()
+            .unwrap();
+            assert_eq!(m.server(), "smtp://127.0.0.1:2525");
         });
     }
 }

@@ -683,3 +683,58 @@ async fn chat_products_get_their_own_body_format() {
     let got: serde_json::Value = serde_json::from_slice(&hit.body).unwrap();
     assert_eq!(got["incident"]["name"], "API errors");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_the_cool_down_one_probe_reaches_the_host_and_its_success_closes_the_circuit() {
+    let receiver = Receiver::start().await;
+    let clock = herald::delivery::breaker::ManualClock::default();
+    let client = WebhookClient::with_clock(
+        Policy {
+            breaker: BreakerConfig {
+                failure_threshold: 2,
+                cool_down: Duration::from_secs(30),
+            },
+            ..open_policy()
+        },
+        Arc::new(clock.clone()),
+    );
+    for _ in 0..2 {
+        assert!(matches!(
+            client.send(&webhook(&receiver.url("/500"))).await,
+            Attempt::Retry { .. }
+        ));
+    }
+    // Open: even a request that would succeed waits, without reaching the host.
+    match client.send(&webhook(&receiver.url("/ok"))).await {
+        Attempt::Deferred { after } => assert_eq!(after, Duration::from_secs(30)),
+        other => panic!("the circuit should be open: {other:?}"),
+    }
+    clock.advance(Duration::from_secs(29));
+    assert!(matches!(
+        client.send(&webhook(&receiver.url("/ok"))).await,
+        Attempt::Deferred { .. }
+    ));
+    assert_eq!(receiver.count("/ok"), 0);
+
+    // Half-open: one probe goes; it fails, so the circuit opens again for a whole cool-down.
+    clock.advance(Duration::from_secs(1));
+    assert!(matches!(
+        client.send(&webhook(&receiver.url("/500"))).await,
+        Attempt::Retry { .. }
+    ));
+    assert_eq!(receiver.count("/500"), 3);
+    assert!(matches!(
+        client.send(&webhook(&receiver.url("/ok"))).await,
+        Attempt::Deferred { .. }
+    ));
+
+    // The next probe succeeds and the circuit closes: everything flows again.
+    clock.advance(Duration::from_secs(30));
+    for _ in 0..4 {
+        assert_eq!(
+            client.send(&webhook(&receiver.url("/ok"))).await,
+            Attempt::Delivered
+        );
+    }
+    assert_eq!(receiver.count("/ok"), 4);
+}
