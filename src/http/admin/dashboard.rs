@@ -50,6 +50,8 @@ struct Dashboard {
     rows: Vec<Row>,
     overdue: usize,
     pages: Vec<PageRow>,
+    /// Support messages per topic over the last hour.
+    support: crate::support::console::SupportPanel,
 }
 
 /// The dashboard; browsers without a session are sent to sign in.
@@ -64,11 +66,16 @@ pub async fn show_dashboard(
     };
     let now = Utc::now();
     let (rows, pages) = state.db.run(move |c| gather(c, now)).await?;
+    let support = state
+        .db
+        .run(move |c| crate::support::console::dashboard_panel(c, now))
+        .await?;
     let view = Dashboard {
         frame: Frame::new(&state, &auth, "Console"),
         overdue: rows.iter().filter(|r| is_overdue(r)).count(),
         rows,
         pages,
+        support,
     };
     render(&state, StatusCode::OK, "admin/dashboard", &view)
 }

@@ -97,6 +97,17 @@ pub fn number(form: &Submitted, name: &str, errors: &mut FieldErrors) -> Option<
     }
 }
 
+/// Records "must not be blank" for `name` when it is (the service's own rule, checked here
+/// too so that a form refused for another field reports it as well).
+pub fn required(form: &Submitted, name: &str, errors: &mut FieldErrors) {
+    if form.get(name).trim().is_empty() {
+        errors
+            .entry(name.to_owned())
+            .or_default()
+            .push("must not be blank".to_owned());
+    }
+}
+
 /// The trimmed text of `name`, `None` when blank.
 pub fn text(form: &Submitted, name: &str) -> Option<String> {
     let v = form.get(name).trim();

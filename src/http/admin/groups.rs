@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, web};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::fields::{filled, messages, number, text, values};
+use super::fields::{filled, messages, number, required, text, values};
 use super::form::Submitted;
 use super::write::{audited, change, form_changes};
 use super::{Frame, render, see_other, signed_in};
@@ -116,6 +116,10 @@ fn group_input(form: &Submitted) -> Result<(String, Option<String>, Option<i32>)
         text(form, "description"),
         position,
     );
+    if !errors.is_empty() {
+        // Refused before the service sees it: report a blank name too.
+        required(form, "name", &mut errors);
+    }
     errors.is_empty().then_some(input).ok_or(errors)
 }
 

@@ -8,7 +8,7 @@ use actix_web::{HttpResponse, web};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::fields::{Choice, filled, messages, number, options, text, values};
+use super::fields::{Choice, filled, messages, number, options, required, text, values};
 use super::form::Submitted;
 use super::groups;
 use super::write::{audited, change, form_changes};
@@ -141,6 +141,10 @@ fn new_input(form: &Submitted) -> Result<NewComponentInput, FieldErrors> {
         position: number(form, "position", &mut errors),
         ..NewComponentInput::default()
     };
+    if !errors.is_empty() {
+        // Refused before the service sees it: report a blank name too.
+        required(form, "name", &mut errors);
+    }
     errors.is_empty().then_some(input).ok_or(errors)
 }
 
@@ -156,6 +160,10 @@ fn update_input(form: &Submitted) -> Result<UpdateComponentInput, FieldErrors> {
         position: number(form, "position", &mut errors),
         showcase: None,
     };
+    if !errors.is_empty() {
+        // Refused before the service sees it: report a blank name too.
+        required(form, "name", &mut errors);
+    }
     errors.is_empty().then_some(input).ok_or(errors)
 }
 

@@ -1,5 +1,6 @@
 //! The console in a real headless Chromium: a responder signs in, opens an incident and posts
-//! an update through the forms, and the public page shows it. Screenshots are saved.
+//! an update through the forms (previewing the message first), and the public page shows it.
+//! Screenshots are saved.
 
 use std::time::{Duration, Instant};
 
@@ -25,6 +26,22 @@ fn submit(page: &mut cdp::Page, selector: &str, fields: &[(&str, &str)]) {
         page.eval(&script),
         serde_json::json!(true),
         "form {selector} found"
+    );
+    page.wait_for("Page.loadEventFired");
+}
+
+/// Fills the console form and presses its "Preview" button.
+fn preview(page: &mut cdp::Page, fields: &[(&str, &str)]) {
+    let fields = serde_json::to_string(fields).unwrap();
+    let script = format!(
+        "(() => {{ const f = document.querySelector('form.console-form'); \
+         for (const [k, v] of {fields}) {{ f.elements[k].value = v; }} \
+         f.requestSubmit(f.querySelector('button[name=preview]')); return true; }})()"
+    );
+    assert_eq!(
+        page.eval(&script),
+        serde_json::json!(true),
+        "preview pressed"
     );
     page.wait_for("Page.loadEventFired");
 }
@@ -67,6 +84,17 @@ async fn signs_in_opens_an_incident_and_posts_an_update_through_the_console() {
             ("body", "Payments fail for **some** users."),
             (field.as_str(), "partial_outage"),
         ];
+        preview(&mut page, &opening);
+        let html = page.html();
+        assert!(
+            html.contains("Payments fail for <strong>some</strong> users."),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"value="Checkout is failing""#),
+            "the form is kept"
+        );
+        std::fs::write(dir.join("console-preview.png"), page.screenshot()).unwrap();
         submit(&mut page, "form.console-form", &opening);
         let html = page.html();
         assert!(html.contains("Checkout is failing"), "{html}");

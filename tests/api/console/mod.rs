@@ -10,6 +10,10 @@ use herald::services::users::create_user;
 
 use crate::helpers::{TestApp, TestDb};
 
+mod manage;
+mod people;
+mod writing;
+
 on_both_backends!(
     the_dashboard_lists_overdue_incidents_first_and_marks_them,
     opening_an_incident_through_the_form_publishes_it,
@@ -135,9 +139,9 @@ impl Console {
 /// The password of every console test account.
 const PASSWORD: &str = "correct horse battery staple";
 
-const NEW: &str = "/admin/pages/acme/incidents/new";
+pub const NEW: &str = "/admin/pages/acme/incidents/new";
 
-async fn open_at(app: &TestApp, page_id: &str, name: &str, at: chrono::DateTime<Utc>) {
+pub async fn open_at(app: &TestApp, page_id: &str, name: &str, at: chrono::DateTime<Utc>) {
     let (page_id, name) = (page_id.to_owned(), name.to_owned());
     app.db
         .run(move |c| {

@@ -1,0 +1,184 @@
+//! Owners manage a page through the console: components and groups, and the page's settings.
+//! Responders and viewers are refused.
+
+use herald::domain::Role;
+
+use super::{Console, seed_page};
+use crate::helpers::{TestApp, TestDb};
+
+on_both_backends!(
+    owners_manage_components_and_groups_and_the_public_page_follows,
+    responders_cannot_restructure_components,
+    owners_change_the_page_settings
+);
+
+async fn owners_manage_components_and_groups_and_the_public_page_follows(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (_, api) = seed_page(&app).await;
+    let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
+    let csrf = owner.csrf.clone();
+    let group = [
+        ("csrf_token", csrf.as_str()),
+        ("name", "Core services"),
+        ("description", "What everything needs"),
+    ];
+    let list = "/admin/pages/acme/components";
+    let (status, location, body) = owner.post("/admin/pages/acme/groups/new", &group).await;
+    assert_eq!((status, location.as_str()), (303, list), "{body}");
+    let (_, page) = owner.get(list).await;
+    let group_path = page
+        .match_indices("/admin/pages/acme/groups/")
+        .map(|(i, _)| page[i..].split('"').next().unwrap().to_owned())
+        .find(|p| !p.ends_with("/new"))
+        .expect("group edit link");
+    let group_id = group_path.rsplit('/').next().unwrap().to_owned();
+
+    let blank = [
+        ("csrf_token", csrf.as_str()),
+        ("name", " "),
+        ("region", "eu-west"),
+        ("group_id", group_id.as_str()),
+        ("position", "first"),
+    ];
+    let (status, _, body) = owner.post(&format!("{list}/new"), &blank).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body.contains(r#"class="field-error" role="alert">must not be blank"#),
+        "{body}"
+    );
+    assert!(body.contains("is not a whole number") && body.contains(r#"value="eu-west""#));
+    assert!(body.contains(&format!(r#"<option value="{group_id}" selected>"#)));
+
+    let new = [
+        ("csrf_token", csrf.as_str()),
+        ("name", "Database"),
+        ("region", "eu-west"),
+        ("group_id", group_id.as_str()),
+        ("description", ""),
+        ("position", ""),
+    ];
+    let (status, _, body) = owner.post(&format!("{list}/new"), &new).await;
+    assert_eq!(status, 303, "{body}");
+    let shown = app
+        .wait_for_text("/status/acme/api/v2/components.json", "Database")
+        .await;
+    assert!(shown.contains("Core services"), "{shown}");
+
+    let rename = [
+        ("csrf_token", csrf.as_str()),
+        ("name", "Public REST API"),
+        ("description", "api.acme.example"),
+        ("group_id", ""),
+        ("region", "us-east"),
+        ("position", "7"),
+    ];
+    let (status, _, body) = owner.post(&format!("{list}/{api}"), &rename).await;
+    assert_eq!(status, 303, "{body}");
+    let (_, form) = owner.get(&format!("{list}/{api}")).await;
+    assert!(form.contains(r#"value="Public REST API""#) && form.contains(r#"value="7""#));
+    app.wait_for_text("/status/acme/api/v2/components.json", "Public REST API")
+        .await;
+
+    let rename_group = [
+        ("csrf_token", csrf.as_str()),
+        ("name", "Core"),
+        ("position", ""),
+    ];
+    assert_eq!(owner.post(&group_path, &rename_group).await.0, 303);
+    let (_, page) = owner.get(list).await;
+    assert!(
+        page.contains(">Core<") || page.contains("<th scope=\"row\">Core</th>"),
+        "{page}"
+    );
+
+    let delete = [("csrf_token", csrf.as_str())];
+    let (status, _, _) = owner.post(&format!("{list}/{api}/delete"), &delete).await;
+    assert_eq!(status, 303);
+    app.wait_for_text_gone("/status/acme/api/v2/components.json", "Public REST API")
+        .await;
+    assert_eq!(
+        owner.post(&format!("{group_path}/delete"), &delete).await.0,
+        303
+    );
+    let (_, page) = owner.get(list).await;
+    assert!(
+        page.contains("This page has no component groups."),
+        "{page}"
+    );
+    assert!(page.contains("Database"), "its components stay");
+    assert_eq!(owner.post(&format!("{list}/{api}"), &rename).await.0, 404);
+}
+
+async fn responders_cannot_restructure_components(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (_, api) = seed_page(&app).await;
+    let list = "/admin/pages/acme/components";
+    for role in [Role::Responder, Role::Viewer] {
+        let email = format!("{}@example.com", role.as_str());
+        let user = Console::sign_in(&app, &email, role).await;
+        let (_, page) = user.get(list).await;
+        assert!(!page.contains("Add a component"), "{page}");
+        assert_eq!(user.get(&format!("{list}/new")).await.0, 403);
+        assert_eq!(user.get(&format!("{list}/{api}")).await.0, 403);
+        let fields = [("csrf_token", user.csrf.as_str()), ("name", "Sneaky")];
+        for path in [
+            format!("{list}/new"),
+            format!("{list}/{api}"),
+            format!("{list}/{api}/delete"),
+            "/admin/pages/acme/groups/new".to_owned(),
+            "/admin/pages/acme/settings".to_owned(),
+        ] {
+            assert_eq!(user.post(&path, &fields).await.0, 403, "{role:?} {path}");
+        }
+    }
+    let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
+    let no_token = [("name", "Forged")];
+    assert_eq!(owner.post(&format!("{list}/new"), &no_token).await.0, 403);
+}
+
+async fn owners_change_the_page_settings(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_page(&app).await;
+    let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
+    let path = "/admin/pages/acme/settings";
+    let (status, form) = owner.get(path).await;
+    assert_eq!(status, 200);
+    assert!(
+        form.contains(r#"value="Acme""#) && form.contains(r#"value="UTC""#),
+        "{form}"
+    );
+    let csrf = owner.csrf.clone();
+    let mut fields = vec![
+        ("csrf_token", csrf.as_str()),
+        ("name", "Acme Cloud"),
+        ("slug", "acme"),
+        ("description", ""),
+        ("time_zone", "Mars/Olympus"),
+        ("support_email", "help@acme.example"),
+        ("custom_domain", "status.acme.example"),
+        ("public_url", ""),
+        ("interval_none", ""),
+        ("interval_minor", "90"),
+        ("interval_major", "2"),
+        ("interval_critical", "15"),
+        ("is_public", "yes"),
+    ];
+    let (status, _, body) = owner.post(path, &fields).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body.contains("must be between 5 and 1440 minutes"),
+        "{body}"
+    );
+    assert!(body.contains(r#"value="Mars/Olympus""#) && body.contains(r#"value="Acme Cloud""#));
+    fields[10] = ("interval_major", "30");
+    let (status, _, body) = owner.post(path, &fields).await;
+    assert_eq!(status, 422, "the zone is checked by the service: {body}");
+    assert!(body.contains("Mars/Olympus") && body.contains(r#"value="30""#));
+    fields[4] = ("time_zone", "Europe/Berlin");
+    let (status, location, body) = owner.post(path, &fields).await;
+    assert_eq!((status, location.as_str()), (303, path), "{body}");
+    let (_, form) = owner.get(path).await;
+    assert!(form.contains(r#"value="Europe/Berlin""#) && form.contains(r#"value="30""#));
+    assert!(form.contains(r#"value="help@acme.example""#));
+    app.wait_for_text("/status/acme", "Acme Cloud").await;
+}

@@ -1,0 +1,223 @@
+//! Writing through the console: resolving and reopening, moving a maintenance through its
+//! statuses, the markdown preview, and a postmortem written and published.
+
+use chrono::{Duration, Utc};
+use herald::domain::Role;
+
+use super::{Console, NEW, open_at, seed_page};
+use crate::helpers::{TestApp, TestDb};
+
+on_both_backends!(
+    an_incident_is_resolved_and_reopened_only_explicitly,
+    a_maintenance_moves_through_its_statuses_from_its_page,
+    the_preview_renders_the_message_safely_and_keeps_the_form,
+    a_postmortem_written_in_the_console_is_published_on_the_public_page
+);
+
+/// The first incident link of the dashboard.
+pub async fn first_incident(console: &Console) -> String {
+    let (_, dashboard) = console.get("/admin").await;
+    let start = dashboard
+        .find("/admin/incidents/")
+        .expect("an incident listed");
+    dashboard[start..].split('"').next().unwrap().to_owned()
+}
+
+async fn an_incident_is_resolved_and_reopened_only_explicitly(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (page_id, _) = seed_page(&app).await;
+    open_at(&app, &page_id, "Queue stuck", Utc::now()).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let path = first_incident(&console).await;
+    let updates = format!("{path}/updates");
+    let csrf = console.csrf.clone();
+    let resolve = [
+        ("csrf_token", csrf.as_str()),
+        ("status", "resolved"),
+        ("body", "Drained."),
+    ];
+    assert_eq!(console.post(&updates, &resolve).await.0, 303);
+    let (_, page) = console.get(&path).await;
+    assert!(
+        page.contains(r#"name="reopen""#),
+        "the reopen box is offered"
+    );
+    let sneaky = [
+        ("csrf_token", csrf.as_str()),
+        ("status", "investigating"),
+        ("body", "It is back."),
+    ];
+    let (status, _, body) = console.post(&updates, &sneaky).await;
+    assert_eq!(status, 422, "reopening needs the explicit box");
+    assert!(
+        body.contains("reopen") && body.contains("It is back."),
+        "{body}"
+    );
+    let reopen = [
+        ("csrf_token", csrf.as_str()),
+        ("status", "investigating"),
+        ("reopen", "yes"),
+        ("body", "It is back."),
+    ];
+    assert_eq!(console.post(&updates, &reopen).await.0, 303);
+    let (_, page) = console.get(&path).await;
+    assert!(
+        page.contains(r#"<strong data-status>Investigating</strong>"#),
+        "{page}"
+    );
+    app.wait_for_text(
+        "/status/acme/api/v2/incidents/unresolved.json",
+        "Queue stuck",
+    )
+    .await;
+}
+
+async fn a_maintenance_moves_through_its_statuses_from_its_page(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_page(&app).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let at = |h| {
+        (Utc::now() + Duration::hours(h))
+            .format("%Y-%m-%dT%H:%M")
+            .to_string()
+    };
+    let (from, until) = (at(1), at(3));
+    let csrf = console.csrf.clone();
+    let fields = [
+        ("csrf_token", csrf.as_str()),
+        ("name", "Network swap"),
+        ("body", "Brief blips."),
+        ("scheduled_for", from.as_str()),
+        ("scheduled_until", until.as_str()),
+    ];
+    let (status, path, body) = console
+        .post("/admin/pages/acme/maintenances/new", &fields)
+        .await;
+    assert_eq!(status, 303, "{body}");
+    let (_, page) = console.get(&path).await;
+    assert!(page.contains(r#"<option value="in_progress""#), "{page}");
+    for (next, label) in [
+        ("in_progress", "In Progress"),
+        ("verifying", "Verifying"),
+        ("completed", "Completed"),
+    ] {
+        let update = [
+            ("csrf_token", csrf.as_str()),
+            ("status", next),
+            ("body", "Moving on."),
+        ];
+        let (status, _, body) = console.post(&format!("{path}/updates"), &update).await;
+        assert_eq!(status, 303, "{next}: {body}");
+        let (_, page) = console.get(&path).await;
+        assert!(
+            page.contains(&format!("<strong data-status>{label}</strong>")),
+            "{page}"
+        );
+    }
+    app.wait_for_text(
+        "/status/acme/api/v2/scheduled-maintenances.json",
+        r#""status":"completed""#,
+    )
+    .await;
+}
+
+async fn the_preview_renders_the_message_safely_and_keeps_the_form(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (_, component) = seed_page(&app).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let field = format!("component.{component}");
+    let fields = [
+        ("csrf_token", console.csrf.as_str()),
+        ("name", "Slow pages"),
+        ("impact", "minor"),
+        ("body", "We are **on it**.<script>alert(1)</script>"),
+        (field.as_str(), "degraded_performance"),
+        ("scope", "Europe"),
+        ("preview", "yes"),
+    ];
+    let (status, _, body) = console.post(NEW, &fields).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("We are <strong>on it</strong>."), "{body}");
+    assert!(!body.contains("<script>alert"), "the preview is sanitized");
+    assert!(body.contains(r#"value="Slow pages""#) && body.contains("Europe"));
+    assert!(body.contains(r#"<option value="degraded_performance" selected>"#));
+    assert!(body.contains(r#"<option value="minor" selected>"#));
+    let (_, dashboard) = console.get("/admin").await;
+    assert!(!dashboard.contains("Slow pages"), "a preview opens nothing");
+    let no_csrf: Vec<_> = fields[1..].to_vec();
+    assert_eq!(console.post(NEW, &no_csrf).await.0, 403);
+}
+
+async fn a_postmortem_written_in_the_console_is_published_on_the_public_page(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (page_id, _) = seed_page(&app).await;
+    open_at(&app, &page_id, "Login outage", Utc::now()).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let path = first_incident(&console).await;
+    let postmortem = format!("{path}/postmortem");
+    let (_, page) = console.get(&postmortem).await;
+    assert!(page.contains("resolve it first"), "{page}");
+    let csrf = console.csrf.clone();
+    let resolve = [
+        ("csrf_token", csrf.as_str()),
+        ("status", "resolved"),
+        ("body", "Fixed."),
+    ];
+    assert_eq!(
+        console.post(&format!("{path}/updates"), &resolve).await.0,
+        303
+    );
+    let (_, page) = console.get(&path).await;
+    assert!(
+        page.contains(&postmortem),
+        "the incident page links its postmortem"
+    );
+    let mut fields = vec![
+        ("csrf_token", csrf.as_str()),
+        ("summary", "Sign-in failed for **40 minutes**."),
+        ("root_cause", ""),
+        ("scope_figures", "Duration: 40 minutes"),
+        (
+            "timeline",
+            "2026-11-30 09:00 Alert fired\n2026-11-30 09:40 Certificate renewed",
+        ),
+        (
+            "follow_ups",
+            "Monitor certificate expiry | platform | in progress",
+        ),
+        ("action", "publish"),
+    ];
+    let (status, _, body) = console.post(&postmortem, &fields).await;
+    assert_eq!(status, 422, "no root cause, no publication: {body}");
+    assert!(
+        body.contains("write the root cause before publishing"),
+        "{body}"
+    );
+    assert!(body.contains("Monitor certificate expiry | platform | in progress"));
+    let bad_line = [
+        ("csrf_token", csrf.as_str()),
+        ("timeline", "later that day it broke"),
+        ("action", "save"),
+    ];
+    let (status, _, body) = console.post(&postmortem, &bad_line).await;
+    assert_eq!(status, 422);
+    assert!(body.contains("line 1: start with a UTC time"), "{body}");
+    fields[2] = ("root_cause", "An **expired** certificate.");
+    let (status, location, body) = console.post(&postmortem, &fields).await;
+    assert_eq!(
+        (status, location.as_str()),
+        (303, postmortem.as_str()),
+        "{body}"
+    );
+    let (_, page) = console.get(&postmortem).await;
+    assert!(page.contains("data-postmortem-state>Published"), "{page}");
+    let id = path.rsplit('/').next().unwrap();
+    let public = format!("/status/acme/incidents/{id}");
+    let shown = app.wait_for_text(&public, "Certificate renewed").await;
+    assert!(shown.contains("<strong>expired</strong>"), "{shown}");
+    assert!(shown.contains("Monitor certificate expiry") && shown.contains("40 minutes"));
+    let viewer = Console::sign_in(&app, "viewer@example.com", Role::Viewer).await;
+    assert_eq!(viewer.get(&postmortem).await.0, 403);
+    let forged = [("csrf_token", viewer.csrf.as_str()), ("summary", "x")];
+    assert_eq!(viewer.post(&postmortem, &forged).await.0, 403);
+}
