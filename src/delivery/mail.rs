@@ -157,7 +157,10 @@ impl Mailer {
 
 fn classify(e: &lettre::transport::smtp::Error) -> Attempt {
     let error = one_line(&format!("SMTP: {e}"), 300);
-    if e.is_permanent() || e.is_client() {
+    // A refused login (530, 534, 535, 538) is about Herald's SMTP settings, not this message:
+    // retried, so that what waited goes out once HERALD_SMTP_URL is fixed.
+    let login_refused = matches!(e.status().map(u16::from), Some(530 | 534 | 535 | 538));
+    if (e.is_permanent() || e.is_client()) && !login_refused {
         Attempt::Failed { error }
     } else {
         Attempt::Retry {
