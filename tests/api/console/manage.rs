@@ -9,7 +9,8 @@ use crate::helpers::{TestApp, TestDb};
 on_both_backends!(
     owners_manage_components_and_groups_and_the_public_page_follows,
     responders_cannot_restructure_components,
-    owners_change_the_page_settings
+    owners_change_the_page_settings,
+    a_template_made_in_the_console_prefills_the_incident_form
 );
 
 async fn owners_manage_components_and_groups_and_the_public_page_follows(db: TestDb) {
@@ -181,4 +182,58 @@ async fn owners_change_the_page_settings(db: TestDb) {
     assert!(form.contains(r#"value="Europe/Berlin""#) && form.contains(r#"value="30""#));
     assert!(form.contains(r#"value="help@acme.example""#));
     app.wait_for_text("/status/acme", "Acme Cloud").await;
+}
+
+async fn a_template_made_in_the_console_prefills_the_incident_form(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (_, api) = seed_page(&app).await;
+    let responder = Console::sign_in(&app, "responder@example.com", Role::Responder).await;
+    let csrf = responder.csrf.clone();
+    let list = "/admin/pages/acme/templates";
+    let field = format!("component.{api}");
+    let mut fields = vec![
+        ("csrf_token", csrf.as_str()),
+        ("name", "API down"),
+        ("title", ""),
+        ("impact", "critical"),
+        ("body", "The API is **unavailable**."),
+        (field.as_str(), "major_outage"),
+    ];
+    let (status, _, body) = responder.post(&format!("{list}/new"), &fields).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("must not be blank") && body.contains(r#"value="API down""#));
+    fields[2] = ("title", "API unavailable");
+    let (status, location, body) = responder.post(&format!("{list}/new"), &fields).await;
+    assert_eq!((status, location.as_str()), (303, list), "{body}");
+    let (_, page) = responder.get(list).await;
+    let start = page.find("incidents/new?template=").expect("a use link");
+    let id = page[start..]
+        .split('"')
+        .next()
+        .unwrap()
+        .rsplit('=')
+        .next()
+        .unwrap();
+    let (status, form) = responder
+        .get(&format!("/admin/pages/acme/incidents/new?template={id}"))
+        .await;
+    assert_eq!(status, 200);
+    assert!(form.contains(r#"value="API unavailable""#), "{form}");
+    assert!(form.contains(r#"<option value="critical" selected>"#));
+    assert!(form.contains(r#"<option value="major_outage" selected>"#));
+    assert!(form.contains("The API is **unavailable**."));
+    let viewer = Console::sign_in(&app, "viewer@example.com", Role::Viewer).await;
+    assert_eq!(viewer.get(list).await.0, 403);
+    let delete = format!("{list}/{id}/delete");
+    let token = [("csrf_token", viewer.csrf.as_str())];
+    assert_eq!(viewer.post(&delete, &token).await.0, 403);
+    assert_eq!(
+        responder
+            .post(&delete, &[("csrf_token", csrf.as_str())])
+            .await
+            .0,
+        303
+    );
+    let (_, page) = responder.get(list).await;
+    assert!(page.contains("This page has no incident templates."));
 }
