@@ -12,6 +12,7 @@ pub mod error;
 pub mod http;
 pub mod jobs;
 pub mod lifecycle;
+pub mod notify;
 pub mod render;
 pub mod secret;
 pub mod services;

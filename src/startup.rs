@@ -32,6 +32,8 @@ pub struct AppState {
     pub site: Arc<PublicSite>,
     /// Failed sign-ins per account and address, shared by this application's workers.
     pub login_limiter: Arc<crate::auth::limit::LoginLimiter>,
+    /// Subscriber notifications: the engine's wake-up, the webhook policy, subscribe limits.
+    pub notify: crate::notify::NotifyHandle,
     /// The support contact form: its token key, spool and rate limiter.
     pub support: Arc<crate::support::Support>,
 }
@@ -113,6 +115,7 @@ impl Application {
             metrics: telemetry::metrics_handle(),
             site: site.clone(),
             login_limiter: Arc::default(),
+            notify: crate::notify::NotifyHandle::new(&settings),
             support,
         };
         let app_state = state.clone();
@@ -192,6 +195,17 @@ impl Application {
             state.db.clone(),
             lifecycle.token(),
         ));
+        let notifier = tokio::spawn(crate::notify::engine::run(
+            state.db.clone(),
+            state.settings.clone(),
+            state.secret.clone(),
+            state.notify.clone(),
+            crate::notify::EngineConfig {
+                grace: state.settings.shutdown_grace,
+                ..Default::default()
+            },
+            lifecycle.token(),
+        ));
         let jobs = tokio::spawn(jobs::runner::run(
             state.db.clone(),
             registry,
@@ -216,6 +230,7 @@ impl Application {
         state.lifecycle.begin_drain();
         let _ = stopper.await;
         let _ = jobs.await;
+        let _ = notifier.await;
         let _ = pages.await;
         let _ = support.await;
         tracing::info!("herald stopped");

@@ -317,3 +317,89 @@ diesel::table! {
         updated_at -> Timestamp,
     }
 }
+
+// Subscribers and the notification fan-out (migration 000004_notify).
+
+diesel::table! {
+    subscribers (id) {
+        id -> Text,
+        page_id -> Text,
+        kind -> Text,
+        email -> Nullable<Text>,
+        url -> Nullable<Text>,
+        contact_email -> Nullable<Text>,
+        secret -> Nullable<Text>,
+        whole_page -> Bool,
+        component_updates -> Bool,
+        state -> Text,
+        confirmed_at -> Nullable<Timestamp>,
+        consecutive_failures -> Integer,
+        first_failure_at -> Nullable<Timestamp>,
+        manage_token_id -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    subscriber_components (subscriber_id, component_id) {
+        subscriber_id -> Text,
+        component_id -> Text,
+    }
+}
+
+diesel::table! {
+    notification_events (id) {
+        id -> Text,
+        page_id -> Text,
+        kind -> Text,
+        incident_id -> Nullable<Text>,
+        update_id -> Nullable<Text>,
+        component_id -> Nullable<Text>,
+        subscriber_id -> Nullable<Text>,
+        impact -> Nullable<Text>,
+        created_at -> Timestamp,
+        expanded_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    notification_event_components (event_id, component_id) {
+        event_id -> Text,
+        component_id -> Text,
+    }
+}
+
+diesel::table! {
+    deliveries (id) {
+        id -> Text,
+        event_id -> Text,
+        subscriber_id -> Text,
+        page_id -> Text,
+        channel -> Text,
+        state -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        last_error -> Nullable<Text>,
+        locked_by -> Nullable<Text>,
+        locked_until -> Nullable<Timestamp>,
+        delivered_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(subscribers -> status_pages (page_id));
+diesel::joinable!(subscriber_components -> subscribers (subscriber_id));
+diesel::joinable!(notification_event_components -> notification_events (event_id));
+diesel::joinable!(deliveries -> notification_events (event_id));
+diesel::joinable!(deliveries -> subscribers (subscriber_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    subscribers,
+    subscriber_components,
+    notification_events,
+    notification_event_components,
+    deliveries,
+);
+diesel::allow_tables_to_appear_in_same_query!(incidents, notification_events);

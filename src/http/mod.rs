@@ -6,6 +6,7 @@ pub mod client_ip;
 pub mod health;
 pub mod middleware;
 pub mod public;
+pub mod subscribe;
 pub mod support;
 
 pub use client_ip::client_ip;
@@ -26,5 +27,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .configure(admin::routes)
         .configure(api::routes)
         .configure(support::routes)
+        .configure(subscribe::routes)
         .configure(public::routes);
 }

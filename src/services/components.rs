@@ -233,7 +233,16 @@ pub fn set_component_status(
 ) -> AppResult<Component> {
     write_tx(conn, |conn| {
         let component = found(components::find(conn, component_id), "component")?;
-        apply_status(conn, &component, status, incident_id, now())?;
+        let at = now();
+        let changed = apply_status(conn, &component, status, incident_id, at)?;
+        if changed.is_some() && incident_id.is_none() {
+            crate::notify::events::component_status_changed(
+                conn,
+                &component.page_id,
+                &component.id,
+                at,
+            )?;
+        }
         Ok(components::find(conn, component_id)?)
     })
 }

@@ -17,6 +17,7 @@ mod lifecycle;
 mod maintenance;
 mod migrations;
 mod model;
+mod notify;
 mod pool;
 mod process;
 mod public;

@@ -5,6 +5,7 @@ pub mod components;
 pub mod deadlines;
 pub mod idempotency;
 pub mod incidents;
+pub mod notify;
 pub mod page_admin;
 pub mod pages;
 pub mod postmortems;

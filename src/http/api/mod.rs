@@ -13,6 +13,7 @@ mod openapi;
 mod pages;
 mod postmortems;
 mod run;
+mod subscribers;
 mod templates;
 mod views;
 
@@ -70,6 +71,12 @@ api_routes! {
     get "/pages/{slug}/templates/{id}" => templates::get_template,
     patch "/pages/{slug}/templates/{id}" => templates::update_template,
     delete "/pages/{slug}/templates/{id}" => templates::delete_template,
+    get "/pages/{slug}/subscribers/export" => subscribers::export_subscribers,
+    post "/pages/{slug}/subscribers" => subscribers::create_subscriber,
+    get "/pages/{slug}/subscribers" => subscribers::list_subscribers,
+    delete "/pages/{slug}/subscribers/{id}" => subscribers::delete_subscriber,
+    get "/pages/{slug}/deliveries" => subscribers::list_deliveries,
+    post "/pages/{slug}/deliveries/{id}/retry" => subscribers::retry_delivery,
     get "/pages/{slug}/support" => crate::support::triage::list_submissions,
     patch "/pages/{slug}/support/{id}" => crate::support::triage::update_submission,
 }

@@ -68,6 +68,7 @@ where
         .await?;
     if !answer.replayed {
         state.site.wake.notify_one();
+        state.notify.wake.notify_one();
     }
     Ok(respond(answer))
 }

@@ -143,11 +143,13 @@ fn insert_opened(
         }
         _ => apply_changes(conn, &incident, &update.id, changes, at)?,
     };
-    Ok(PostedUpdate {
+    let posted = PostedUpdate {
         incident,
         update,
         changes,
-    })
+    };
+    crate::notify::events::incident_posted(conn, &posted, None)?;
+    Ok(posted)
 }
 
 /// Inserts the incident row with the page's next reference for its kind and year.

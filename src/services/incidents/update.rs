@@ -109,11 +109,13 @@ pub fn post_update(
             ..IncidentChanges::default()
         };
         let incident = incidents::update(conn, incident_id, &moved)?;
-        Ok(PostedUpdate {
+        let posted = PostedUpdate {
             incident,
             update,
             changes,
-        })
+        };
+        crate::notify::events::incident_posted(conn, &posted, Some(from))?;
+        Ok(posted)
     })
 }
 

@@ -1,0 +1,611 @@
+//! Subscribers, notification events and their deliveries (`subscribers`,
+//! `subscriber_components`, `notification_events`, `notification_event_components`,
+//! `deliveries`).
+//!
+//! A delivery's id is made from its unique key (`{event}.{subscriber}.{channel}`), so expanding
+//! an event twice inserts nothing new and a resend after a crash carries the same id.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use diesel::sql_types::{Bool, Text, Timestamp};
+
+use crate::db::schema::{
+    deliveries, notification_event_components, notification_events, subscriber_components,
+    subscribers,
+};
+use crate::db::{DbConn, write_tx};
+
+/// A subscriber as stored.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = subscribers)]
+pub struct Subscriber {
+    pub id: String,
+    pub page_id: String,
+    /// `email` or `webhook`.
+    pub kind: String,
+    pub email: Option<String>,
+    pub url: Option<String>,
+    /// Webhooks: where failure notices go.
+    pub contact_email: Option<String>,
+    /// Webhooks: the `whsec_` signing secret.
+    pub secret: Option<String>,
+    /// `false` when the subscriber chose components (`subscriber_components`).
+    pub whole_page: bool,
+    /// Whether component status changes are sent too.
+    pub component_updates: bool,
+    /// `pending`, `confirmed`, `quarantined` or `unsubscribed`.
+    pub state: String,
+    pub confirmed_at: Option<NaiveDateTime>,
+    pub consecutive_failures: i32,
+    pub first_failure_at: Option<NaiveDateTime>,
+    /// Part of every manage/unsubscribe link; replacing it revokes the old links.
+    pub manage_token_id: String,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+/// A notification event as stored.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = notification_events)]
+pub struct NotificationEvent {
+    pub id: String,
+    pub page_id: String,
+    /// `incident.opened`, `incident.updated`, ..., or a notice to one subscriber
+    /// (`subscriber.confirmation`, `subscriber.quarantined`).
+    pub kind: String,
+    pub incident_id: Option<String>,
+    pub update_id: Option<String>,
+    pub component_id: Option<String>,
+    /// Set for a notice to one subscriber.
+    pub subscriber_id: Option<String>,
+    pub impact: Option<String>,
+    pub created_at: NaiveDateTime,
+    pub expanded_at: Option<NaiveDateTime>,
+}
+
+/// A delivery of one event to one subscriber on one channel.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = deliveries)]
+pub struct Delivery {
+    pub id: String,
+    pub event_id: String,
+    pub subscriber_id: String,
+    pub page_id: String,
+    pub channel: String,
+    /// `pending`, `delivered`, `failed`, `dead` or `skipped`.
+    pub state: String,
+    pub attempts: i32,
+    pub next_attempt_at: NaiveDateTime,
+    pub last_error: Option<String>,
+    pub locked_by: Option<String>,
+    pub locked_until: Option<NaiveDateTime>,
+    pub delivered_at: Option<NaiveDateTime>,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+// --- subscribers ---
+
+/// Adds a subscriber and its chosen components.
+pub fn insert_subscriber(
+    conn: &mut DbConn,
+    subscriber: &Subscriber,
+    components: &[String],
+) -> QueryResult<()> {
+    diesel::insert_into(subscribers::table)
+        .values(subscriber)
+        .execute(conn)?;
+    set_components(conn, &subscriber.id, components)
+}
+
+/// Replaces a subscriber's chosen components.
+pub fn set_components(conn: &mut DbConn, id: &str, components: &[String]) -> QueryResult<()> {
+    diesel::delete(
+        subscriber_components::table.filter(subscriber_components::subscriber_id.eq(id)),
+    )
+    .execute(conn)?;
+    for component in components {
+        diesel::insert_into(subscriber_components::table)
+            .values((
+                subscriber_components::subscriber_id.eq(id),
+                subscriber_components::component_id.eq(component),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// The components a subscriber chose.
+pub fn components_of(conn: &mut DbConn, id: &str) -> QueryResult<Vec<String>> {
+    subscriber_components::table
+        .filter(subscriber_components::subscriber_id.eq(id))
+        .select(subscriber_components::component_id)
+        .order(subscriber_components::component_id)
+        .load(conn)
+}
+
+/// A subscriber by id.
+pub fn find_subscriber(conn: &mut DbConn, id: &str) -> QueryResult<Option<Subscriber>> {
+    subscribers::table
+        .find(id)
+        .select(Subscriber::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// Subscribers by id (the engine loads a batch's recipients at once).
+pub fn subscribers_by_ids(conn: &mut DbConn, ids: &[String]) -> QueryResult<Vec<Subscriber>> {
+    subscribers::table
+        .filter(subscribers::id.eq_any(ids))
+        .select(Subscriber::as_select())
+        .load(conn)
+}
+
+/// The email subscriber of a page with this address, whatever its state.
+pub fn find_by_email(
+    conn: &mut DbConn,
+    page_id: &str,
+    email: &str,
+) -> QueryResult<Option<Subscriber>> {
+    subscribers::table
+        .filter(subscribers::page_id.eq(page_id))
+        .filter(subscribers::email.eq(email))
+        .select(Subscriber::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// A page's subscribers (unsubscribed ones excluded), oldest first.
+pub fn list_subscribers(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<Subscriber>> {
+    subscribers::table
+        .filter(subscribers::page_id.eq(page_id))
+        .filter(subscribers::state.ne("unsubscribed"))
+        .order((subscribers::created_at, subscribers::id))
+        .select(Subscriber::as_select())
+        .load(conn)
+}
+
+/// Every chosen component of a page's subscribers: (subscriber id, component id).
+pub fn page_subscriber_components(
+    conn: &mut DbConn,
+    page_id: &str,
+) -> QueryResult<Vec<(String, String)>> {
+    subscriber_components::table
+        .inner_join(subscribers::table)
+        .filter(subscribers::page_id.eq(page_id))
+        .select((
+            subscriber_components::subscriber_id,
+            subscriber_components::component_id,
+        ))
+        .load(conn)
+}
+
+/// Moves a subscriber to `state`; `confirmed_at` is set the first time it is confirmed.
+pub fn set_state(
+    conn: &mut DbConn,
+    id: &str,
+    state: &str,
+    at: NaiveDateTime,
+) -> QueryResult<usize> {
+    let target = subscribers::table.find(id);
+    if state == "confirmed" {
+        diesel::update(target)
+            .set((
+                subscribers::state.eq(state),
+                subscribers::confirmed_at.eq(Some(at)),
+                subscribers::consecutive_failures.eq(0),
+                subscribers::first_failure_at.eq(None::<NaiveDateTime>),
+                subscribers::updated_at.eq(at),
+            ))
+            .execute(conn)
+    } else {
+        diesel::update(target)
+            .set((subscribers::state.eq(state), subscribers::updated_at.eq(at)))
+            .execute(conn)
+    }
+}
+
+/// Changes the subscription options of an existing subscriber.
+pub fn set_options(
+    conn: &mut DbConn,
+    id: &str,
+    whole_page: bool,
+    component_updates: bool,
+    at: NaiveDateTime,
+) -> QueryResult<usize> {
+    diesel::update(subscribers::table.find(id))
+        .set((
+            subscribers::whole_page.eq(whole_page),
+            subscribers::component_updates.eq(component_updates),
+            subscribers::updated_at.eq(at),
+        ))
+        .execute(conn)
+}
+
+/// Deletes a subscriber of a page; answers whether one was deleted.
+pub fn delete_subscriber(conn: &mut DbConn, page_id: &str, id: &str) -> QueryResult<bool> {
+    let deleted = diesel::delete(
+        subscribers::table
+            .filter(subscribers::id.eq(id))
+            .filter(subscribers::page_id.eq(page_id)),
+    )
+    .execute(conn)?;
+    Ok(deleted > 0)
+}
+
+/// Clears the failure counters of subscribers that just received something.
+pub fn reset_failures(conn: &mut DbConn, ids: &[String]) -> QueryResult<usize> {
+    diesel::update(
+        subscribers::table
+            .filter(subscribers::id.eq_any(ids))
+            .filter(subscribers::consecutive_failures.gt(0)),
+    )
+    .set((
+        subscribers::consecutive_failures.eq(0),
+        subscribers::first_failure_at.eq(None::<NaiveDateTime>),
+    ))
+    .execute(conn)
+}
+
+/// Counts one more failed attempt; answers the subscriber as it now is.
+pub fn count_failure(
+    conn: &mut DbConn,
+    id: &str,
+    at: NaiveDateTime,
+) -> QueryResult<Option<Subscriber>> {
+    diesel::update(subscribers::table.find(id))
+        .set(subscribers::consecutive_failures.eq(subscribers::consecutive_failures + 1))
+        .execute(conn)?;
+    diesel::update(
+        subscribers::table
+            .find(id)
+            .filter(subscribers::first_failure_at.is_null()),
+    )
+    .set(subscribers::first_failure_at.eq(Some(at)))
+    .execute(conn)?;
+    find_subscriber(conn, id)
+}
+
+// --- events ---
+
+/// Records an event and the components it concerns, in the caller's transaction.
+pub fn insert_event(
+    conn: &mut DbConn,
+    event: &NotificationEvent,
+    components: &[String],
+) -> QueryResult<()> {
+    diesel::insert_into(notification_events::table)
+        .values(event)
+        .execute(conn)?;
+    let mut seen = std::collections::BTreeSet::new();
+    for component in components.iter().filter(|c| seen.insert(c.as_str())) {
+        diesel::insert_into(notification_event_components::table)
+            .values((
+                notification_event_components::event_id.eq(&event.id),
+                notification_event_components::component_id.eq(component),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// An event by id.
+pub fn find_event(conn: &mut DbConn, id: &str) -> QueryResult<Option<NotificationEvent>> {
+    notification_events::table
+        .find(id)
+        .select(NotificationEvent::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// The first event of an incident (every later email of the incident threads under it).
+pub fn first_incident_event(conn: &mut DbConn, incident_id: &str) -> QueryResult<Option<String>> {
+    notification_events::table
+        .filter(notification_events::incident_id.eq(incident_id))
+        .filter(notification_events::subscriber_id.is_null())
+        .order((notification_events::created_at, notification_events::id))
+        .select(notification_events::id)
+        .first(conn)
+        .optional()
+}
+
+/// Events not yet expanded into deliveries, oldest first.
+pub fn unexpanded_events(conn: &mut DbConn, limit: i64) -> QueryResult<Vec<NotificationEvent>> {
+    notification_events::table
+        .filter(notification_events::expanded_at.is_null())
+        .order((notification_events::created_at, notification_events::id))
+        .limit(limit)
+        .select(NotificationEvent::as_select())
+        .load(conn)
+}
+
+/// How an event selects its recipients.
+#[derive(Debug, Clone, Copy)]
+pub struct Audience {
+    /// Every confirmed subscriber of the page, whatever their component filter.
+    pub everyone: bool,
+    /// Only subscribers who asked for component status changes.
+    pub component_updates_only: bool,
+}
+
+/// Expands an event into its delivery rows and marks it expanded, in one transaction. Rows that
+/// already exist are left alone, so expanding twice is harmless. Answers the rows inserted.
+pub fn expand_event(
+    conn: &mut DbConn,
+    event: &NotificationEvent,
+    audience: Audience,
+    at: NaiveDateTime,
+) -> QueryResult<usize> {
+    write_tx(conn, |c| {
+        let inserted = match &event.subscriber_id {
+            // A notice to one subscriber (confirmation, quarantine) always goes by email.
+            Some(subscriber_id) => diesel::sql_query(
+                "INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, \
+                 attempts, next_attempt_at, created_at, updated_at) \
+                 SELECT $1 || '.' || s.id || '.email', $1, s.id, s.page_id, 'email', 'pending', \
+                 0, $2, $2, $2 FROM subscribers s WHERE s.id = $3 \
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind::<Text, _>(&event.id)
+            .bind::<Timestamp, _>(at)
+            .bind::<Text, _>(subscriber_id)
+            .execute(c)?,
+            None => diesel::sql_query(
+                "INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, \
+                 attempts, next_attempt_at, created_at, updated_at) \
+                 SELECT $1 || '.' || s.id || '.' || s.kind, $1, s.id, s.page_id, s.kind, \
+                 'pending', 0, $2, $2, $2 FROM subscribers s \
+                 WHERE s.page_id = $3 AND s.state = 'confirmed' \
+                 AND ($4 = FALSE OR s.component_updates = TRUE) \
+                 AND ($5 = TRUE OR s.whole_page = TRUE OR EXISTS ( \
+                   SELECT 1 FROM subscriber_components sc \
+                   JOIN notification_event_components ec ON ec.component_id = sc.component_id \
+                   WHERE sc.subscriber_id = s.id AND ec.event_id = $1)) \
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind::<Text, _>(&event.id)
+            .bind::<Timestamp, _>(at)
+            .bind::<Text, _>(&event.page_id)
+            .bind::<Bool, _>(audience.component_updates_only)
+            .bind::<Bool, _>(audience.everyone)
+            .execute(c)?,
+        };
+        diesel::update(notification_events::table.find(&event.id))
+            .set(notification_events::expanded_at.eq(Some(at)))
+            .execute(c)?;
+        Ok(inserted)
+    })
+}
+
+/// The components an event concerns.
+pub fn event_components(conn: &mut DbConn, event_id: &str) -> QueryResult<Vec<String>> {
+    notification_event_components::table
+        .filter(notification_event_components::event_id.eq(event_id))
+        .select(notification_event_components::component_id)
+        .load(conn)
+}
+
+// --- deliveries ---
+
+/// Claims up to `limit` due deliveries for `worker` until `lease_until`. PostgreSQL skips rows
+/// other processes hold (`FOR UPDATE SKIP LOCKED`); SQLite serialises claimers with an
+/// immediate transaction. A claim whose lease ran out (a crashed process) is taken over.
+pub fn claim_deliveries(
+    conn: &mut DbConn,
+    worker: &str,
+    limit: i64,
+    at: NaiveDateTime,
+    lease_until: NaiveDateTime,
+) -> QueryResult<Vec<Delivery>> {
+    let due = deliveries::state
+        .eq("pending")
+        .and(deliveries::next_attempt_at.le(at))
+        .and(
+            deliveries::locked_until
+                .is_null()
+                .or(deliveries::locked_until.lt(at)),
+        );
+    let set = (
+        deliveries::locked_by.eq(worker),
+        deliveries::locked_until.eq(Some(lease_until)),
+    );
+    let ids: Vec<String> = match conn {
+        DbConn::Postgres(pg) => pg.transaction(|pg| {
+            let ids = deliveries::table
+                .select(deliveries::id)
+                .filter(due)
+                .order(deliveries::next_attempt_at)
+                .limit(limit)
+                .for_update()
+                .skip_locked()
+                .load::<String>(pg)?;
+            diesel::update(deliveries::table.filter(deliveries::id.eq_any(&ids)))
+                .set(set)
+                .execute(pg)?;
+            Ok::<_, diesel::result::Error>(ids)
+        })?,
+        DbConn::Sqlite(_) => write_tx(conn, |c| {
+            let ids = deliveries::table
+                .select(deliveries::id)
+                .filter(due)
+                .order(deliveries::next_attempt_at)
+                .limit(limit)
+                .load::<String>(c)?;
+            diesel::update(deliveries::table.filter(deliveries::id.eq_any(&ids)))
+                .set(set)
+                .execute(c)?;
+            Ok::<_, diesel::result::Error>(ids)
+        })?,
+    };
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    deliveries::table
+        .filter(deliveries::id.eq_any(&ids))
+        .select(Delivery::as_select())
+        .load(conn)
+}
+
+/// Marks deliveries delivered (each one attempt more).
+pub fn mark_delivered(conn: &mut DbConn, ids: &[String], at: NaiveDateTime) -> QueryResult<usize> {
+    diesel::update(
+        deliveries::table
+            .filter(deliveries::id.eq_any(ids))
+            .filter(deliveries::state.eq("pending")),
+    )
+    .set((
+        deliveries::state.eq("delivered"),
+        deliveries::attempts.eq(deliveries::attempts + 1),
+        deliveries::delivered_at.eq(Some(at)),
+        deliveries::last_error.eq(None::<String>),
+        deliveries::locked_by.eq(None::<String>),
+        deliveries::locked_until.eq(None::<NaiveDateTime>),
+        deliveries::updated_at.eq(at),
+    ))
+    .execute(conn)
+}
+
+/// What happens to a delivery after an attempt that did not deliver it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// `pending` (tried again at `next_attempt_at`), `dead`, `failed` or `skipped`.
+    pub state: &'static str,
+    pub next_attempt_at: NaiveDateTime,
+    /// Whether the attempt counts (a deferral does not).
+    pub counted: bool,
+    pub error: Option<String>,
+}
+
+/// Records an outcome other than delivered and releases the claim.
+pub fn record_outcome(
+    conn: &mut DbConn,
+    id: &str,
+    outcome: &Outcome,
+    at: NaiveDateTime,
+) -> QueryResult<usize> {
+    let error = outcome
+        .error
+        .as_ref()
+        .map(|e| e.chars().take(2000).collect::<String>());
+    diesel::update(
+        deliveries::table
+            .filter(deliveries::id.eq(id))
+            .filter(deliveries::state.eq("pending")),
+    )
+    .set((
+        deliveries::state.eq(outcome.state),
+        deliveries::attempts.eq(deliveries::attempts + i32::from(outcome.counted)),
+        deliveries::next_attempt_at.eq(outcome.next_attempt_at),
+        deliveries::last_error.eq(error),
+        deliveries::locked_by.eq(None::<String>),
+        deliveries::locked_until.eq(None::<NaiveDateTime>),
+        deliveries::updated_at.eq(at),
+    ))
+    .execute(conn)
+}
+
+/// Hands claims back, due at once, without counting an attempt (shutdown).
+pub fn release(conn: &mut DbConn, ids: &[String], worker: &str) -> QueryResult<usize> {
+    diesel::update(
+        deliveries::table
+            .filter(deliveries::id.eq_any(ids))
+            .filter(deliveries::locked_by.eq(worker))
+            .filter(deliveries::state.eq("pending")),
+    )
+    .set((
+        deliveries::locked_by.eq(None::<String>),
+        deliveries::locked_until.eq(None::<NaiveDateTime>),
+    ))
+    .execute(conn)
+}
+
+/// Which deliveries of a page to list, newest first.
+#[derive(Debug, Clone, Default)]
+pub struct DeliveryQuery<'a> {
+    pub page_id: &'a str,
+    pub state: Option<&'a str>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// A page's deliveries, newest first.
+pub fn list_deliveries(conn: &mut DbConn, q: &DeliveryQuery<'_>) -> QueryResult<Vec<Delivery>> {
+    let mut query = deliveries::table
+        .filter(deliveries::page_id.eq(q.page_id))
+        .into_boxed();
+    if let Some(state) = q.state {
+        query = query.filter(deliveries::state.eq(state));
+    }
+    query
+        .order((deliveries::created_at.desc(), deliveries::id.desc()))
+        .limit(q.limit)
+        .offset(q.offset)
+        .select(Delivery::as_select())
+        .load(conn)
+}
+
+/// A delivery of a page by id.
+pub fn find_delivery(conn: &mut DbConn, page_id: &str, id: &str) -> QueryResult<Option<Delivery>> {
+    deliveries::table
+        .filter(deliveries::id.eq(id))
+        .filter(deliveries::page_id.eq(page_id))
+        .select(Delivery::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// Puts a dead or failed delivery back in the queue with a fresh count of attempts.
+pub fn requeue(conn: &mut DbConn, id: &str, at: NaiveDateTime) -> QueryResult<usize> {
+    diesel::update(
+        deliveries::table
+            .filter(deliveries::id.eq(id))
+            .filter(deliveries::state.eq_any(["dead", "failed"])),
+    )
+    .set((
+        deliveries::state.eq("pending"),
+        deliveries::attempts.eq(0),
+        deliveries::next_attempt_at.eq(at),
+        deliveries::locked_by.eq(None::<String>),
+        deliveries::locked_until.eq(None::<NaiveDateTime>),
+        deliveries::updated_at.eq(at),
+    ))
+    .execute(conn)
+}
+
+/// Skips the pending deliveries of a subscriber that stopped receiving (unsubscribed,
+/// quarantined, deleted).
+pub fn skip_pending_of(
+    conn: &mut DbConn,
+    subscriber_id: &str,
+    at: NaiveDateTime,
+) -> QueryResult<usize> {
+    diesel::update(
+        deliveries::table
+            .filter(deliveries::subscriber_id.eq(subscriber_id))
+            .filter(deliveries::state.eq("pending")),
+    )
+    .set((
+        deliveries::state.eq("skipped"),
+        deliveries::locked_by.eq(None::<String>),
+        deliveries::locked_until.eq(None::<NaiveDateTime>),
+        deliveries::updated_at.eq(at),
+    ))
+    .execute(conn)
+}
+
+/// Extends the lease on deliveries `worker` still holds.
+pub fn renew(
+    conn: &mut DbConn,
+    ids: &[String],
+    worker: &str,
+    lease_until: NaiveDateTime,
+) -> QueryResult<usize> {
+    diesel::update(
+        deliveries::table
+            .filter(deliveries::id.eq_any(ids))
+            .filter(deliveries::locked_by.eq(worker))
+            .filter(deliveries::state.eq("pending")),
+    )
+    .set(deliveries::locked_until.eq(Some(lease_until)))
+    .execute(conn)
+}

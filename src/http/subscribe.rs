@@ -1,0 +1,487 @@
+//! Subscribing without an account: the form at `/status/{slug}/subscribe` (no JavaScript
+//! needed), `POST /status/{slug}/api/subscribe` (JSON), the confirmation link and the manage
+//! page with its one-click unsubscribe (RFC 8058: a POST to the link, no cookie, no CSRF token:
+//! the signed token in the URL is the authority).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use chrono::Utc;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::delivery::outbound;
+use crate::delivery::signature::new_secret;
+use crate::error::{AppError, AppResult};
+use crate::notify::subscribe::{self, Origin, SubscribeInput, Subscribed, Subscription, Target};
+use crate::notify::token::Purpose;
+use crate::render::PageData;
+use crate::render::html::frame::{Frame, Section};
+use crate::render::site::PublicSite;
+use crate::startup::AppState;
+
+/// Same as the public pages' policy.
+const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
+                   object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// The message of every accepted email subscription, known address or not.
+const EMAIL_ACCEPTED: &str = "If this address can receive mail, a confirmation link is on its way. \
+                              Nothing else is sent until it is opened.";
+
+/// Registers the routes (before the public pages' catch-all).
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/status/{slug}/subscribe")
+            .route(web::get().to(subscribe_form))
+            .route(web::post().to(subscribe_submit)),
+    )
+    .route(
+        "/status/{slug}/api/subscribe",
+        web::post().to(subscribe_json),
+    )
+    .route("/status/{slug}/confirm/{token}", web::get().to(confirm))
+    .service(
+        web::resource("/status/{slug}/unsubscribe/{token}")
+            .route(web::get().to(manage))
+            .route(web::post().to(unsubscribe)),
+    );
+}
+
+/// The page data of a public page, or 404.
+fn page(site: &PublicSite, slug: &str) -> AppResult<Arc<PageData>> {
+    site.snapshot()
+        .pages
+        .get(slug)
+        .map(|p| p.data.clone())
+        .ok_or_else(|| AppError::NotFound(format!("page {slug}")))
+}
+
+/// Checks, rate-limits and stores a public subscription.
+async fn accept(
+    state: &AppState,
+    req: &HttpRequest,
+    page_id: String,
+    subscription: Subscription,
+) -> AppResult<Subscribed> {
+    let target = match &subscription.target {
+        Target::Email(email) => email.as_str().to_owned(),
+        Target::Webhook { url, .. } => url.clone(),
+    };
+    let ip = crate::http::client_ip(req, &state.settings.trusted_proxies);
+    state.notify.limits.check(ip, &target)?;
+    if let Target::Webhook { url, .. } = &subscription.target {
+        check_webhook_url(state, url).await?;
+    }
+    let subscribed = state
+        .db
+        .run(move |c| subscribe::subscribe(c, &page_id, &subscription, Origin::Public, new_secret))
+        .await?;
+    state.notify.wake.notify_one();
+    Ok(subscribed)
+}
+
+/// Refuses a webhook URL the outbound policy would not send to (a 422 on `url`).
+pub async fn check_webhook_url(state: &AppState, url: &str) -> AppResult<()> {
+    let policy = &state.notify.policy;
+    let parsed =
+        outbound::check_url(url, policy).map_err(|e| AppError::field("url", e.to_string()))?;
+    outbound::check_destination(&parsed, policy)
+        .await
+        .map_err(|e| AppError::field("url", e.to_string()))
+}
+
+/// The JSON answer for a webhook subscriber: its secret, shown once, and its manage link.
+pub fn webhook_answer(
+    state: &AppState,
+    slug: &str,
+    s: &crate::db::models::notify::Subscriber,
+    components: Option<Vec<String>>,
+) -> Value {
+    let token = subscribe::link_token(state.secret.expose(), s, Purpose::Manage, Utc::now());
+    json!({
+        "id": s.id,
+        "type": "webhook",
+        "url": s.url,
+        "contact_email": s.contact_email,
+        "components": components,
+        "component_updates": s.component_updates,
+        "state": s.state,
+        "secret": s.secret,
+        "manage_url": format!("{}/status/{slug}/unsubscribe/{token}", state.settings.public_url),
+    })
+}
+
+/// `POST /status/{slug}/api/subscribe`: `202` for email (the same answer whether or not the
+/// address was known), `201` with the signing secret for a webhook.
+#[tracing::instrument(skip_all)]
+pub async fn subscribe_json(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    slug: web::Path<String>,
+    body: web::Bytes,
+) -> AppResult<HttpResponse> {
+    let data = page(&state.site, &slug)?;
+    let input: SubscribeInput = serde_json::from_slice(&body)
+        .map_err(|e| AppError::BadRequest(format!("the body is not a subscription: {e}")))?;
+    let subscription = input.check()?;
+    let components = subscription.components.clone();
+    match accept(&state, &req, data.page.id.clone(), subscription).await? {
+        Subscribed::Email(_) => Ok(HttpResponse::Accepted()
+            .json(json!({"status": "pending_confirmation", "message": EMAIL_ACCEPTED}))),
+        Subscribed::Webhook(s) => {
+            Ok(HttpResponse::Created().json(webhook_answer(&state, &slug, &s, components)))
+        }
+    }
+}
+
+/// The form's view.
+#[derive(Serialize)]
+struct FormView {
+    frame: Frame,
+    css: String,
+    page_name: String,
+    action: String,
+    notice: Option<String>,
+    values: Value,
+    errors: BTreeMap<String, String>,
+    components: Vec<Value>,
+}
+
+fn form_view(site: &PublicSite, data: &PageData, fields: &[(String, String)]) -> FormView {
+    let value = |k: &str| {
+        fields
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let chosen: Vec<&str> = fields
+        .iter()
+        .filter(|(k, _)| k == "components")
+        .map(|(_, v)| v.as_str())
+        .collect();
+    let kind = value("type");
+    FormView {
+        frame: Frame::page(
+            Some("Subscribe"),
+            Section::Other,
+            data,
+            &site.renderer.assets,
+        ),
+        css: site.renderer.assets.url("subscribe.css"),
+        page_name: data.page.name.clone(),
+        action: format!("{}/subscribe", data.page.path),
+        notice: None,
+        values: json!({
+            "email_type": kind != "webhook",
+            "webhook_type": kind == "webhook",
+            "email": value("email"),
+            "url": value("url"),
+            "contact_email": value("contact_email"),
+            "component_updates": value("component_updates") == "true",
+        }),
+        errors: BTreeMap::new(),
+        components: data
+            .components
+            .iter()
+            .map(
+                |c| json!({"id": c.id, "name": c.name, "checked": chosen.contains(&c.id.as_str())}),
+            )
+            .collect(),
+    }
+}
+
+/// `GET /status/{slug}/subscribe`: the form.
+pub async fn subscribe_form(
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    let data = page(&state.site, &slug)?;
+    let view = form_view(&state.site, &data, &[]);
+    html(&state.site, StatusCode::OK, "pages/subscribe", &view)
+}
+
+/// `POST /status/{slug}/subscribe` (form fields; `components` repeated).
+#[tracing::instrument(skip_all)]
+pub async fn subscribe_submit(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    slug: web::Path<String>,
+    body: web::Bytes,
+) -> AppResult<HttpResponse> {
+    let data = page(&state.site, &slug)?;
+    let fields: Vec<(String, String)> = url::form_urlencoded::parse(&body).into_owned().collect();
+    let get = |k: &str| {
+        fields
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+    };
+    let chosen: Vec<String> = fields
+        .iter()
+        .filter(|(k, _)| k == "components")
+        .map(|(_, v)| v.clone())
+        .collect();
+    let kind = get("type").unwrap_or_else(|| "email".into());
+    let input = SubscribeInput {
+        email: get("email").filter(|_| kind == "email"),
+        url: get("url").filter(|_| kind == "webhook"),
+        contact_email: get("contact_email").filter(|_| kind == "webhook"),
+        kind: Some(kind),
+        components: (!chosen.is_empty()).then_some(chosen),
+        component_updates: Some(get("component_updates").as_deref() == Some("true")),
+    };
+    let outcome = match input.check() {
+        Ok(subscription) => accept(&state, &req, data.page.id.clone(), subscription).await,
+        Err(e) => Err(e),
+    };
+    let back = data.page.path.clone();
+    match outcome {
+        Ok(Subscribed::Email(_)) => result_page(
+            &state.site,
+            &data,
+            ResultView::message("Check your inbox", EMAIL_ACCEPTED, &back),
+        ),
+        Ok(Subscribed::Webhook(s)) => {
+            let answer = webhook_answer(&state, &slug, &s, None);
+            let mut view = ResultView::message(
+                "Webhook subscribed",
+                "Notifications will be posted to your URL, signed with the secret below.",
+                &back,
+            );
+            view.secret = s.secret.clone();
+            view.manage_url = answer["manage_url"].as_str().map(str::to_owned);
+            result_page(&state.site, &data, view)
+        }
+        Err(AppError::Validation(errors)) => {
+            let mut view = form_view(&state.site, &data, &fields);
+            view.errors = errors.into_iter().map(|(k, v)| (k, v.join(" "))).collect();
+            view.notice = Some("Please correct the marked fields.".into());
+            html(
+                &state.site,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "pages/subscribe",
+                &view,
+            )
+        }
+        Err(AppError::RateLimited { retry_after_secs }) => {
+            let mut view = form_view(&state.site, &data, &fields);
+            view.notice = Some(format!(
+                "Too many subscription requests; please try again in {retry_after_secs} seconds."
+            ));
+            let mut res = html(
+                &state.site,
+                StatusCode::TOO_MANY_REQUESTS,
+                "pages/subscribe",
+                &view,
+            )?;
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+            Ok(res)
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// A message page.
+#[derive(Serialize)]
+struct ResultView {
+    frame: Option<Frame>,
+    css: String,
+    title: String,
+    message: String,
+    secret: Option<String>,
+    manage_url: Option<String>,
+    button: Option<Value>,
+    back: String,
+}
+
+impl ResultView {
+    fn message(title: &str, message: &str, back: &str) -> Self {
+        Self {
+            frame: None,
+            css: String::new(),
+            title: title.to_owned(),
+            message: message.to_owned(),
+            secret: None,
+            manage_url: None,
+            button: None,
+            back: back.to_owned(),
+        }
+    }
+}
+
+fn result_page(site: &PublicSite, data: &PageData, view: ResultView) -> AppResult<HttpResponse> {
+    result_page_status(site, data, view, StatusCode::OK)
+}
+
+fn result_page_status(
+    site: &PublicSite,
+    data: &PageData,
+    mut view: ResultView,
+    status: StatusCode,
+) -> AppResult<HttpResponse> {
+    view.frame = Some(Frame::page(
+        Some(&view.title),
+        Section::Other,
+        data,
+        &site.renderer.assets,
+    ));
+    view.css = site.renderer.assets.url("subscribe.css");
+    html(site, status, "pages/subscribe_result", &view)
+}
+
+/// `GET /status/{slug}/confirm/{token}`: confirms an email subscription.
+pub async fn confirm(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    let (slug, token) = path.into_inner();
+    let data = page(&state.site, &slug)?;
+    let key = state.secret.clone();
+    let confirmed = state
+        .db
+        .run(move |c| subscribe::confirm(c, key.expose(), &token, Utc::now()))
+        .await;
+    let back = data.page.path.clone();
+    match confirmed {
+        Ok(_) => result_page(
+            &state.site,
+            &data,
+            ResultView::message(
+                "Subscription confirmed",
+                &format!(
+                    "You will receive {}'s status notifications. Every message has a link to cancel.",
+                    data.page.name
+                ),
+                &back,
+            ),
+        ),
+        Err(AppError::NotFound(_)) => result_page_status(
+            &state.site,
+            &data,
+            ResultView::message(
+                "This link does not work",
+                "The confirmation link has expired or is not valid. Subscribe again to get a new one.",
+                &back,
+            ),
+            StatusCode::NOT_FOUND,
+        ),
+        Err(other) => Err(other),
+    }
+}
+
+/// `GET /status/{slug}/unsubscribe/{token}`: the manage page, with the unsubscribe button.
+pub async fn manage(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    let (slug, token) = path.into_inner();
+    let data = page(&state.site, &slug)?;
+    let key = state.secret.clone();
+    let t = token.clone();
+    let found = state
+        .db
+        .run(move |c| {
+            subscribe::subscriber_of_token(c, key.expose(), Purpose::Manage, &t, Utc::now())
+        })
+        .await;
+    let back = data.page.path.clone();
+    match found {
+        Ok(s) if s.state == "unsubscribed" => result_page(
+            &state.site,
+            &data,
+            ResultView::message(
+                "Not subscribed",
+                "This subscription is already cancelled.",
+                &back,
+            ),
+        ),
+        Ok(s) => {
+            let who = s.email.clone().or(s.url.clone()).unwrap_or_default();
+            let mut view = ResultView::message(
+                "Your subscription",
+                &format!("{who} receives {}'s status notifications.", data.page.name),
+                &back,
+            );
+            view.button = Some(json!({
+                "action": format!("{}/unsubscribe/{token}", data.page.path),
+                "label": "Unsubscribe",
+            }));
+            result_page(&state.site, &data, view)
+        }
+        Err(AppError::NotFound(_)) => result_page_status(
+            &state.site,
+            &data,
+            ResultView::message(
+                "This link does not work",
+                "The link is not valid any more.",
+                &back,
+            ),
+            StatusCode::NOT_FOUND,
+        ),
+        Err(other) => Err(other),
+    }
+}
+
+/// `POST /status/{slug}/unsubscribe/{token}`: unsubscribes (the manage page's button, and the
+/// mail client's one-click `List-Unsubscribe=One-Click` POST).
+#[tracing::instrument(skip_all)]
+pub async fn unsubscribe(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    let (slug, token) = path.into_inner();
+    let data = page(&state.site, &slug)?;
+    let key = state.secret.clone();
+    let done = state
+        .db
+        .run(move |c| subscribe::unsubscribe(c, key.expose(), &token, Utc::now()))
+        .await;
+    let back = data.page.path.clone();
+    match done {
+        Ok(_) => result_page(
+            &state.site,
+            &data,
+            ResultView::message(
+                "Unsubscribed",
+                &format!(
+                    "You will not receive {}'s status notifications any more.",
+                    data.page.name
+                ),
+                &back,
+            ),
+        ),
+        Err(AppError::NotFound(_)) => result_page_status(
+            &state.site,
+            &data,
+            ResultView::message(
+                "This link does not work",
+                "The link is not valid any more.",
+                &back,
+            ),
+            StatusCode::NOT_FOUND,
+        ),
+        Err(other) => Err(other),
+    }
+}
+
+fn html<T: Serialize>(
+    site: &PublicSite,
+    status: StatusCode,
+    template: &str,
+    view: &T,
+) -> AppResult<HttpResponse> {
+    let body = site.renderer.templates.render(template, view)?;
+    Ok(HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::CONTENT_SECURITY_POLICY, CSP))
+        .insert_header((header::X_FRAME_OPTIONS, "DENY"))
+        // The token in the URL must not leak to the pages a visitor goes to next.
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .body(body))
+}

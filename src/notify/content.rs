@@ -1,0 +1,284 @@
+//! What a notification says: built once per event from the page's public data (the same
+//! [`PageData`] the status page and its v2 API are rendered from), then completed per recipient
+//! with their manage and unsubscribe links.
+//!
+//! Email: handlebars templates under `templates/email/<name>/{subject.txt,body.txt,body.html}.hbs`
+//! (HTML escaped, text not; the subject is kept on one line). Webhook: Statuspage's webhook
+//! shape (`meta`, `page`, then `incident` or `component` with `component_update`) plus Herald's
+//! extra keys (`event`, `event_id`, `next_update_by`).
+
+use anyhow::Context as _;
+use chrono::{DateTime, Utc};
+use handlebars::Handlebars;
+use rust_embed::RustEmbed;
+use serde_json::{Value, json};
+
+use super::events::kind;
+use crate::db::DbConn;
+use crate::db::models::components;
+use crate::db::models::notify::{self as rows, NotificationEvent};
+use crate::delivery::chat::ChatMessage;
+use crate::error::{AppError, AppResult};
+use crate::render::api_v2::incident::Incident as V2Incident;
+use crate::render::api_v2::model::{Component as V2Component, Time};
+use crate::render::data::{IncidentInfo, PageData};
+use crate::services::public::load_page_data;
+
+#[derive(RustEmbed)]
+#[folder = "templates/email/"]
+struct EmailTemplates;
+
+/// The email templates: `<name>/subject`, `<name>/text` (not escaped) and `<name>/html`.
+pub struct Mailbook {
+    text: Handlebars<'static>,
+    html: Handlebars<'static>,
+}
+
+impl Mailbook {
+    /// The embedded templates, strict mode.
+    pub fn load() -> anyhow::Result<Self> {
+        let mut text = Handlebars::new();
+        text.set_strict_mode(true);
+        text.register_escape_fn(handlebars::no_escape);
+        let mut html = Handlebars::new();
+        html.set_strict_mode(true);
+        html.register_escape_fn(handlebars::html_escape);
+        for path in EmailTemplates::iter() {
+            let file = EmailTemplates::get(&path).with_context(|| format!("email/{path}"))?;
+            let source = std::str::from_utf8(&file.data)
+                .with_context(|| format!("email/{path} is not UTF-8"))?;
+            let Some((name, part)) = path.rsplit_once('/') else {
+                continue;
+            };
+            match part {
+                "subject.txt.hbs" => {
+                    text.register_template_string(&format!("{name}/subject"), source)
+                }
+                "body.txt.hbs" => text.register_template_string(&format!("{name}/text"), source),
+                "body.html.hbs" => html.register_template_string(&format!("{name}/html"), source),
+                _ => continue,
+            }
+            .with_context(|| format!("email/{path}"))?;
+        }
+        Ok(Self { text, html })
+    }
+
+    /// Renders `(subject, text, html)` of template `name` with `view`.
+    pub fn render(&self, name: &str, view: &Value) -> anyhow::Result<(String, String, String)> {
+        let subject = self.text.render(&format!("{name}/subject"), view)?;
+        let subject: String = subject
+            .split(['\r', '\n'])
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let text = self.text.render(&format!("{name}/text"), view)?;
+        let html = self.html.render(&format!("{name}/html"), view)?;
+        Ok((subject, text, html))
+    }
+}
+
+/// An event's content, shared by all its recipients.
+#[derive(Debug, Clone)]
+pub struct EventContent {
+    pub event: NotificationEvent,
+    pub page_slug: String,
+    pub page_name: String,
+    /// The email template.
+    pub template: &'static str,
+    /// The email view, without the per-recipient links.
+    pub view: Value,
+    /// The webhook body, without `meta.unsubscribe`.
+    pub webhook: Value,
+    pub chat: ChatMessage,
+    /// The incident's first event: its emails start the thread every later one replies to.
+    pub thread_root: Option<String>,
+}
+
+/// Builds an event's content from the database; `None` when the event is gone.
+pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Option<EventContent>> {
+    let Some(event) = rows::find_event(conn, event_id)? else {
+        return Ok(None);
+    };
+    let data = load_page_data(conn, &event.page_id, Utc::now(), base_url)?;
+    let generated_at = Time(Utc::now());
+    let page = json!({
+        "id": data.page.id,
+        "status_indicator": data.status.indicator,
+        "status_description": data.status.description,
+    });
+    let mut webhook = json!({
+        "meta": {"unsubscribe": Value::Null, "documentation": Value::Null, "generated_at": generated_at},
+        "page": page,
+    });
+    let page_view = json!({"name": data.page.name, "url": data.page.url});
+    let incident = event.incident_id.as_deref().and_then(|id| {
+        data.incidents
+            .iter()
+            .chain(&data.maintenances)
+            .find(|i| i.id == id)
+    });
+    let (template, view, chat) = match (event.kind.as_str(), incident) {
+        (kind::SUBSCRIBER_CONFIRMATION, _) => (
+            "confirm",
+            json!({"page": page_view}),
+            ChatMessage::default(),
+        ),
+        (kind::SUBSCRIBER_QUARANTINED, _) => (
+            "quarantined",
+            json!({"page": page_view}),
+            ChatMessage::default(),
+        ),
+        (kind::COMPONENT_STATUS_CHANGED, _) => {
+            let (view, chat) = component_event(conn, &event, &data, &mut webhook)?;
+            ("notification", view, chat)
+        }
+        (_, Some(incident)) => {
+            let (view, chat) = incident_event(&event, &data, incident, &mut webhook)?;
+            ("notification", view, chat)
+        }
+        (_, None) => {
+            return Err(AppError::NotFound(format!(
+                "the incident of event {}",
+                event.id
+            )));
+        }
+    };
+    webhook["event"] = json!(event.kind);
+    webhook["event_id"] = json!(event.id);
+    let thread_root = match &event.incident_id {
+        Some(id) if event.subscriber_id.is_none() => rows::first_incident_event(conn, id)?,
+        _ => None,
+    };
+    Ok(Some(EventContent {
+        page_slug: data.page.slug.clone(),
+        page_name: data.page.name.clone(),
+        event,
+        template,
+        view,
+        webhook,
+        chat,
+        thread_root,
+    }))
+}
+
+/// What an incident event's email says, plus its webhook keys.
+fn incident_event(
+    event: &NotificationEvent,
+    data: &PageData,
+    incident: &IncidentInfo,
+    webhook: &mut Value,
+) -> AppResult<(Value, ChatMessage)> {
+    let update = event
+        .update_id
+        .as_deref()
+        .and_then(|id| incident.updates.iter().find(|u| u.id == id))
+        .or_else(|| incident.updates.first());
+    webhook["incident"] = serde_json::to_value(V2Incident::new(data, incident))
+        .map_err(|e| AppError::Internal(e.into()))?;
+    webhook["next_update_by"] = json!(
+        incident
+            .next_update_by
+            .filter(|_| incident.status.is_open())
+            .map(Time)
+    );
+    let headline = match event.kind.as_str() {
+        kind::INCIDENT_OPENED => "New incident",
+        kind::INCIDENT_RESOLVED => "Resolved",
+        kind::POSTMORTEM_PUBLISHED => "Postmortem published",
+        kind::MAINTENANCE_SCHEDULED => "Maintenance scheduled",
+        kind::MAINTENANCE_STARTING_SOON => "Maintenance starting soon",
+        kind::MAINTENANCE_STARTED => "Maintenance started",
+        kind::MAINTENANCE_COMPLETED => "Maintenance completed",
+        _ => "Update",
+    };
+    let (body, body_html) = match (event.kind.as_str(), &incident.postmortem) {
+        (kind::POSTMORTEM_PUBLISHED, Some(pm)) => (pm.summary.clone(), pm.summary_html.clone()),
+        _ => update
+            .map(|u| (u.body.clone(), u.body_html.clone()))
+            .unwrap_or_default(),
+    };
+    let window = match (incident.scheduled_for, incident.scheduled_until) {
+        (Some(from), Some(until)) => Some(format!("{} – {}", utc_text(from), utc_text(until))),
+        _ => None,
+    };
+    let view = json!({
+        "page": {"name": data.page.name, "url": data.page.url},
+        "headline": headline,
+        "title": incident.name,
+        "reference": incident.reference,
+        "status": incident.status.label(),
+        "impact": incident.impact.as_str(),
+        "body": body,
+        "body_html": body_html,
+        "url": incident.url,
+        "window": window,
+        "next_update_by": incident.next_update_by.filter(|_| incident.status.is_open()).map(utc_text),
+        "components": incident.affected_components.iter()
+            .map(|c| json!({"name": c.name, "status": c.status.label()}))
+            .collect::<Vec<_>>(),
+    });
+    let chat = ChatMessage {
+        title: format!("{}: {}", data.page.name, incident.name),
+        text: body,
+        url: incident.url.clone(),
+        status: incident.status.as_str().to_owned(),
+    };
+    Ok((view, chat))
+}
+
+/// What a component status change says, plus its webhook keys.
+fn component_event(
+    conn: &mut DbConn,
+    event: &NotificationEvent,
+    data: &PageData,
+    webhook: &mut Value,
+) -> AppResult<(Value, ChatMessage)> {
+    let id = event.component_id.as_deref().unwrap_or_default();
+    let component = data
+        .component(id)
+        .ok_or_else(|| AppError::NotFound(format!("component {id}")))?;
+    let change = components::history(conn, id, event.created_at, event.created_at)?
+        .into_iter()
+        .next_back();
+    let (old, new) = match &change {
+        Some(c) => (c.old_status.clone(), c.new_status.clone()),
+        None => (None, component.status.as_str().to_owned()),
+    };
+    webhook["component_update"] = json!({
+        "created_at": Time(event.created_at.and_utc()),
+        "new_status": new,
+        "old_status": old,
+        "id": change.as_ref().map(|c| c.id.clone()).unwrap_or_else(|| event.id.clone()),
+        "component_id": id,
+    });
+    webhook["component"] = serde_json::to_value(V2Component::of_component(data, component))
+        .map_err(|e| AppError::Internal(e.into()))?;
+    let url = data.page.url.clone();
+    let status = component.status.label();
+    let view = json!({
+        "page": {"name": data.page.name, "url": url},
+        "headline": "Component status changed",
+        "title": component.name,
+        "reference": Value::Null,
+        "status": status,
+        "impact": Value::Null,
+        "body": format!("{} is now {}.", component.name, status),
+        "body_html": handlebars::html_escape(&format!("{} is now {}.", component.name, status)),
+        "url": url,
+        "window": Value::Null,
+        "next_update_by": Value::Null,
+        "components": [json!({"name": component.name, "status": status})],
+    });
+    let chat = ChatMessage {
+        title: format!("{}: {}", data.page.name, component.name),
+        text: format!("{} is now {}.", component.name, status),
+        url,
+        status: component.status.as_str().to_owned(),
+    };
+    Ok((view, chat))
+}
+
+fn utc_text(at: DateTime<Utc>) -> String {
+    at.format("%Y-%m-%d %H:%M UTC").to_string()
+}

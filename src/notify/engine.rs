@@ -1,0 +1,629 @@
+//! The durable fan-out engine. Each pass expands unexpanded events into delivery rows (the
+//! unique key makes this idempotent), claims due deliveries with a lease (renewed while they
+//! are held, taken over by another process once it runs out), sends them with bounded
+//! concurrency (a global cap and a per-destination cap, so one slow host never holds up the
+//! others) and records each outcome in batches.
+//!
+//! It wakes at once on a local write ([`NotifyHandle::wake`]) and polls for work written by
+//! other processes. On shutdown it stops claiming, lets sends finish within the grace period,
+//! records what finished and hands the rest back.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::NaiveDateTime;
+use tokio::sync::{Notify, Semaphore};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::message::{self, Outgoing};
+use super::{content, events};
+use crate::config::Settings;
+use crate::db::models::notify::{self as rows, Audience, Delivery, Outcome};
+use crate::db::{Db, DbConn, now, write_tx};
+use crate::delivery::Attempt;
+use crate::delivery::backoff::Backoff;
+use crate::delivery::mail::Mailer;
+use crate::delivery::outbound::Policy;
+use crate::delivery::webhook::WebhookClient;
+use crate::error::AppResult;
+use crate::secret::SecretKey;
+
+/// Tuning of the engine.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Sends in flight at once.
+    pub max_in_flight: usize,
+    /// Deliveries claimed and not yet finished, at most.
+    pub max_held: usize,
+    /// How often the database is polled for work written by other processes.
+    pub poll: Duration,
+    /// How long a claim lasts unless renewed (a crashed process's claims are taken over then).
+    pub lease: Duration,
+    /// Attempts before a delivery is dead-lettered.
+    pub max_attempts: i32,
+    /// Consecutive failures after which a subscriber is quarantined...
+    pub quarantine_after: i32,
+    /// ...once they span at least this long.
+    pub quarantine_window: chrono::Duration,
+    pub backoff: Backoff,
+    /// Time in-flight sends get at shutdown.
+    pub grace: Duration,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            max_in_flight: 64,
+            max_held: 512,
+            poll: Duration::from_millis(250),
+            lease: Duration::from_secs(30),
+            max_attempts: 10,
+            quarantine_after: 10,
+            quarantine_window: chrono::Duration::minutes(50),
+            backoff: Backoff::default(),
+            grace: Duration::from_secs(30),
+        }
+    }
+}
+
+/// What the application holds of the notification system: the engine's wake-up and the
+/// outbound policy handlers check webhook URLs with.
+#[derive(Clone)]
+pub struct NotifyHandle {
+    /// Wakes the engine at once (a local write added an event).
+    pub wake: Arc<Notify>,
+    pub policy: Policy,
+    /// Subscribe rate limits.
+    pub limits: Arc<super::limits::SubscribeLimits>,
+}
+
+impl NotifyHandle {
+    /// A handle for `settings`.
+    pub fn new(settings: &Settings) -> Self {
+        Self {
+            wake: Arc::new(Notify::new()),
+            policy: Policy::from_settings(settings),
+            limits: Arc::new(super::limits::SubscribeLimits::default()),
+        }
+    }
+}
+
+/// Messages held ready to send.
+struct Sender {
+    mailer: Option<Arc<Mailer>>,
+    webhooks: WebhookClient,
+    global: Arc<Semaphore>,
+    hosts: std::sync::Mutex<HashMap<String, Arc<Semaphore>>>,
+    per_host: usize,
+}
+
+impl Sender {
+    fn host_slots(&self, host: &str) -> Arc<Semaphore> {
+        let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
+        if hosts.len() > 10_000 {
+            hosts.retain(|_, s| s.available_permits() < self.per_host);
+        }
+        hosts
+            .entry(host.to_owned())
+            .or_insert_with(|| Arc::new(Semaphore::new(self.per_host)))
+            .clone()
+    }
+
+    async fn send(&self, outgoing: &Outgoing) -> Attempt {
+        let host = self.host_slots(outgoing.host());
+        let Ok(_host) = host.acquire().await else {
+            return Attempt::Deferred {
+                after: Duration::from_secs(1),
+            };
+        };
+        let Ok(_slot) = self.global.acquire().await else {
+            return Attempt::Deferred {
+                after: Duration::from_secs(1),
+            };
+        };
+        match outgoing {
+            Outgoing::Email(mail) => match &self.mailer {
+                Some(mailer) => mailer.send(mail).await,
+                None => Attempt::Deferred {
+                    after: Duration::from_secs(60),
+                },
+            },
+            Outgoing::Webhook(req, _) => self.webhooks.send(req).await,
+        }
+    }
+}
+
+/// The result of one dispatched delivery.
+struct Finished {
+    delivery: Delivery,
+    /// `None`: not sent, because nobody should receive it any more (unsubscribed, ...).
+    attempt: Option<Attempt>,
+    /// Whether a failure counts against the subscriber (not for notices to one subscriber).
+    counts: bool,
+}
+
+impl Finished {
+    fn delivered(&self) -> bool {
+        self.attempt == Some(Attempt::Delivered)
+    }
+}
+
+/// Runs the engine until `stop` is cancelled, then drains.
+pub async fn run(
+    db: Db,
+    settings: Arc<Settings>,
+    secret: SecretKey,
+    handle: NotifyHandle,
+    config: EngineConfig,
+    stop: CancellationToken,
+) {
+    let mailer = match &settings.smtp_url {
+        Some(url) => match Mailer::new(url, &settings.mail_from) {
+            Ok(mailer) => Some(Arc::new(mailer)),
+            Err(e) => {
+                tracing::error!(error = %e, "HERALD_SMTP_URL: email notifications are held");
+                None
+            }
+        },
+        None => None,
+    };
+    let mailbook = match content::Mailbook::load() {
+        Ok(book) => Arc::new(book),
+        Err(e) => {
+            tracing::error!(error = ?e, "email templates do not load; notifications stopped");
+            return;
+        }
+    };
+    let sender = Arc::new(Sender {
+        mailer,
+        webhooks: WebhookClient::new(handle.policy.clone()),
+        global: Arc::new(Semaphore::new(config.max_in_flight)),
+        hosts: Default::default(),
+        per_host: handle.policy.per_host_concurrency.max(1),
+    });
+    let links = message::Links {
+        base_url: settings.public_url.clone(),
+        key: secret,
+    };
+    let mut engine = Engine {
+        db,
+        worker: format!("{}-{}", hostname(), uuid::Uuid::new_v4().simple()),
+        config,
+        sender,
+        mailbook,
+        links: Arc::new(links),
+        cache: HashMap::new(),
+        tasks: JoinSet::new(),
+        held: HashMap::new(),
+        waiting: HashMap::new(),
+        finished: Vec::new(),
+    };
+    tracing::info!(worker = %engine.worker, "notification engine started");
+    engine.serve(&handle.wake, &stop).await;
+    engine.drain().await;
+}
+
+struct Engine {
+    db: Db,
+    worker: String,
+    config: EngineConfig,
+    sender: Arc<Sender>,
+    mailbook: Arc<content::Mailbook>,
+    links: Arc<message::Links>,
+    cache: HashMap<String, Option<Arc<content::EventContent>>>,
+    tasks: JoinSet<Finished>,
+    /// Task id -> (delivery id, destination host).
+    held: HashMap<tokio::task::Id, (String, String)>,
+    /// Destination host -> deliveries held for it.
+    waiting: HashMap<String, usize>,
+    finished: Vec<Finished>,
+}
+
+impl Engine {
+    async fn serve(&mut self, wake: &Notify, stop: &CancellationToken) {
+        let mut expand = true;
+        let mut last_flush = tokio::time::Instant::now();
+        let mut last_renew = tokio::time::Instant::now();
+        while !stop.is_cancelled() {
+            if expand {
+                self.expand().await;
+                expand = false;
+            }
+            let room = self.config.max_held.saturating_sub(self.held.len());
+            let claimed = if room >= self.config.max_held / 4 || self.held.is_empty() {
+                self.claim(room).await
+            } else {
+                0
+            };
+            if !self.finished.is_empty()
+                && (self.finished.len() >= 256
+                    || self.tasks.is_empty()
+                    || last_flush.elapsed() >= Duration::from_millis(50))
+            {
+                self.flush().await;
+                last_flush = tokio::time::Instant::now();
+            }
+            if last_renew.elapsed() >= self.config.lease / 3 {
+                self.renew().await;
+                last_renew = tokio::time::Instant::now();
+            }
+            if claimed > 0 && self.held.len() < self.config.max_held {
+                continue;
+            }
+            tokio::select! {
+                _ = stop.cancelled() => break,
+                _ = wake.notified() => expand = true,
+                _ = tokio::time::sleep(self.config.poll) => expand = true,
+                Some(done) = self.tasks.join_next_with_id(), if !self.tasks.is_empty() => {
+                    self.finish(done);
+                    while let Some(done) = self.tasks.try_join_next_with_id() {
+                        self.finish(done);
+                    }
+                }
+            }
+        }
+    }
+
+    fn finish(&mut self, done: Result<(tokio::task::Id, Finished), tokio::task::JoinError>) {
+        let id = match &done {
+            Ok((id, _)) => *id,
+            Err(e) => e.id(),
+        };
+        if let Some((_, host)) = self.held.remove(&id)
+            && let Some(n) = self.waiting.get_mut(&host)
+        {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.waiting.remove(&host);
+            }
+        }
+        match done {
+            Ok((_, finished)) => self.finished.push(finished),
+            // A panicked send: its lease runs out and it is tried again.
+            Err(e) => tracing::error!(error = %e, "a delivery task failed"),
+        }
+    }
+
+    /// Expands every unexpanded event into its deliveries.
+    async fn expand(&mut self) {
+        let result = self
+            .db
+            .run(|c| {
+                let mut total = 0;
+                loop {
+                    let batch = rows::unexpanded_events(c, 50)?;
+                    if batch.is_empty() {
+                        return Ok(total);
+                    }
+                    for event in &batch {
+                        let audience = audience(c, event)?;
+                        total += rows::expand_event(c, event, audience, now())?;
+                    }
+                }
+            })
+            .await;
+        match result {
+            Ok(0) => {}
+            Ok(count) => tracing::info!(count, "notification events expanded into deliveries"),
+            Err(e) => tracing::warn!(error = %e, "expanding notification events failed"),
+        }
+    }
+
+    /// Claims up to `room` due deliveries and starts them; answers how many were claimed.
+    async fn claim(&mut self, room: usize) -> usize {
+        if room == 0 {
+            return 0;
+        }
+        let worker = self.worker.clone();
+        let lease = chrono::Duration::from_std(self.config.lease).unwrap_or_default();
+        let cached: Vec<String> = self.cache.keys().cloned().collect();
+        let base_url = self.links.base_url.clone();
+        let claimed = self
+            .db
+            .run(move |c| {
+                let at = now();
+                let batch = rows::claim_deliveries(c, &worker, room as i64, at, at + lease)?;
+                let ids: Vec<String> = batch.iter().map(|d| d.subscriber_id.clone()).collect();
+                let subscribers = rows::subscribers_by_ids(c, &ids)?;
+                let mut contents = HashMap::new();
+                for d in &batch {
+                    if cached.contains(&d.event_id) || contents.contains_key(&d.event_id) {
+                        continue;
+                    }
+                    let built = match content::build(c, &d.event_id, &base_url) {
+                        Ok(built) => built.map(Arc::new),
+                        Err(e) => {
+                            tracing::warn!(event = %d.event_id, error = %e, "notification content could not be built");
+                            None
+                        }
+                    };
+                    contents.insert(d.event_id.clone(), built);
+                }
+                Ok((batch, subscribers, contents))
+            })
+            .await;
+        let (batch, subscribers, contents) = match claimed {
+            Ok(claimed) => claimed,
+            Err(e) => {
+                tracing::warn!(error = %e, "claiming deliveries failed");
+                return 0;
+            }
+        };
+        if self.cache.len() > 256 {
+            self.cache.clear();
+        }
+        self.cache.extend(contents);
+        let subscribers: HashMap<String, _> =
+            subscribers.into_iter().map(|s| (s.id.clone(), s)).collect();
+        let count = batch.len();
+        for delivery in batch {
+            let content = self.cache.get(&delivery.event_id).cloned().flatten();
+            let subscriber = subscribers.get(&delivery.subscriber_id).cloned();
+            self.dispatch(delivery, content, subscriber);
+        }
+        count
+    }
+
+    /// Starts one delivery, or records at once why it is not sent.
+    fn dispatch(
+        &mut self,
+        delivery: Delivery,
+        content: Option<Arc<content::EventContent>>,
+        subscriber: Option<rows::Subscriber>,
+    ) {
+        let (Some(content), Some(subscriber)) = (content, subscriber) else {
+            self.finished.push(Finished {
+                delivery,
+                attempt: Some(Attempt::Failed {
+                    error: "the event's content could not be built, or the subscriber is gone"
+                        .into(),
+                }),
+                counts: false,
+            });
+            return;
+        };
+        let Some(recipient) = message::recipient(&content, &subscriber) else {
+            self.finished.push(Finished {
+                delivery,
+                attempt: None,
+                counts: false,
+            });
+            return;
+        };
+        let host = recipient.host();
+        let waiting = self.waiting.entry(host.clone()).or_default();
+        if *waiting >= self.sender.per_host * 8 {
+            // This host has plenty queued already: leave room for the others.
+            self.finished.push(Finished {
+                delivery,
+                attempt: Some(Attempt::Deferred {
+                    after: Duration::from_secs(1),
+                }),
+                counts: false,
+            });
+            return;
+        }
+        *waiting += 1;
+        let counts = content.event.subscriber_id.is_none();
+        let id = delivery.id.clone();
+        let (sender, book, links) = (
+            self.sender.clone(),
+            self.mailbook.clone(),
+            self.links.clone(),
+        );
+        let task = self.tasks.spawn(async move {
+            let attempt =
+                match message::build(&book, &links, &content, &subscriber, &delivery, recipient) {
+                    Ok(outgoing) => sender.send(&outgoing).await,
+                    Err(e) => Attempt::Failed {
+                        error: format!("the message could not be built: {e:#}"),
+                    },
+                };
+            Finished {
+                delivery,
+                attempt: Some(attempt),
+                counts,
+            }
+        });
+        self.held.insert(task.id(), (id, host));
+    }
+
+    /// Records finished deliveries in one transaction.
+    async fn flush(&mut self) {
+        let finished = std::mem::take(&mut self.finished);
+        let config = self.config.clone();
+        let count = finished.len();
+        let result = self
+            .db
+            .run(move |c| write_tx(c, |c| record(c, &finished, &config)))
+            .await;
+        if let Err(e) = result {
+            // The claims run out and the deliveries are sent again, with the same ids.
+            tracing::warn!(error = %e, count, "could not record delivery outcomes");
+        }
+    }
+
+    /// Extends the lease of every held delivery.
+    async fn renew(&mut self) {
+        if self.held.is_empty() {
+            return;
+        }
+        let ids: Vec<String> = self.held.values().map(|(id, _)| id.clone()).collect();
+        let worker = self.worker.clone();
+        let lease = chrono::Duration::from_std(self.config.lease).unwrap_or_default();
+        let result = self
+            .db
+            .run(move |c| Ok(rows::renew(c, &ids, &worker, now() + lease)?))
+            .await;
+        if let Err(e) = result {
+            tracing::warn!(error = %e, "could not renew delivery leases");
+        }
+    }
+
+    /// Lets sends finish within the grace period, records them, hands the rest back.
+    async fn drain(mut self) {
+        let deadline = tokio::time::Instant::now() + self.config.grace;
+        while !self.tasks.is_empty() {
+            match tokio::time::timeout_at(deadline, self.tasks.join_next_with_id()).await {
+                Ok(Some(done)) => self.finish(done),
+                Ok(None) => break,
+                Err(_) => {
+                    self.tasks.abort_all();
+                    break;
+                }
+            }
+        }
+        if !self.finished.is_empty() {
+            self.flush().await;
+        }
+        let unfinished: Vec<String> = self.held.values().map(|(id, _)| id.clone()).collect();
+        if !unfinished.is_empty() {
+            let worker = self.worker.clone();
+            let count = unfinished.len();
+            match self
+                .db
+                .run(move |c| Ok(rows::release(c, &unfinished, &worker)?))
+                .await
+            {
+                Ok(_) => tracing::info!(count, "handed unfinished deliveries back"),
+                Err(e) => {
+                    tracing::warn!(error = %e, count, "could not hand deliveries back; their leases will run out")
+                }
+            }
+        }
+        tracing::info!("notification engine stopped");
+    }
+}
+
+/// Who an event reaches.
+fn audience(conn: &mut DbConn, event: &rows::NotificationEvent) -> AppResult<Audience> {
+    let component_event = event.kind == events::kind::COMPONENT_STATUS_CHANGED;
+    let critical = event.impact.as_deref() == Some("critical")
+        && (event.kind.starts_with("incident.") || event.kind.starts_with("postmortem."));
+    let unfiltered = !component_event && rows::event_components(conn, &event.id)?.is_empty();
+    Ok(Audience {
+        everyone: critical || unfiltered,
+        component_updates_only: component_event,
+    })
+}
+
+/// Records outcomes: delivered in one statement, the others one by one; counts failures
+/// against subscribers and quarantines those failing for too long.
+fn record(conn: &mut DbConn, finished: &[Finished], config: &EngineConfig) -> AppResult<()> {
+    let at = now();
+    let delivered: Vec<String> = finished
+        .iter()
+        .filter(|f| f.delivered())
+        .map(|f| f.delivery.id.clone())
+        .collect();
+    if !delivered.is_empty() {
+        rows::mark_delivered(conn, &delivered, at)?;
+        let subscribers: Vec<String> = finished
+            .iter()
+            .filter(|f| f.delivered() && f.counts)
+            .map(|f| f.delivery.subscriber_id.clone())
+            .collect();
+        rows::reset_failures(conn, &subscribers)?;
+    }
+    for f in finished.iter().filter(|f| !f.delivered()) {
+        let outcome = outcome(f, config, at);
+        rows::record_outcome(conn, &f.delivery.id, &outcome, at)?;
+        let failed = matches!(
+            f.attempt,
+            Some(Attempt::Retry { .. } | Attempt::Failed { .. })
+        );
+        if failed && f.counts {
+            count_failure(conn, &f.delivery.subscriber_id, config, at)?;
+        }
+    }
+    metrics::counter!("herald_deliveries_total", "outcome" => "delivered")
+        .increment(delivered.len() as u64);
+    Ok(())
+}
+
+fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
+    let later = |wait: Duration| at + chrono::Duration::from_std(wait).unwrap_or_default();
+    let attempts = f.delivery.attempts + 1;
+    let Some(attempt) = &f.attempt else {
+        return Outcome {
+            state: "skipped",
+            next_attempt_at: at,
+            counted: false,
+            error: None,
+        };
+    };
+    match attempt {
+        Attempt::Deferred { after } => Outcome {
+            state: "pending",
+            next_attempt_at: later(*after),
+            counted: false,
+            error: f.delivery.last_error.clone(),
+        },
+        Attempt::Retry { retry_after, error } if attempts < config.max_attempts => Outcome {
+            state: "pending",
+            next_attempt_at: later(
+                config
+                    .backoff
+                    .next(f.delivery.attempts.max(0) as u32, *retry_after),
+            ),
+            counted: true,
+            error: Some(error.clone()),
+        },
+        Attempt::Retry { error, .. } => Outcome {
+            state: "dead",
+            next_attempt_at: at,
+            counted: true,
+            error: Some(error.clone()),
+        },
+        Attempt::Failed { error } => Outcome {
+            state: "failed",
+            next_attempt_at: at,
+            counted: true,
+            error: Some(error.clone()),
+        },
+        Attempt::Delivered => Outcome {
+            state: "delivered",
+            next_attempt_at: at,
+            counted: true,
+            error: None,
+        },
+    }
+}
+
+/// Counts a failure; quarantines a subscriber failing `quarantine_after` times in a row over
+/// at least `quarantine_window`, and tells a webhook's contact address.
+fn count_failure(
+    conn: &mut DbConn,
+    subscriber_id: &str,
+    config: &EngineConfig,
+    at: NaiveDateTime,
+) -> AppResult<()> {
+    let Some(s) = rows::count_failure(conn, subscriber_id, at)? else {
+        return Ok(());
+    };
+    let long_enough = s
+        .first_failure_at
+        .is_some_and(|first| at - first >= config.quarantine_window);
+    if s.state == "confirmed" && s.consecutive_failures >= config.quarantine_after && long_enough {
+        rows::set_state(conn, &s.id, "quarantined", at)?;
+        rows::skip_pending_of(conn, &s.id, at)?;
+        tracing::warn!(subscriber = %s.id, failures = s.consecutive_failures, "subscriber quarantined");
+        if s.kind == "webhook" && s.contact_email.is_some() {
+            events::subscriber_notice(
+                conn,
+                &s.page_id,
+                &s.id,
+                events::kind::SUBSCRIBER_QUARANTINED,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "herald".into())
+}

@@ -1,0 +1,177 @@
+//! One delivery's message: the event's content completed with the recipient's links (manage,
+//! one-click unsubscribe, confirmation), as an email or a signed webhook request. The delivery
+//! row's id is the webhook-id and the seed of the mail's Message-ID, so a resend after a crash
+//! carries the same id.
+
+use chrono::Utc;
+use serde_json::json;
+
+use super::content::{EventContent, Mailbook};
+use super::events::kind;
+use super::subscribe::link_token;
+use super::token::Purpose;
+use crate::db::models::notify::{Delivery, Subscriber};
+use crate::delivery::mail::EmailMessage;
+use crate::delivery::webhook::WebhookRequest;
+use crate::secret::SecretKey;
+
+/// What links are made with: Herald's public base URL and the signing key.
+pub struct Links {
+    pub base_url: String,
+    pub key: SecretKey,
+}
+
+impl Links {
+    /// The manage page, whose button (and a one-click POST) unsubscribes.
+    pub fn manage_url(&self, slug: &str, subscriber: &Subscriber) -> String {
+        let token = link_token(self.key.expose(), subscriber, Purpose::Manage, Utc::now());
+        format!("{}/status/{slug}/unsubscribe/{token}", self.base_url)
+    }
+
+    /// The double opt-in link (expires).
+    pub fn confirm_url(&self, slug: &str, subscriber: &Subscriber) -> String {
+        let token = link_token(self.key.expose(), subscriber, Purpose::Confirm, Utc::now());
+        format!("{}/status/{slug}/confirm/{token}", self.base_url)
+    }
+
+    /// The host of the base URL, for Message-IDs and List-Id.
+    pub fn mail_domain(&self) -> String {
+        url::Url::parse(&self.base_url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_else(|| "herald.invalid".to_owned())
+    }
+}
+
+/// Where a delivery goes.
+#[derive(Debug, Clone)]
+pub enum Recipient {
+    Email(String),
+    Webhook { url: String, secret: String },
+}
+
+impl Recipient {
+    /// The destination, for per-destination concurrency caps.
+    pub fn host(&self) -> String {
+        match self {
+            Self::Email(_) => "smtp".to_owned(),
+            Self::Webhook { url, .. } => url::Url::parse(url)
+                .ok()
+                .map(|u| {
+                    format!(
+                        "{}:{}",
+                        u.host_str().unwrap_or(""),
+                        u.port_or_known_default().unwrap_or(0)
+                    )
+                })
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// The recipient of an event's delivery to `subscriber`, or `None` when it should no longer
+/// be sent (unsubscribed or quarantined since, or already confirmed).
+pub fn recipient(content: &EventContent, subscriber: &Subscriber) -> Option<Recipient> {
+    match content.event.kind.as_str() {
+        kind::SUBSCRIBER_CONFIRMATION => (subscriber.state == "pending")
+            .then(|| subscriber.email.clone().map(Recipient::Email))
+            .flatten(),
+        kind::SUBSCRIBER_QUARANTINED => subscriber.contact_email.clone().map(Recipient::Email),
+        _ if subscriber.state != "confirmed" => None,
+        _ => match subscriber.kind.as_str() {
+            "email" => subscriber.email.clone().map(Recipient::Email),
+            _ => match (&subscriber.url, &subscriber.secret) {
+                (Some(url), Some(secret)) => Some(Recipient::Webhook {
+                    url: url.clone(),
+                    secret: secret.clone(),
+                }),
+                _ => None,
+            },
+        },
+    }
+}
+
+/// A message ready to send.
+#[derive(Debug, Clone)]
+pub enum Outgoing {
+    Email(EmailMessage),
+    Webhook(WebhookRequest, String),
+}
+
+impl Outgoing {
+    /// The destination, for per-destination concurrency caps.
+    pub fn host(&self) -> &str {
+        match self {
+            Self::Email(_) => "smtp",
+            Self::Webhook(_, host) => host,
+        }
+    }
+}
+
+/// Builds the message of `delivery` for `recipient`.
+pub fn build(
+    book: &Mailbook,
+    links: &Links,
+    content: &EventContent,
+    subscriber: &Subscriber,
+    delivery: &Delivery,
+    recipient: Recipient,
+) -> anyhow::Result<Outgoing> {
+    let slug = &content.page_slug;
+    let manage_url = links.manage_url(slug, subscriber);
+    match recipient {
+        Recipient::Webhook { url, secret } => {
+            let host = Recipient::Webhook {
+                url: url.clone(),
+                secret: String::new(),
+            }
+            .host();
+            let mut body = content.webhook.clone();
+            body["meta"]["unsubscribe"] = json!(manage_url);
+            Ok(Outgoing::Webhook(
+                WebhookRequest {
+                    id: delivery.id.clone(),
+                    url,
+                    secret,
+                    body,
+                    summary: content.chat.clone(),
+                },
+                host,
+            ))
+        }
+        Recipient::Email(to) => {
+            let mut view = content.view.clone();
+            view["manage_url"] = json!(manage_url);
+            view["unsubscribe_url"] = json!(manage_url);
+            match content.event.kind.as_str() {
+                kind::SUBSCRIBER_CONFIRMATION => {
+                    view["confirm_url"] = json!(links.confirm_url(slug, subscriber));
+                }
+                kind::SUBSCRIBER_QUARANTINED => {
+                    view["url"] = json!(subscriber.url.clone().unwrap_or_default());
+                    view["failures"] = json!(subscriber.consecutive_failures);
+                }
+                _ => {}
+            }
+            let (subject, text, html) = book.render(content.template, &view)?;
+            let domain = links.mail_domain();
+            let root = content
+                .thread_root
+                .as_deref()
+                .filter(|root| *root != content.event.id)
+                .map(|root| format!("{root}.{}.email@{domain}", subscriber.id));
+            Ok(Outgoing::Email(EmailMessage {
+                to,
+                subject,
+                text,
+                html,
+                message_id: format!("{}@{domain}", delivery.id),
+                in_reply_to: root.clone(),
+                references: root.into_iter().collect(),
+                list_id: format!("{slug}.{domain}"),
+                unsubscribe_url: manage_url.clone(),
+                manage_url: Some(manage_url),
+            }))
+        }
+    }
+}

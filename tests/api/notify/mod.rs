@@ -1,0 +1,719 @@
+//! Subscribers and the notification fan-out, against a real SMTP server and a real HTTP
+//! receiver on loopback: double opt-in, no enumeration, one-click unsubscribe, component
+//! filters and the critical override, `notify: false`, threading headers, the webhook body and
+//! its signature, SSRF refusals, rate limits, the responder API, and a crash mid fan-out.
+
+mod crash;
+mod sinks;
+
+use std::time::Duration;
+
+use base64::Engine;
+use herald::domain::{EmailAddress, Role};
+use herald::jobs::Registry;
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, TestDb};
+use sinks::{Receiver, SmtpSink};
+
+on_both_backends!(
+    email_subscribers_confirm_first_and_the_answer_never_tells_whether_an_address_was_known,
+    a_one_click_post_to_the_list_unsubscribe_link_stops_the_mail,
+    component_filters_apply_except_that_a_critical_incident_reaches_everyone,
+    an_update_posted_with_notify_false_sends_nothing,
+    every_update_of_an_incident_threads_under_its_first_message,
+    webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature,
+    private_webhook_destinations_are_refused_and_subscribing_is_rate_limited,
+    responders_list_export_remove_subscribers_and_retry_failed_deliveries,
+);
+
+/// An app with an SMTP sink and a webhook receiver, a token and a page `acme` with the
+/// components API and Website.
+pub struct Setup {
+    pub app: TestApp,
+    pub token: String,
+    pub components: Vec<String>,
+    pub smtp: SmtpSink,
+    pub hooks: Receiver,
+}
+
+impl Setup {
+    pub async fn spawn(db: TestDb) -> Self {
+        Self::spawn_with(db, true).await
+    }
+
+    pub async fn spawn_with(db: TestDb, allow_private: bool) -> Self {
+        let smtp = SmtpSink::start();
+        let hooks = Receiver::start();
+        let smtp_url = smtp.url();
+        let allow = if allow_private { "true" } else { "false" };
+        let app = TestApp::spawn_with(
+            db,
+            &[
+                ("HERALD_SMTP_URL", smtp_url.as_str()),
+                ("HERALD_MAIL_FROM", "Acme status <status@example.com>"),
+                ("HERALD_ALLOW_PRIVATE_WEBHOOKS", allow),
+            ],
+            Registry::standard(),
+        )
+        .await;
+        let token = token(&app).await;
+        let mut setup = Self {
+            app,
+            token,
+            components: Vec::new(),
+            smtp,
+            hooks,
+        };
+        let (status, _) = setup
+            .api("POST", "/pages", json!({"slug": "acme", "name": "Acme"}))
+            .await;
+        assert_eq!(status, 201);
+        for name in ["API", "Website"] {
+            let (status, c) = setup
+                .api("POST", "/pages/acme/components", json!({"name": name}))
+                .await;
+            assert_eq!(status, 201, "{c}");
+            setup.components.push(c["id"].as_str().unwrap().to_owned());
+        }
+        setup.app.wait_for_page("/status/acme").await;
+        setup
+    }
+
+    /// A request to `/api/v1{path}` with the owner's token.
+    pub async fn api(&self, method: &str, path: &str, body: Value) -> (u16, Value) {
+        let url = format!("{}/api/v1{path}", self.app.address);
+        let mut req = self
+            .app
+            .client
+            .request(method.parse().unwrap(), url)
+            .bearer_auth(&self.token);
+        if !body.is_null() {
+            req = req.json(&body);
+        }
+        let res = req.send().await.expect("request");
+        let status = res.status().as_u16();
+        let text = res.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    /// The public JSON subscribe API.
+    pub async fn subscribe(&self, body: Value) -> (u16, Value) {
+        let res = self
+            .app
+            .client
+            .post(format!("{}/status/acme/api/subscribe", self.app.address))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        (status, res.json().await.unwrap_or(Value::Null))
+    }
+
+    /// A confirmed subscriber added by a responder; answers its JSON.
+    pub async fn add(&self, body: Value) -> Value {
+        let (status, s) = self.api("POST", "/pages/acme/subscribers", body).await;
+        assert_eq!(status, 201, "{s}");
+        s
+    }
+
+    /// A webhook subscriber at `{receiver}{path}` with extra fields.
+    pub async fn add_hook(&self, path: &str, extra: Value) -> Value {
+        let mut body = json!({"type": "webhook", "url": format!("{}{path}", self.hooks.base)});
+        if let Value::Object(extra) = extra {
+            body.as_object_mut().unwrap().extend(extra);
+        }
+        self.add(body).await
+    }
+
+    /// Opens an incident; answers its id.
+    pub async fn open(&self, body: Value) -> String {
+        let (status, posted) = self.api("POST", "/pages/acme/incidents", body).await;
+        assert_eq!(status, 201, "{posted}");
+        // The incident itself, or (older answers) under `incident`.
+        posted["incident"]["id"]
+            .as_str()
+            .or(posted["id"].as_str())
+            .unwrap_or_else(|| panic!("{posted}"))
+            .to_owned()
+    }
+
+    /// Posts an update of incident `id`.
+    pub async fn update(&self, id: &str, body: Value) {
+        let path = format!("/pages/acme/incidents/{id}/updates");
+        let (status, posted) = self.api("POST", &path, body).await;
+        assert_eq!(status, 201, "{posted}");
+    }
+
+    /// GET or POST a link Herald made (its host may be the configured public URL): the path
+    /// is requested at the app.
+    pub async fn follow(&self, method: &str, link: &str, body: &str) -> (u16, String) {
+        let path = url::Url::parse(link).unwrap().path().to_owned();
+        let res = self
+            .app
+            .client
+            .request(
+                method.parse().unwrap(),
+                format!("{}{path}", self.app.address),
+            )
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(body.to_owned())
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        (status, res.text().await.unwrap())
+    }
+
+    /// Waits until nothing is pending any more (every delivery sent or settled).
+    pub async fn settle(&self) {
+        let started = std::time::Instant::now();
+        loop {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let (_, pending) = self
+                .api("GET", "/pages/acme/deliveries?state=pending", Value::Null)
+                .await;
+            let unexpanded = self
+                .app
+                .db
+                .run(|c| Ok(herald::db::models::notify::unexpanded_events(c, 1)?.len()))
+                .await
+                .unwrap();
+            if pending.as_array().is_some_and(|p| p.is_empty()) && unexpanded == 0 {
+                return;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(15),
+                "still pending: {pending}"
+            );
+        }
+    }
+}
+
+/// An owner and its API token.
+async fn token(app: &TestApp) -> String {
+    let email = EmailAddress::parse("owner@example.com").unwrap();
+    app.db
+        .run(move |c| {
+            let key = herald::secret::load_or_create(c, None)?;
+            let user =
+                herald::services::users::create_user(c, &email, Role::Owner, "a long password 1")?;
+            let issued = herald::services::auth::issue_token(c, key.expose(), &user, "test", 30)?;
+            Ok(issued.secret)
+        })
+        .await
+        .expect("token")
+}
+
+/// The server's signing key (the tests make expired links with it).
+async fn server_key(app: &TestApp) -> Vec<u8> {
+    app.db
+        .run(|c| Ok(herald::secret::load_or_create(c, None)?.expose().to_vec()))
+        .await
+        .unwrap()
+}
+
+async fn email_subscribers_confirm_first_and_the_answer_never_tells_whether_an_address_was_known(
+    db: TestDb,
+) {
+    let s = Setup::spawn(db).await;
+    let (status, first) = s
+        .subscribe(json!({"type": "email", "email": "Jo@Example.com"}))
+        .await;
+    assert_eq!(status, 202, "{first}");
+    let (status, again) = s
+        .subscribe(json!({"type": "email", "email": "jo@example.com"}))
+        .await;
+    assert_eq!(
+        (status, &again),
+        (202, &first),
+        "a known address answers the same"
+    );
+    let confirmation = s.smtp.wait_for("jo@example.com", 1).await.remove(0);
+    assert!(confirmation.header("Subject").unwrap().contains("Confirm"));
+    let link = confirmation.link("/confirm/").expect("a confirmation link");
+
+    // Nothing but confirmations before the link is opened.
+    let incident = s
+        .open(json!({"name": "API errors", "impact": "major", "body": "Investigating."}))
+        .await;
+    s.settle().await;
+    let before: Vec<_> = s.smtp.to("jo@example.com");
+    assert!(
+        before
+            .iter()
+            .all(|m| m.header("Subject").unwrap().contains("Confirm")),
+        "only confirmations before confirming"
+    );
+
+    // A forged link and an expired one are refused.
+    let (status, _) = s.follow("GET", &format!("{link}x"), "").await;
+    assert_eq!(status, 404);
+    let subscriber = s
+        .app
+        .db
+        .run(|c| {
+            let page = herald::services::pages::get_page_by_slug(c, "acme")?;
+            Ok(herald::db::models::notify::find_by_email(c, &page.id, "jo@example.com")?.unwrap())
+        })
+        .await
+        .unwrap();
+    assert_eq!(subscriber.state, "pending");
+    let expired = herald::notify::token::sign(
+        &server_key(&s.app).await,
+        herald::notify::token::Purpose::Confirm,
+        &herald::notify::token::Claims {
+            subscriber_id: subscriber.id.clone(),
+            token_id: subscriber.manage_token_id.clone(),
+            expires: chrono::Utc::now().timestamp() - 60,
+        },
+    );
+    let (status, body) = s
+        .follow(
+            "GET",
+            &format!("http://x/status/acme/confirm/{expired}"),
+            "",
+        )
+        .await;
+    assert_eq!(status, 404);
+    assert!(body.contains("expired or is not valid"), "{body}");
+
+    // The real link confirms; the next update arrives.
+    let (status, body) = s.follow("GET", &link, "").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Subscription confirmed"));
+    let (status, same) = s
+        .subscribe(json!({"type": "email", "email": "jo@example.com"}))
+        .await;
+    assert_eq!(
+        (status, same),
+        (202, first),
+        "a confirmed address answers the same too"
+    );
+    s.update(
+        &incident,
+        json!({"status": "identified", "body": "Found it."}),
+    )
+    .await;
+    let started = std::time::Instant::now();
+    loop {
+        let mails = s.smtp.to("jo@example.com");
+        if mails
+            .iter()
+            .any(|m| m.header("Subject").unwrap().contains("API errors"))
+        {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "no update mail"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    // Only the update after confirming, not the incident opened before.
+    let updates: Vec<_> = s
+        .smtp
+        .to("jo@example.com")
+        .into_iter()
+        .filter(|m| m.header("Subject").unwrap().contains("API errors"))
+        .collect();
+    assert_eq!(updates.len(), 1);
+    assert!(updates[0].text().contains("Found it."));
+}
+
+async fn a_one_click_post_to_the_list_unsubscribe_link_stops_the_mail(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    s.add(json!({"type": "email", "email": "ann@example.com"}))
+        .await;
+    let incident = s
+        .open(json!({"name": "Slow pages", "body": "Looking into it."}))
+        .await;
+    let mail = s.smtp.wait_for("ann@example.com", 1).await.remove(0);
+    assert_eq!(
+        mail.header("List-Unsubscribe-Post").as_deref(),
+        Some("List-Unsubscribe=One-Click")
+    );
+    let unsubscribe = mail.header("List-Unsubscribe").unwrap();
+    let unsubscribe = unsubscribe.trim_matches(['<', '>']).to_owned();
+    let manage = mail
+        .link("/unsubscribe/")
+        .unwrap_or_else(|| panic!("a manage link in the text: {}", mail.raw));
+    let (status, page) = s.follow("GET", &manage, "").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("Unsubscribe"), "{page}");
+    // RFC 8058: a POST with that body, no cookie, no CSRF token.
+    let (status, _) = s
+        .follow("POST", &unsubscribe, "List-Unsubscribe=One-Click")
+        .await;
+    assert_eq!(status, 200);
+    s.update(&incident, json!({"status": "resolved", "body": "Fixed."}))
+        .await;
+    s.settle().await;
+    assert_eq!(
+        s.smtp.to("ann@example.com").len(),
+        1,
+        "nothing after unsubscribing"
+    );
+    let (_, list) = s.api("GET", "/pages/acme/subscribers", Value::Null).await;
+    assert_eq!(list.as_array().unwrap().len(), 0, "{list}");
+}
+
+async fn component_filters_apply_except_that_a_critical_incident_reaches_everyone(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    let (api, website) = (s.components[0].clone(), s.components[1].clone());
+    s.add_hook("/all", json!({})).await;
+    s.add_hook("/api", json!({"components": [api]})).await;
+    s.add_hook("/website", json!({"components": [website]}))
+        .await;
+    s.open(
+        json!({"name": "API errors", "impact": "minor", "body": "Errors.",
+                  "components": {api.clone(): "partial_outage"}}),
+    )
+    .await;
+    s.hooks.wait_for("/all", 1).await;
+    s.hooks.wait_for("/api", 1).await;
+    s.settle().await;
+    assert!(
+        s.hooks.at("/website").is_empty(),
+        "the filter keeps Website's subscriber out"
+    );
+    s.open(
+        json!({"name": "Everything is down", "impact": "critical", "body": "Down.",
+                  "components": {api.clone(): "major_outage"}}),
+    )
+    .await;
+    s.hooks.wait_for("/all", 2).await;
+    s.hooks.wait_for("/api", 2).await;
+    let website_hooks = s.hooks.wait_for("/website", 1).await;
+    assert_eq!(
+        website_hooks[0].json()["incident"]["name"],
+        "Everything is down",
+        "a critical incident reaches every subscriber"
+    );
+}
+
+async fn an_update_posted_with_notify_false_sends_nothing(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    s.add_hook("/all", json!({})).await;
+    s.add(json!({"type": "email", "email": "bo@example.com"}))
+        .await;
+    let incident = s
+        .open(json!({"name": "API errors", "body": "Errors.", "notify": false}))
+        .await;
+    s.update(&incident, json!({"body": "Typo fix.", "notify": false}))
+        .await;
+    s.settle().await;
+    assert!(s.hooks.at("/all").is_empty());
+    assert!(s.smtp.to("bo@example.com").is_empty());
+    s.update(&incident, json!({"body": "A real update."})).await;
+    let hooks = s.hooks.wait_for("/all", 1).await;
+    assert_eq!(hooks[0].json()["event"], "incident.updated");
+    s.smtp.wait_for("bo@example.com", 1).await;
+}
+
+async fn every_update_of_an_incident_threads_under_its_first_message(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    s.add(json!({"type": "email", "email": "cy@example.com"}))
+        .await;
+    let incident = s
+        .open(json!({"name": "Login failures", "impact": "major", "body": "We are investigating."}))
+        .await;
+    s.smtp.wait_for("cy@example.com", 1).await;
+    s.update(
+        &incident,
+        json!({"status": "identified", "body": "A bad deploy."}),
+    )
+    .await;
+    s.smtp.wait_for("cy@example.com", 2).await;
+    s.update(
+        &incident,
+        json!({"status": "resolved", "body": "Rolled back."}),
+    )
+    .await;
+    let mails = s.smtp.wait_for("cy@example.com", 3).await;
+    let first_id = mails[0].header("Message-ID").unwrap();
+    for (mail, status) in mails
+        .iter()
+        .zip(["Investigating", "Identified", "Resolved"])
+    {
+        let subject = mail.header("Subject").unwrap();
+        assert!(
+            subject.contains("Acme")
+                && subject.contains("Login failures")
+                && subject.contains(status),
+            "{subject}"
+        );
+        let list_id = mail.header("List-Id").unwrap();
+        assert!(list_id.contains("acme."), "{list_id}");
+        assert!(mail.html().contains("Login failures"));
+    }
+    for later in &mails[1..] {
+        assert_eq!(
+            later.header("In-Reply-To").as_deref(),
+            Some(first_id.as_str())
+        );
+        assert!(later.header("References").unwrap().contains(&first_id));
+        assert_ne!(later.header("Message-ID").unwrap(), first_id);
+    }
+    assert!(mails[0].header("In-Reply-To").is_none());
+    assert!(mails[2].text().contains("Rolled back."));
+}
+
+/// Standard Webhooks, written from the specification, independently of Herald's signer:
+/// base64(HMAC-SHA256(base64-decoded secret after `whsec_`, "id.timestamp.body")).
+fn standard_webhooks_signature(secret: &str, id: &str, timestamp: &str, body: &[u8]) -> String {
+    use hmac::{Hmac, Mac};
+    let key = base64::engine::general_purpose::STANDARD
+        .decode(secret.strip_prefix("whsec_").expect("whsec_ prefix"))
+        .expect("secret is base64");
+    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&key).unwrap();
+    mac.update(format!("{id}.{timestamp}.").as_bytes());
+    mac.update(body);
+    format!(
+        "v1,{}",
+        base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes())
+    )
+}
+
+async fn webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    let api = s.components[0].clone();
+    let hook = s
+        .add_hook(
+            "/hook",
+            json!({"contact_email": "ops@example.com", "component_updates": true}),
+        )
+        .await;
+    let secret = hook["secret"].as_str().unwrap().to_owned();
+    assert!(secret.starts_with("whsec_"));
+    assert!(
+        hook["manage_url"]
+            .as_str()
+            .unwrap()
+            .contains("/unsubscribe/")
+    );
+    let (_, list) = s.api("GET", "/pages/acme/subscribers", Value::Null).await;
+    assert!(
+        list[0].get("secret").is_none(),
+        "the secret is shown once only"
+    );
+
+    s.open(
+        json!({"name": "API errors", "impact": "major", "body": "Errors.",
+                  "components": {api.clone(): "partial_outage"}}),
+    )
+    .await;
+    let got = s.hooks.wait_for("/hook", 1).await.remove(0);
+    let body = got.json();
+    assert!(
+        body["meta"]["unsubscribe"]
+            .as_str()
+            .unwrap()
+            .contains("/unsubscribe/")
+    );
+    assert!(body["meta"]["generated_at"].is_string());
+    let indicator = body["page"]["status_indicator"].as_str().unwrap();
+    assert!(["minor", "major"].contains(&indicator), "{indicator}");
+    assert!(body["page"]["status_description"].is_string());
+    assert!(body["page"]["id"].is_string());
+    assert_eq!(body["incident"]["name"], "API errors");
+    assert_eq!(body["incident"]["incident_updates"][0]["body"], "Errors.");
+    assert_eq!(body["event"], "incident.opened");
+    assert!(body.get("next_update_by").is_some());
+
+    let id = &got.headers["webhook-id"];
+    let ts = &got.headers["webhook-timestamp"];
+    let expected = standard_webhooks_signature(&secret, id, ts, &got.body);
+    assert!(
+        got.headers["webhook-signature"]
+            .split(' ')
+            .any(|sig| sig == expected),
+        "signature {} is not {expected}",
+        got.headers["webhook-signature"]
+    );
+    s.settle().await;
+    let (_, deliveries) = s.api("GET", "/pages/acme/deliveries", Value::Null).await;
+    assert_eq!(
+        deliveries[0]["id"], *id,
+        "the webhook-id is the delivery's id"
+    );
+    assert_eq!(deliveries[0]["state"], "delivered");
+
+    // A component status set directly goes to subscribers who asked for component updates.
+    let (status, _) = s
+        .api(
+            "PATCH",
+            &format!("/pages/acme/components/{api}"),
+            json!({"status": "operational"}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let got = s.hooks.wait_for("/hook", 2).await.remove(1);
+    let body = got.json();
+    assert_eq!(body["event"], "component.status_changed");
+    assert_eq!(body["component"]["id"], *api);
+    assert_eq!(body["component_update"]["new_status"], "operational");
+    assert_eq!(body["component_update"]["old_status"], "partial_outage");
+}
+
+async fn private_webhook_destinations_are_refused_and_subscribing_is_rate_limited(db: TestDb) {
+    let s = Setup::spawn_with(db, false).await;
+    for url in [
+        "http://127.0.0.1:9/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://10.0.0.1/x",
+        "ftp://example.com/x",
+        "http://localhost:8080/x",
+    ] {
+        let (status, body) = s
+            .subscribe(json!({"type": "webhook", "url": url, "contact_email": "ops@example.com"}))
+            .await;
+        assert_eq!(status, 422, "{url}: {body}");
+        assert!(body["fields"]["url"].is_array(), "{url}: {body}");
+    }
+    let (status, body) = s
+        .subscribe(json!({"type": "pigeon", "email": "x@example.com"}))
+        .await;
+    assert_eq!(status, 422);
+    assert!(body["fields"]["type"].is_array(), "{body}");
+    // The per-address limit: a burst of 3.
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        let (status, _) = s
+            .subscribe(json!({"type": "email", "email": "flood@example.com"}))
+            .await;
+        statuses.push(status);
+    }
+    assert_eq!(statuses, [202, 202, 202, 429]);
+    // The per-client limit.
+    let mut limited = None;
+    for i in 0..12 {
+        let res = s
+            .app
+            .client
+            .post(format!("{}/status/acme/api/subscribe", s.app.address))
+            .json(&json!({"type": "email", "email": format!("p{i}@example.com")}))
+            .send()
+            .await
+            .unwrap();
+        if res.status() == 429 {
+            limited = res
+                .headers()
+                .get("retry-after")
+                .map(|v| v.to_str().unwrap().to_owned());
+            break;
+        }
+    }
+    let retry_after: u64 = limited.expect("a 429").parse().unwrap();
+    assert!(retry_after >= 1);
+}
+
+async fn responders_list_export_remove_subscribers_and_retry_failed_deliveries(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    let api = s.components[0].clone();
+    let email = s
+        .add(json!({"type": "email", "email": "=cmd@example.com", "components": [api]}))
+        .await;
+    assert_eq!(email["state"], "confirmed");
+    assert_eq!(email["components"], json!([api]));
+    let hook = s.add_hook("/flaky", json!({})).await;
+    let (_, list) = s.api("GET", "/pages/acme/subscribers", Value::Null).await;
+    assert_eq!(list.as_array().unwrap().len(), 2);
+    let csv = s
+        .app
+        .client
+        .get(format!(
+            "{}/api/v1/pages/acme/subscribers/export",
+            s.app.address
+        ))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(csv.status(), 200);
+    assert!(
+        csv.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/csv")
+    );
+    let csv = csv.text().await.unwrap();
+    assert!(csv.starts_with("id,type,email"), "{csv}");
+    assert!(
+        csv.contains("'=cmd@example.com"),
+        "formula cells are defused: {csv}"
+    );
+    let (status, same) = s
+        .api("GET", "/pages/acme/subscribers?format=csv", Value::Null)
+        .await;
+    assert_eq!(
+        (status, same.as_str().map(|t| t.lines().count())),
+        (200, Some(3))
+    );
+
+    // A receiver refusing with 400 is not retried: the delivery fails, a responder retries it.
+    s.hooks.answer(400);
+    s.open(json!({"name": "API errors", "body": "Errors."}))
+        .await;
+    s.hooks.wait_for("/flaky", 1).await;
+    s.settle().await;
+    let (_, failed) = s
+        .api("GET", "/pages/acme/deliveries?state=failed", Value::Null)
+        .await;
+    let failed = failed.as_array().unwrap().clone();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["attempts"], 1);
+    assert!(failed[0]["last_error"].as_str().unwrap().contains("400"));
+    s.hooks.answer(200);
+    let id = failed[0]["id"].as_str().unwrap();
+    let (status, retried) = s
+        .api(
+            "POST",
+            &format!("/pages/acme/deliveries/{id}/retry"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{retried}");
+    let again = s.hooks.wait_for("/flaky", 2).await;
+    assert_eq!(
+        again[0].headers["webhook-id"],
+        again[1].headers["webhook-id"]
+    );
+    s.settle().await;
+    let (status, _) = s
+        .api(
+            "POST",
+            &format!("/pages/acme/deliveries/{id}/retry"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 409, "a delivered one is not retried");
+
+    let (status, _) = s
+        .api(
+            "DELETE",
+            &format!("/pages/acme/subscribers/{}", hook["id"].as_str().unwrap()),
+            Value::Null,
+        )
+        .await;
+    assert_eq!(status, 200);
+    let (_, list) = s.api("GET", "/pages/acme/subscribers", Value::Null).await;
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    let (_, audit) = s.api("GET", "/audit?page=acme", Value::Null).await;
+    let actions: Vec<_> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["action"].as_str().unwrap().to_owned())
+        .collect();
+    for action in ["subscriber.create", "subscriber.delete", "delivery.retry"] {
+        assert!(
+            actions.iter().any(|a| a == action),
+            "{action} in {actions:?}"
+        );
+    }
+}
