@@ -13,6 +13,7 @@
 //!   answer that does not say which check failed, and nothing is stored.
 //! - Triage for responders ([`store`]): list, filter, mark handled, link to an incident.
 
+pub mod batch;
 pub mod console;
 pub mod form;
 pub mod page;
@@ -143,6 +144,7 @@ pub struct Support {
     /// the database again.
     db_down: AtomicBool,
     pub pages: page::FormCache,
+    batcher: Arc<batch::Batcher>,
 }
 
 impl Support {
@@ -160,6 +162,7 @@ impl Support {
             limiter: RateLimiter::keyed(Quota::per_minute(rate)),
             db_down: AtomicBool::new(false),
             pages: page::FormCache::default(),
+            batcher: Arc::default(),
         }))
     }
 
@@ -184,11 +187,7 @@ impl Support {
     /// take it. Only when neither works is it an error (503).
     pub async fn accept(&self, db: &Db, submission: Submission) -> AppResult<Stored> {
         if !self.db_down.load(Ordering::Relaxed) {
-            let row = submission.clone();
-            match db
-                .run(move |c| store::insert_submission(c, &row, false))
-                .await
-            {
+            match self.batcher.insert(db, submission.clone()).await {
                 Ok(_) => return Ok(Stored::Database),
                 Err(e) => {
                     tracing::warn!(error = %e, reference = %submission.reference,

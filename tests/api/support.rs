@@ -14,7 +14,7 @@ use herald::support::token::TokenKey;
 use herald::support::{MIN_FILL_SECS, Submission, Topic, spool};
 use serde_json::{Value, json};
 
-use crate::console::seed_page;
+use crate::console::{Console, seed_page};
 use crate::helpers::{TestApp, TestDb};
 
 /// A Herald with its own data directory, and a page `acme` with one component.
@@ -165,6 +165,8 @@ on_both_backends!(
     submissions_survive_a_database_outage_and_are_stored_exactly_once,
     a_damaged_spool_tail_is_set_aside_and_the_rest_replayed,
     responders_triage_submissions_through_the_api,
+    the_console_lists_filters_and_marks_submissions_handled,
+    the_status_page_points_to_support_strongest_when_sign_in_is_affected,
 );
 
 async fn valid_submissions_are_stored_and_referenced(db: TestDb) {
@@ -278,7 +280,7 @@ async fn each_invalid_field_is_answered_with_its_message(db: TestDb) {
     let token = s.token(5);
     let mut fields = form_fields(&token, &s.component);
     fields[1] = ("email", "grace at example");
-    fields[5] = ("message", "Too <b>short");
+    fields[5] = ("message", "<b>hi");
     let (status, _, html) = s.post_form(&fields).await;
     assert_eq!(status, 422);
     assert!(
@@ -291,7 +293,7 @@ async fn each_invalid_field_is_answered_with_its_message(db: TestDb) {
         "the wrong email is kept to fix"
     );
     assert!(
-        html.contains("Too &lt;b&gt;short</textarea>"),
+        html.contains("&lt;b&gt;hi</textarea>"),
         "typed text kept, escaped"
     );
     assert!(
@@ -450,6 +452,14 @@ async fn submissions_still_succeed_when_sign_in_is_broken(db: TestDb) {
     assert_eq!(s.stored().await.len(), 2);
 }
 
+/// Writes a file whole under a temporary name, then renames it into place (the replay task
+/// must never see it half written).
+fn put_in_place(path: &std::path::Path, bytes: &[u8]) {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
 /// Waits (up to 20 s) until `n` submissions are stored; returns them.
 async fn wait_for_stored(s: &Support, n: usize) -> Vec<rows::SupportSubmission> {
     let started = Instant::now();
@@ -545,12 +555,11 @@ async fn submissions_survive_a_database_outage_and_are_stored_exactly_once(db: T
         submitted_at: row.submitted_at.and_utc(),
     };
     let payload = serde_json::to_vec(&again).unwrap();
-    std::fs::write(
-        s.spool_dir()
+    put_in_place(
+        &s.spool_dir()
             .join("support-spool.19990101T000000.000000-000001.replay"),
-        spool::encode(&payload),
-    )
-    .unwrap();
+        &spool::encode(&payload),
+    );
     let started = Instant::now();
     while std::fs::read_dir(s.spool_dir()).unwrap().any(|e| {
         e.unwrap()
@@ -589,7 +598,7 @@ async fn a_damaged_spool_tail_is_set_aside_and_the_rest_replayed(db: TestDb) {
     let cut = spool::encode(b"{\"id\": \"cut short by a crash\"");
     let tail = &cut[..cut.len() - 7];
     bytes.extend_from_slice(tail);
-    std::fs::write(s.spool_dir().join("support-spool.log"), &bytes).unwrap();
+    put_in_place(&s.spool_dir().join("support-spool.log"), &bytes);
 
     let stored = wait_for_stored(&s, 3).await;
     assert_eq!(stored.len(), 3);
@@ -734,4 +743,137 @@ async fn responders_triage_submissions_through_the_api(db: TestDb) {
             .any(|e| e["action"] == "support.triage"),
         "{audit}"
     );
+}
+
+async fn the_console_lists_filters_and_marks_submissions_handled(db: TestDb) {
+    let s = Support::spawn(db, &[("HERALD_SUPPORT_RATE_PER_MIN", "1000")]).await;
+    for (topic, message) in [
+        ("sign_in", "I cannot sign in since this morning."),
+        ("billing", "I was charged twice <b>this</b> month."),
+    ] {
+        let mut body = s.body(message);
+        body["topic"] = json!(topic);
+        assert_eq!(s.post_json(&body).await.0, 201);
+    }
+    let console = Console::sign_in(&s.app, "ops@example.com", Role::Responder).await;
+    let (status, dashboard) = console.get("/admin").await;
+    assert_eq!(status, 200);
+    assert!(
+        dashboard.contains("Support messages, last hour"),
+        "{dashboard}"
+    );
+    let sign_in_row = dashboard
+        .split("I can&#39;t sign in</a></th><td>")
+        .nth(1)
+        .unwrap_or("");
+    assert!(
+        sign_in_row.starts_with("1<"),
+        "one sign-in message counted: {dashboard}"
+    );
+
+    let (status, inbox) = console.get("/admin/support?topic=billing").await;
+    assert_eq!(status, 200);
+    assert!(
+        inbox.contains("charged twice &lt;b&gt;this&lt;/b&gt; month"),
+        "escaped: {inbox}"
+    );
+    assert!(!inbox.contains("cannot sign in since"), "filtered by topic");
+    let action = inbox
+        .split(r#"<form method="post" action="/admin/support/"#)
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .map(|id| format!("/admin/support/{id}"))
+        .unwrap();
+    let (status, _, _) = console
+        .post(
+            &action,
+            &[
+                ("status", "handled"),
+                ("incident", ""),
+                ("back", "/admin/support"),
+            ],
+        )
+        .await;
+    assert_eq!(status, 403, "no CSRF token, no change");
+    let (status, location, _) = console
+        .post(
+            &action,
+            &[
+                ("csrf_token", console.csrf.as_str()),
+                ("status", "handled"),
+                ("incident", ""),
+                ("back", "/admin/support?topic=billing"),
+            ],
+        )
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(location, "/admin/support?topic=billing");
+    let billing = s
+        .stored()
+        .await
+        .into_iter()
+        .find(|r| r.topic == "billing")
+        .unwrap();
+    assert_eq!(billing.status, "handled");
+    assert_eq!(billing.handled_by.as_deref(), Some("ops@example.com"));
+    let (_, open) = console.get("/admin/support?status=open").await;
+    assert!(
+        !open.contains("charged twice"),
+        "handled ones leave the open list"
+    );
+
+    let viewer = Console::sign_in(&s.app, "viewer@example.com", Role::Viewer).await;
+    assert_eq!(viewer.get("/admin/support").await.0, 403);
+}
+
+async fn the_status_page_points_to_support_strongest_when_sign_in_is_affected(db: TestDb) {
+    let s = Support::spawn(db, &[]).await;
+    let owner = api_token(&s.app, "owner@example.com", Role::Owner).await;
+    let page = s.app.get("/status/acme").await.text().await.unwrap();
+    assert!(!page.contains("Can't sign in?"), "nothing wrong, no prompt");
+    let patch = |body: Value| {
+        let req = s
+            .app
+            .client
+            .patch(format!(
+                "{}/api/v1/pages/acme/components/{}",
+                s.app.address, s.component
+            ))
+            .bearer_auth(&owner)
+            .json(&body);
+        async move {
+            let res = req.send().await.unwrap();
+            (res.status().as_u16(), res.json::<Value>().await.unwrap())
+        }
+    };
+    let (status, component) = patch(json!({"signin": true})).await;
+    assert_eq!(status, 200, "{component}");
+    assert_eq!(component["signin"], true);
+    let (status, _) = patch(json!({"status": "major_outage"})).await;
+    assert_eq!(status, 200);
+    let page = s
+        .app
+        .wait_for_text("/status/acme", "Signing in is affected")
+        .await;
+    assert!(page.contains(r#"class="signin-help is-urgent""#), "{page}");
+    assert!(page.contains(r#"href="/status/acme/support">Can't sign in? Contact support"#));
+
+    // An open incident shows at the top of the form.
+    let incident = json!({"name": "Login failures", "body": "We are looking into it."});
+    let res = s
+        .app
+        .client
+        .post(format!("{}/api/v1/pages/acme/incidents", s.app.address))
+        .bearer_auth(&owner)
+        .json(&incident)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let form = s
+        .app
+        .wait_for_text("/status/acme/support", "Login failures")
+        .await;
+    assert!(form.contains("We know about"), "{form}");
+    assert!(form.contains("We are looking into it."));
 }
