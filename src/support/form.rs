@@ -274,7 +274,8 @@ mod tests {
     #[test]
     fn each_invalid_field_gets_its_own_message() {
         let page = fixture::page();
-        let cases: Vec<(&str, Box<dyn Fn(&mut SupportForm)>)> = vec![
+        type Spoil = Box<dyn Fn(&mut SupportForm)>;
+        let cases: Vec<(&str, Spoil)> = vec![
             ("name", Box::new(|f| f.name = "  ".into())),
             ("name", Box::new(|f| f.name = "x".repeat(MAX_NAME + 1))),
             (

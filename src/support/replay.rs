@@ -43,7 +43,7 @@ pub async fn run(support: Arc<Support>, db: Db, stop: CancellationToken) {
             Err(e) => tracing::warn!(error = %e, "support spool replay failed; will retry"),
         }
         passes = passes.wrapping_add(1);
-        if passes % LIMITER_UPKEEP_EVERY == 0 {
+        if passes.is_multiple_of(LIMITER_UPKEEP_EVERY) {
             support.forget_idle_addresses();
         }
     }
