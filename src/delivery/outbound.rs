@@ -6,7 +6,9 @@
 //! applies the same rule to every connection the webhook client opens, so a DNS answer that
 //! changed since does not get through either.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::breaker::BreakerConfig;
@@ -201,26 +203,58 @@ fn v6_kind(ip: Ipv6Addr) -> Option<&'static str> {
     })
 }
 
-/// The DNS resolver of the webhook client: resolves like the system does, then refuses hosts
-/// with a non-public address (unless allowed), at every connection.
-#[derive(Debug, Clone, Copy)]
+/// The DNS resolver of the webhook client: resolves like the system does (or from its pinned
+/// names), then refuses hosts with a non-public address (unless allowed), at every connection.
+#[derive(Debug, Clone, Default)]
 pub struct GuardedResolver {
-    pub allow_private: bool,
+    allow_private: bool,
+    pins: Arc<HashMap<String, Vec<IpAddr>>>,
+}
+
+impl GuardedResolver {
+    /// A resolver refusing non-public addresses unless `allow_private`.
+    pub fn new(allow_private: bool) -> Self {
+        Self {
+            allow_private,
+            pins: Arc::default(),
+        }
+    }
+
+    /// Answers `host` with `addrs` instead of asking DNS (tests, or an on-premises name);
+    /// the addresses are still checked like resolved ones.
+    pub fn pin(mut self, host: &str, addrs: Vec<IpAddr>) -> Self {
+        Arc::make_mut(&mut self.pins).insert(host.to_ascii_lowercase(), addrs);
+        self
+    }
+
+    async fn lookup(&self, host: &str) -> Result<Vec<SocketAddr>, UrlRefusal> {
+        let pinned = self.pins.get(&host.to_ascii_lowercase());
+        match (pinned, self.allow_private) {
+            (Some(addrs), allow_private) => {
+                if !allow_private {
+                    for addr in addrs {
+                        refuse_if_not_public(host, *addr)?;
+                    }
+                }
+                Ok(addrs.iter().map(|ip| SocketAddr::new(*ip, 0)).collect())
+            }
+            (None, true) => Ok(tokio::net::lookup_host((host, 0))
+                .await
+                .map_err(|_| UrlRefusal::Unresolvable {
+                    host: host.to_owned(),
+                })?
+                .collect()),
+            (None, false) => resolve_public(host, 0).await,
+        }
+    }
 }
 
 impl reqwest::dns::Resolve for GuardedResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let allow_private = self.allow_private;
+        let resolver = self.clone();
         let host = name.as_str().to_owned();
         Box::pin(async move {
-            let addrs = if allow_private {
-                tokio::net::lookup_host((host.as_str(), 0))
-                    .await
-                    .map_err(|_| UrlRefusal::Unresolvable { host: host.clone() })?
-                    .collect()
-            } else {
-                resolve_public(&host, 0).await?
-            };
+            let addrs = resolver.lookup(&host).await?;
             Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
         })
     }
@@ -379,6 +413,32 @@ mod tests {
             ..Policy::default()
         };
         assert!(check_destination(&url, &open).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn pinned_names_are_checked_like_resolved_ones() {
+        let loopback: IpAddr = "127.0.0.1".parse().unwrap();
+        let public: IpAddr = "93.184.216.34".parse().unwrap();
+        let strict = GuardedResolver::new(false)
+            .pin("Internal.Example", vec![loopback])
+            .pin("hooks.example", vec![public]);
+        assert!(matches!(
+            strict.lookup("internal.example").await,
+            Err(UrlRefusal::NotPublic { .. })
+        ));
+        assert_eq!(
+            strict.lookup("hooks.example").await.unwrap(),
+            vec![SocketAddr::new(public, 0)]
+        );
+        let open = GuardedResolver::new(true).pin("internal.example", vec![loopback]);
+        assert_eq!(
+            open.lookup("internal.example").await.unwrap(),
+            vec![SocketAddr::new(loopback, 0)]
+        );
+        assert!(matches!(
+            strict.lookup("localhost").await,
+            Err(UrlRefusal::NotPublic { .. })
+        ));
     }
 
     #[tokio::test]

@@ -65,14 +65,31 @@ impl WebhookClient {
 
     /// A client whose circuit breakers read time from `clock` (tests).
     pub fn with_clock(policy: Policy, clock: Arc<dyn Clock>) -> Self {
+        let resolver = GuardedResolver::new(policy.allow_private);
+        Self::with_resolver(policy, clock, resolver)
+    }
+
+    /// A client resolving some names to fixed addresses (still subject to the policy): tests
+    /// reach "hooks.slack.com" on loopback this way.
+    pub fn with_pinned_hosts(
+        policy: Policy,
+        clock: Arc<dyn Clock>,
+        pins: &[(&str, std::net::IpAddr)],
+    ) -> Self {
+        let resolver = pins.iter().fold(
+            GuardedResolver::new(policy.allow_private),
+            |resolver, (host, addr)| resolver.pin(host, vec![*addr]),
+        );
+        Self::with_resolver(policy, clock, resolver)
+    }
+
+    fn with_resolver(policy: Policy, clock: Arc<dyn Clock>, resolver: GuardedResolver) -> Self {
         let http = reqwest::Client::builder()
             .timeout(policy.timeout)
             .connect_timeout(policy.timeout.min(Duration::from_secs(5)))
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
-            .dns_resolver(Arc::new(GuardedResolver {
-                allow_private: policy.allow_private,
-            }))
+            .dns_resolver(Arc::new(resolver))
             .pool_idle_timeout(Duration::from_secs(60))
             .pool_max_idle_per_host(policy.per_host_concurrency.max(1))
             .user_agent(USER_AGENT)

@@ -669,22 +669,6 @@ async fn private_destinations_are_refused_at_check_time_and_at_delivery_time() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chat_products_get_their_own_body_format() {
-    let receiver = Receiver::start().await;
-    let client = WebhookClient::new(open_policy());
-    let req = webhook("https://hooks.slack.com/services/T0/B0/secret-token");
-    let body = herald::delivery::chat::body(herald::delivery::chat::Flavor::Slack, &req);
-    assert!(body["text"].as_str().unwrap().contains("Acme: API errors"));
-    // A standard receiver gets the Statuspage body; the chat formats are unit-tested in chat.rs,
-    // since the real chat services are not reachable from tests.
-    let req = webhook(&receiver.url("/ok"));
-    assert_eq!(client.send(&req).await, Attempt::Delivered);
-    let hit = receiver.hits().pop().unwrap();
-    let got: serde_json::Value = serde_json::from_slice(&hit.body).unwrap();
-    assert_eq!(got["incident"]["name"], "API errors");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_the_cool_down_one_probe_reaches_the_host_and_its_success_closes_the_circuit() {
     let receiver = Receiver::start().await;
     let clock = herald::delivery::breaker::ManualClock::default();
@@ -737,4 +721,58 @@ async fn after_the_cool_down_one_probe_reaches_the_host_and_its_success_closes_t
         );
     }
     assert_eq!(receiver.count("/ok"), 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slack_discord_and_teams_urls_receive_their_own_formats_over_http() {
+    let receiver = Receiver::start().await;
+    let loopback = "127.0.0.1".parse().unwrap();
+    let client = WebhookClient::with_pinned_hosts(
+        open_policy(),
+        Arc::new(herald::delivery::breaker::SystemClock),
+        &[
+            ("hooks.slack.com", loopback),
+            ("discord.com", loopback),
+            ("acme.webhook.office.com", loopback),
+        ],
+    );
+    let port = receiver.addr.port();
+    let cases = [
+        format!("http://hooks.slack.com:{port}/services/T0/B0/token"),
+        format!("http://discord.com:{port}/api/webhooks/1/token"),
+        format!("http://acme.webhook.office.com:{port}/webhookb2/x/IncomingWebhook/y/z"),
+    ];
+    for url in &cases {
+        assert_eq!(
+            client.send(&webhook(url)).await,
+            Attempt::Delivered,
+            "{url}"
+        );
+    }
+    let bodies: Vec<serde_json::Value> = receiver
+        .hits()
+        .iter()
+        .map(|h| serde_json::from_slice(&h.body).unwrap())
+        .collect();
+    assert_eq!(bodies.len(), 3);
+    let slack = &bodies[0];
+    assert!(slack["text"].as_str().unwrap().contains("Acme: API errors"));
+    assert_eq!(slack["blocks"][0]["type"], "section");
+    let discord = &bodies[1];
+    assert_eq!(discord["embeds"][0]["title"], "Acme: API errors");
+    assert_eq!(discord["allowed_mentions"]["parse"], json!([]));
+    let teams = &bodies[2];
+    assert_eq!(teams["type"], "message");
+    assert_eq!(teams["attachments"][0]["content"]["type"], "AdaptiveCard");
+    // Pinned names are still subject to the policy.
+    let strict = WebhookClient::with_pinned_hosts(
+        Policy::default(),
+        Arc::new(herald::delivery::breaker::SystemClock),
+        &[("hooks.slack.com", loopback)],
+    );
+    assert!(matches!(
+        strict.send(&webhook(&cases[0])).await,
+        Attempt::Failed { .. }
+    ));
+    assert_eq!(receiver.hits().len(), 3);
 }
