@@ -11,6 +11,7 @@ mod form;
 mod groups;
 mod incidents;
 mod maintenance;
+mod new_page;
 mod postmortem;
 mod postmortem_form;
 mod settings;
@@ -62,6 +63,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             web::post().to(components::set_component_status),
         )
         .configure(structure::routes)
+        .configure(new_page::routes)
         .configure(settings::routes)
         .configure(templates::routes)
         .configure(postmortem::routes)

@@ -54,6 +54,15 @@ struct Summary {
     root_cause: Option<String>,
     /// The postmortem form, for a closed incident (not a maintenance).
     postmortem_href: Option<String>,
+    /// A maintenance's window, in the page's zone.
+    window: Option<Window>,
+}
+
+#[derive(Serialize)]
+struct Window {
+    from: TimeView,
+    until: TimeView,
+    automatic: bool,
 }
 
 /// One update of the timeline.
@@ -206,6 +215,14 @@ fn page(
             root_cause: incident.root_cause.clone(),
             postmortem_href: (kind != IncidentKind::Maintenance && !status.is_open())
                 .then(|| format!("/admin/incidents/{}/postmortem", incident.id)),
+            window: match (incident.scheduled_for, incident.scheduled_until) {
+                (Some(from), Some(until)) => Some(Window {
+                    from: TimeView::new(from, tz),
+                    until: TimeView::new(until, tz),
+                    automatic: incident.auto_transition,
+                }),
+                _ => None,
+            },
         },
         timeline: timeline(&detail, &parts, kind, tz)?,
         form: update_form,

@@ -10,7 +10,8 @@ on_both_backends!(
     owners_manage_components_and_groups_and_the_public_page_follows,
     responders_cannot_restructure_components,
     owners_change_the_page_settings,
-    a_template_made_in_the_console_prefills_the_incident_form
+    a_template_made_in_the_console_prefills_the_incident_form,
+    owners_create_a_page_from_the_console
 );
 
 async fn owners_manage_components_and_groups_and_the_public_page_follows(db: TestDb) {
@@ -236,4 +237,38 @@ async fn a_template_made_in_the_console_prefills_the_incident_form(db: TestDb) {
     );
     let (_, page) = responder.get(list).await;
     assert!(page.contains("This page has no incident templates."));
+}
+
+async fn owners_create_a_page_from_the_console(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_page(&app).await;
+    let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
+    let (_, dashboard) = owner.get("/admin").await;
+    assert!(dashboard.contains(r#"href="/admin/pages/new""#));
+    let csrf = owner.csrf.clone();
+    let taken = [
+        ("csrf_token", csrf.as_str()),
+        ("name", "Beta"),
+        ("slug", "acme"),
+        ("time_zone", "Asia/Tokyo"),
+    ];
+    let (status, _, body) = owner.post("/admin/pages/new", &taken).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("already used by another page") && body.contains("Asia/Tokyo"));
+    let fresh = [
+        ("csrf_token", csrf.as_str()),
+        ("name", "Beta"),
+        ("slug", "beta"),
+        ("time_zone", "Asia/Tokyo"),
+    ];
+    let (status, location, body) = owner.post("/admin/pages/new", &fresh).await;
+    assert_eq!(status, 303, "{body}");
+    assert_eq!(location, "/admin/pages/beta/settings");
+    app.wait_for_page("/status/beta").await;
+    let (_, log) = owner.get("/admin/audit?page=beta").await;
+    assert!(log.contains("<code>page.create</code>"), "{log}");
+    let responder = Console::sign_in(&app, "responder@example.com", Role::Responder).await;
+    assert_eq!(responder.get("/admin/pages/new").await.0, 403);
+    let sneaky = [("csrf_token", responder.csrf.as_str()), ("slug", "gamma")];
+    assert_eq!(responder.post("/admin/pages/new", &sneaky).await.0, 403);
 }

@@ -96,6 +96,10 @@ async fn a_maintenance_moves_through_its_statuses_from_its_page(db: TestDb) {
     assert_eq!(status, 303, "{body}");
     let (_, page) = console.get(&path).await;
     assert!(page.contains(r#"<option value="in_progress""#), "{page}");
+    assert!(
+        page.contains("data-window><strong>Window:</strong>"),
+        "{page}"
+    );
     for (next, label) in [
         ("in_progress", "In Progress"),
         ("verifying", "Verifying"),
