@@ -135,6 +135,15 @@ fn show(
     render(state, code, "admin/postmortem", &view)
 }
 
+/// A refusal of the incident's state (not resolved yet, a maintenance) is shown on the form,
+/// like a field message, rather than as an error page.
+fn conflict(e: AppError) -> AppError {
+    match e {
+        AppError::Conflict(message) => AppError::field("incident", message),
+        other => other,
+    }
+}
+
 /// The form, filled with the saved draft (responders and owners).
 #[tracing::instrument(skip_all)]
 pub async fn edit_postmortem(
@@ -193,7 +202,7 @@ pub async fn save_postmortem(
         Ok(((), audit))
     })
     .await;
-    match saved {
+    match saved.map_err(conflict) {
         Ok(()) => {}
         Err(AppError::Validation(fields)) => {
             return show(&state, &auth, &loaded, &form, Some(&fields), false);
@@ -214,7 +223,7 @@ pub async fn save_postmortem(
             Ok(((), audit))
         })
         .await;
-        match published {
+        match published.map_err(conflict) {
             Ok(()) => {}
             Err(AppError::Validation(fields)) => {
                 return show(&state, &auth, &loaded, &form, Some(&fields), false);

@@ -88,7 +88,6 @@ async fn load(
         .await
 }
 
-#[allow(clippy::too_many_arguments)]
 fn show(
     state: &AppState,
     auth: &Authenticated,

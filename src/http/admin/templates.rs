@@ -83,6 +83,16 @@ pub fn template_values(template: &IncidentTemplate) -> Submitted {
     form
 }
 
+/// A second template of the same name on a page is a mistake to correct in the form.
+fn taken(e: AppError) -> AppError {
+    match e {
+        AppError::Conflict(_) => {
+            AppError::field("name", "another template of this page has this name")
+        }
+        other => other,
+    }
+}
+
 /// The template `id` of the page (404 for one of another page).
 pub fn page_template(conn: &mut DbConn, page_id: &str, id: &str) -> AppResult<IncidentTemplate> {
     templates::get_template(conn, page_id, id)
@@ -206,7 +216,7 @@ pub async fn create_template(
         Ok(input) => {
             let (page_id, fields) = (page.id.clone(), form_changes(&form, &[]));
             let created = audited(&state, &auth, Permission::Write, move |c| {
-                let t = templates::create_template(c, &page_id, &input)?;
+                let t = templates::create_template(c, &page_id, &input).map_err(taken)?;
                 let audit = change("template.create", "template", &t.id, Some(&page_id), fields);
                 Ok(((), audit))
             })
@@ -271,7 +281,7 @@ pub async fn update_template(
             let (page_id, id) = (page.id.clone(), template.id.clone());
             let fields = form_changes(&form, &[]);
             let saved = audited(&state, &auth, Permission::Write, move |c| {
-                templates::update_template(c, &page_id, &id, &input)?;
+                templates::update_template(c, &page_id, &id, &input).map_err(taken)?;
                 let audit = change("template.update", "template", &id, Some(&page_id), fields);
                 Ok(((), audit))
             })

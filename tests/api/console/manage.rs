@@ -206,6 +206,12 @@ async fn a_template_made_in_the_console_prefills_the_incident_form(db: TestDb) {
     fields[2] = ("title", "API unavailable");
     let (status, location, body) = responder.post(&format!("{list}/new"), &fields).await;
     assert_eq!((status, location.as_str()), (303, list), "{body}");
+    let (status, _, body) = responder.post(&format!("{list}/new"), &fields).await;
+    assert_eq!(status, 422, "a taken name is a field message");
+    assert!(
+        body.contains("another template of this page has this name"),
+        "{body}"
+    );
     let (_, page) = responder.get(list).await;
     let start = page.find("incidents/new?template=").expect("a use link");
     let id = page[start..]

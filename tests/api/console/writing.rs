@@ -162,6 +162,13 @@ async fn a_postmortem_written_in_the_console_is_published_on_the_public_page(db:
     let (_, page) = console.get(&postmortem).await;
     assert!(page.contains("resolve it first"), "{page}");
     let csrf = console.csrf.clone();
+    let early = [("csrf_token", csrf.as_str()), ("root_cause", "Too early")];
+    let (status, _, body) = console.post(&postmortem, &early).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body.contains("only a resolved incident gets a postmortem"),
+        "{body}"
+    );
     let resolve = [
         ("csrf_token", csrf.as_str()),
         ("status", "resolved"),
