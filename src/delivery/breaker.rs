@@ -124,9 +124,12 @@ impl Breaker {
             State::Open { until } if now < until => Permit::Rejected {
                 retry_in: until - now,
             },
-            State::HalfOpen { since } if now < since + self.config.cool_down => Permit::Rejected {
-                retry_in: (since + self.config.cool_down - now).min(Duration::from_secs(1)),
-            },
+            State::HalfOpen { since } if now < later(since, self.config.cool_down) => {
+                Permit::Rejected {
+                    retry_in: (later(since, self.config.cool_down) - now)
+                        .min(Duration::from_secs(1)),
+                }
+            }
             State::Open { .. } | State::HalfOpen { .. } => {
                 self.state = State::HalfOpen { since: now };
                 Permit::Probe
@@ -148,7 +151,7 @@ impl Breaker {
                 }
             }
             State::Closed { .. } | State::HalfOpen { .. } => State::Open {
-                until: now + self.config.cool_down,
+                until: later(now, self.config.cool_down),
             },
             // A late report from a request sent before the circuit opened.
             open @ State::Open { .. } => open,
@@ -159,6 +162,13 @@ impl Breaker {
     pub fn is_idle(&self) -> bool {
         self.state == State::Closed { failures: 0 }
     }
+}
+
+/// `at + by`, saturating at a day past `at` for absurd cool-downs instead of panicking.
+fn later(at: Instant, by: Duration) -> Instant {
+    at.checked_add(by)
+        .or_else(|| at.checked_add(Duration::from_secs(86_400)))
+        .unwrap_or(at)
 }
 
 #[cfg(test)]
@@ -250,6 +260,17 @@ mod tests {
         assert!(!b.check(clock.now()).is_allowed());
         clock.advance(Duration::from_secs(1));
         assert_eq!(b.check(clock.now()), Permit::Probe);
+    }
+
+    #[test]
+    fn an_absurd_cool_down_does_not_panic() {
+        let clock = ManualClock::default();
+        let mut b = Breaker::new(BreakerConfig {
+            failure_threshold: 1,
+            cool_down: Duration::MAX,
+        });
+        b.record_failure(clock.now());
+        assert!(!b.check(clock.now()).is_allowed());
     }
 
     #[test]
