@@ -62,7 +62,7 @@ LUA
 
 start() { # database url
   export DATABASE_URL="$1" HERALD_BIND="127.0.0.1:$PORT" HERALD_LOG=warn \
-    HERALD_DATA_DIR="$work/data" HERALD_SUPPORT_RATE_PER_MIN=100000000
+    HERALD_DATA_DIR="$work/data" HERALD_SUPPORT_RATE_PER_MIN=10000000
   ./target/release/herald demo >/dev/null
   ./target/release/herald serve 2>>"$work/herald.log" &
   herald_pid=$!
@@ -133,7 +133,7 @@ psql -q "$PG_URL" -c "DROP DATABASE $pg_db WITH (FORCE)" -c "CREATE DATABASE $pg
 start "$pg_url"
 psql -q "$PG_URL" -c "ALTER DATABASE $pg_db ALLOW_CONNECTIONS false" \
   -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '$pg_db'" >/dev/null
-read -r acc rate p99 other < <(run_down=1 run)
+read -r acc rate p99 other < <(run)
 psql -q "$PG_URL" -c "ALTER DATABASE $pg_db ALLOW_CONNECTIONS true" >/dev/null
 stored="$(wait_count "$acc" count_pg "$pg_url")"
 stop

@@ -876,4 +876,37 @@ async fn the_status_page_points_to_support_strongest_when_sign_in_is_affected(db
         .await;
     assert!(form.contains("We know about"), "{form}");
     assert!(form.contains("We are looking into it."));
+
+    // The default page's form is also at the site root.
+    let res = s
+        .app
+        .client
+        .patch(format!("{}/api/v1/pages/acme", s.app.address))
+        .bearer_auth(&owner)
+        .json(&json!({"is_default": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let root = s
+        .app
+        .wait_for_text("/support", r#"action="/support""#)
+        .await;
+    assert!(root.contains("Contact support"));
+    let res = s
+        .app
+        .client
+        .post(format!("{}/api/support", s.app.address))
+        .json(&s.body("Sent through the default page at the root."))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    assert_eq!(
+        s.app
+            .get("/support/sent?reference=SUP-7K3Q9M2X")
+            .await
+            .status(),
+        200
+    );
 }
