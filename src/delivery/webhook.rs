@@ -132,8 +132,8 @@ impl WebhookClient {
             }
         };
         let host = host_key(&url);
-        let (_slot, permit) = match self.admit(&host) {
-            Ok(admitted) => admitted,
+        let _slot = match self.admit(&host) {
+            Ok(slot) => slot,
             Err(after) => return Attempt::Deferred { after },
         };
         let body = chat::body(chat::flavor(&url), req);
@@ -154,15 +154,14 @@ impl WebhookClient {
             Ok(answer) => judge(answer).await,
             Err(e) => judge_error(&e, policy.timeout),
         };
-        self.report(&host, permit, host_failed);
+        if let Some(failed) = host_failed {
+            self.report(&host, failed);
+        }
         attempt
     }
 
     /// A concurrency slot and the breaker's permission for `host`, or how long to wait.
-    fn admit(
-        &self,
-        host: &str,
-    ) -> Result<(tokio::sync::OwnedSemaphorePermit, Option<Permit>), Duration> {
+    fn admit(&self, host: &str) -> Result<tokio::sync::OwnedSemaphorePermit, Duration> {
         let policy = &self.inner.policy;
         let now = self.inner.clock.now();
         let mut hosts = self.inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
@@ -179,15 +178,12 @@ impl WebhookClient {
             .map_err(|_| policy.defer)?;
         match entry.breaker.check(now) {
             Permit::Rejected { retry_in } => Err(retry_in.max(Duration::from_millis(100))),
-            permit => Ok((slot, Some(permit))),
+            Permit::Allowed | Permit::Probe => Ok(slot),
         }
     }
 
-    /// Tells the host's breaker how the request went (`None`: the host was not judged).
-    fn report(&self, host: &str, permit: Option<Permit>, host_failed: Option<bool>) {
-        let (Some(_), Some(failed)) = (permit, host_failed) else {
-            return;
-        };
+    /// Tells the host's breaker how the request went.
+    fn report(&self, host: &str, failed: bool) {
         let now = self.inner.clock.now();
         let mut hosts = self.inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(entry) = hosts.get_mut(host) {
