@@ -118,6 +118,8 @@ pub struct Settings {
     pub mail_from: String,
     /// Lets webhooks reach loopback, private and link-local addresses (on-premises use, tests).
     pub allow_private_webhooks: bool,
+    /// Webhook requests in flight to one destination host at a time.
+    pub webhook_host_concurrency: usize,
     /// Reverse proxies whose `X-Forwarded-For` is believed (addresses or CIDR ranges).
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Local data (the support form's spool), default `./data`.
@@ -141,6 +143,7 @@ impl std::fmt::Debug for Settings {
             .field("smtp_url", &self.smtp_url.as_deref().map(redact_url))
             .field("mail_from", &self.mail_from)
             .field("allow_private_webhooks", &self.allow_private_webhooks)
+            .field("webhook_host_concurrency", &self.webhook_host_concurrency)
             .field("trusted_proxies", &self.trusted_proxies)
             .field("data_dir", &self.data_dir)
             .field("support_rate_per_min", &self.support_rate_per_min)
@@ -166,6 +169,7 @@ struct FileSettings {
     smtp_url: Option<String>,
     mail_from: Option<String>,
     allow_private_webhooks: Option<bool>,
+    webhook_host_concurrency: Option<usize>,
     trusted_proxies: Option<String>,
     data_dir: Option<String>,
     support_rate_per_min: Option<u32>,
@@ -187,6 +191,10 @@ pub const SETTINGS_KEYS: &[(&str, &str)] = &[
     ("smtp_url", "HERALD_SMTP_URL"),
     ("mail_from", "HERALD_MAIL_FROM"),
     ("allow_private_webhooks", "HERALD_ALLOW_PRIVATE_WEBHOOKS"),
+    (
+        "webhook_host_concurrency",
+        "HERALD_WEBHOOK_HOST_CONCURRENCY",
+    ),
     ("trusted_proxies", "HERALD_TRUSTED_PROXIES"),
     ("data_dir", "HERALD_DATA_DIR"),
     ("support_rate_per_min", "HERALD_SUPPORT_RATE_PER_MIN"),
@@ -356,6 +364,18 @@ impl Settings {
                 "must be between 1 and 10000000",
             ));
         }
+        let webhook_host_concurrency = number(
+            env,
+            "HERALD_WEBHOOK_HOST_CONCURRENCY",
+            file.webhook_host_concurrency,
+            8,
+        )?;
+        if !(1..=1024).contains(&webhook_host_concurrency) {
+            return Err(ConfigError::invalid(
+                "HERALD_WEBHOOK_HOST_CONCURRENCY",
+                "must be between 1 and 1024",
+            ));
+        }
         Ok(Self {
             database_url,
             db_pool_size,
@@ -371,6 +391,7 @@ impl Settings {
             smtp_url,
             mail_from,
             allow_private_webhooks,
+            webhook_host_concurrency,
             trusted_proxies,
             data_dir,
             support_rate_per_min,
@@ -556,6 +577,8 @@ mod tests {
             ("HERALD_SMTP_URL", "not a url"),
             ("HERALD_MAIL_FROM", "not an address"),
             ("HERALD_ALLOW_PRIVATE_WEBHOOKS", "maybe"),
+            ("HERALD_WEBHOOK_HOST_CONCURRENCY", "0"),
+            ("HERALD_WEBHOOK_HOST_CONCURRENCY", "many"),
         ] {
             let err = load("", &[(key, value)]).unwrap_err().to_string();
             assert!(err.starts_with(key), "{err}");

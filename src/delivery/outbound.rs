@@ -47,6 +47,7 @@ impl Policy {
     pub fn from_settings(settings: &crate::config::Settings) -> Self {
         Self {
             allow_private: settings.allow_private_webhooks,
+            per_host_concurrency: settings.webhook_host_concurrency,
             ..Self::default()
         }
     }
