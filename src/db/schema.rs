@@ -403,3 +403,12 @@ diesel::allow_tables_to_appear_in_same_query!(
     deliveries,
 );
 diesel::allow_tables_to_appear_in_same_query!(incidents, notification_events);
+
+diesel::table! {
+    responder_reminders (incident_id, deadline, kind) {
+        incident_id -> Text,
+        deadline -> Timestamp,
+        kind -> Text,
+        created_at -> Timestamp,
+    }
+}

@@ -12,13 +12,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::NaiveDateTime;
+use chrono::{NaiveDateTime, Utc};
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::message::{self, Outgoing};
-use super::{content, events};
+use super::{content, events, reminders};
 use crate::config::Settings;
 use crate::db::models::notify::{self as rows, Audience, Delivery, Outcome};
 use crate::db::{Db, DbConn, now, write_tx};
@@ -29,6 +29,9 @@ use crate::delivery::outbound::Policy;
 use crate::delivery::webhook::WebhookClient;
 use crate::error::AppResult;
 use crate::secret::SecretKey;
+
+/// How often responders' reminders are looked for.
+const REMINDER_TICK: Duration = Duration::from_secs(5);
 
 /// Tuning of the engine.
 #[derive(Debug, Clone)]
@@ -226,6 +229,7 @@ impl Engine {
         let mut expand = true;
         let mut last_flush = tokio::time::Instant::now();
         let mut last_renew = tokio::time::Instant::now();
+        let mut last_reminders: Option<tokio::time::Instant> = None;
         while !stop.is_cancelled() {
             if expand {
                 self.expand().await;
@@ -244,6 +248,10 @@ impl Engine {
             {
                 self.flush().await;
                 last_flush = tokio::time::Instant::now();
+            }
+            if last_reminders.is_none_or(|at| at.elapsed() >= REMINDER_TICK) {
+                self.remind().await;
+                last_reminders = Some(tokio::time::Instant::now());
             }
             if last_renew.elapsed() >= self.config.lease / 3 {
                 self.renew().await;
@@ -442,6 +450,45 @@ impl Engine {
         if let Err(e) = result {
             // The claims run out and the deliveries are sent again, with the same ids.
             tracing::warn!(error = %e, count, "could not record delivery outcomes");
+        }
+    }
+
+    /// Sends the responders' reminders that fell due (in the background).
+    async fn remind(&mut self) {
+        let claimed = self.db.run(|c| reminders::claim_due(c, Utc::now())).await;
+        let due = match claimed {
+            Ok(due) => due,
+            Err(e) => {
+                tracing::warn!(error = %e, "checking responder reminders failed");
+                return;
+            }
+        };
+        for reminder in due {
+            let messages = reminders::messages(
+                &self.mailbook,
+                &self.links.base_url,
+                &self.links.mail_domain(),
+                &reminder,
+                Utc::now(),
+            );
+            let messages = match messages {
+                Ok(messages) => messages,
+                Err(e) => {
+                    tracing::error!(error = ?e, "a responder reminder could not be rendered");
+                    continue;
+                }
+            };
+            tracing::info!(incident = %reminder.incident.id, overdue = reminder.overdue,
+                recipients = messages.len(), "reminding responders of a promised update");
+            for message in messages {
+                let sender = self.sender.clone();
+                tokio::spawn(async move {
+                    match sender.send(&Outgoing::Email(message)).await {
+                        Attempt::Delivered => {}
+                        other => tracing::warn!(?other, "a responder reminder was not delivered"),
+                    }
+                });
+            }
         }
     }
 

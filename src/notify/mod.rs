@@ -7,6 +7,7 @@ pub mod engine;
 pub mod events;
 pub mod limits;
 pub mod message;
+pub mod reminders;
 pub mod subscribe;
 pub mod token;
 

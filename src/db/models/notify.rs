@@ -609,3 +609,24 @@ pub fn renew(
     .set(deliveries::locked_until.eq(Some(lease_until)))
     .execute(conn)
 }
+
+/// Records that the `kind` reminder of an incident's `deadline` is being sent; `false` when it
+/// already was (by this or another process).
+pub fn claim_reminder(
+    conn: &mut DbConn,
+    incident_id: &str,
+    deadline: NaiveDateTime,
+    kind: &str,
+    at: NaiveDateTime,
+) -> QueryResult<bool> {
+    let inserted = diesel::sql_query(
+        "INSERT INTO responder_reminders (incident_id, deadline, kind, created_at) \
+         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+    )
+    .bind::<Text, _>(incident_id)
+    .bind::<Timestamp, _>(deadline)
+    .bind::<Text, _>(kind)
+    .bind::<Timestamp, _>(at)
+    .execute(conn)?;
+    Ok(inserted == 1)
+}

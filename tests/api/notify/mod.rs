@@ -25,6 +25,7 @@ on_both_backends!(
     webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature,
     private_webhook_destinations_are_refused_and_subscribing_is_rate_limited,
     responders_list_export_remove_subscribers_and_retry_failed_deliveries,
+    responders_are_reminded_before_a_promised_update_and_told_once_it_is_overdue,
 );
 
 /// An app with an SMTP sink and a webhook receiver, a token and a page `acme` with the
@@ -716,4 +717,27 @@ async fn responders_list_export_remove_subscribers_and_retry_failed_deliveries(d
             "{action} in {actions:?}"
         );
     }
+}
+
+async fn responders_are_reminded_before_a_promised_update_and_told_once_it_is_overdue(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    let deadline = chrono::Utc::now() + chrono::Duration::seconds(8);
+    s.open(json!({"name": "Queue backlog", "body": "Draining.", "next_update_by": deadline}))
+        .await;
+    let due = s.smtp.wait_for("owner@example.com", 1).await.remove(0);
+    let subject = due.header("Subject").unwrap();
+    assert!(
+        subject.contains("Update due") && subject.contains("Queue backlog"),
+        "{subject}"
+    );
+    assert!(due.text().contains("/admin/incidents/"), "{}", due.text());
+    let overdue = s.smtp.wait_for("owner@example.com", 2).await.remove(1);
+    let subject = overdue.header("Subject").unwrap();
+    assert!(subject.contains("Update overdue"), "{subject}");
+    tokio::time::sleep(Duration::from_millis(5500)).await;
+    assert_eq!(
+        s.smtp.to("owner@example.com").len(),
+        2,
+        "each reminder once"
+    );
 }

@@ -201,7 +201,7 @@ impl SmtpSink {
                 return mails;
             }
             assert!(
-                started.elapsed() < Duration::from_secs(15),
+                started.elapsed() < Duration::from_secs(20),
                 "{address} got {} messages, expected {count}",
                 mails.len()
             );
@@ -312,7 +312,7 @@ impl Receiver {
                 return hooks;
             }
             assert!(
-                started.elapsed() < Duration::from_secs(15),
+                started.elapsed() < Duration::from_secs(20),
                 "{path} got {} requests, expected {count}",
                 hooks.len()
             );
