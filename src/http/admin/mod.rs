@@ -9,6 +9,7 @@ mod dashboard;
 mod fields;
 mod form;
 mod groups;
+mod history;
 mod incidents;
 mod maintenance;
 mod new_page;
@@ -61,6 +62,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route(
             "/admin/pages/{slug}/components/{id}/status",
             web::post().to(components::set_component_status),
+        )
+        .route(
+            "/admin/pages/{slug}/incidents",
+            web::get().to(history::list_page_incidents),
         )
         .configure(structure::routes)
         .configure(new_page::routes)

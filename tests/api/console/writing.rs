@@ -42,6 +42,13 @@ async fn an_incident_is_resolved_and_reopened_only_explicitly(db: TestDb) {
         page.contains(r#"name="reopen""#),
         "the reopen box is offered"
     );
+    let (_, dashboard) = console.get("/admin").await;
+    assert!(!dashboard.contains("Queue stuck"), "no longer open");
+    let (_, all) = console.get("/admin/pages/acme/incidents").await;
+    assert!(
+        all.contains(&format!(r#"href="{path}""#)),
+        "found again: {all}"
+    );
     let sneaky = [
         ("csrf_token", csrf.as_str()),
         ("status", "investigating"),
