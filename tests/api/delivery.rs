@@ -651,7 +651,9 @@ async fn private_destinations_are_refused_at_check_time_and_at_delivery_time() {
     for url in [
         format!("http://127.0.0.1:{port}/ok"),
         by_name.clone(),
+        "http://10.1.2.3/hook".to_owned(),
         "http://169.254.169.254/latest/meta-data/".to_owned(),
+        "http://[::ffff:127.0.0.1]/hook".to_owned(),
     ] {
         match client.send(&webhook(&url)).await {
             Attempt::Failed { error } => {
