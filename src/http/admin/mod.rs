@@ -6,6 +6,7 @@
 mod audit;
 mod components;
 mod dashboard;
+mod details;
 mod fields;
 mod form;
 mod groups;
@@ -72,6 +73,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .configure(settings::routes)
         .configure(templates::routes)
         .configure(postmortem::routes)
+        .configure(details::routes)
         .configure(users::routes)
         .configure(tokens::routes)
         .route("/admin/audit", web::get().to(audit::show_audit))

@@ -54,6 +54,7 @@ struct Summary {
     root_cause: Option<String>,
     /// The postmortem form, for a closed incident (not a maintenance).
     postmortem_href: Option<String>,
+    details_href: String,
     /// A maintenance's window, in the page's zone.
     window: Option<Window>,
 }
@@ -213,6 +214,7 @@ fn page(
             user_impact: incident.user_impact.clone(),
             scope: incident.scope.clone(),
             root_cause: incident.root_cause.clone(),
+            details_href: format!("/admin/incidents/{}/details", incident.id),
             postmortem_href: (kind != IncidentKind::Maintenance && !status.is_open())
                 .then(|| format!("/admin/incidents/{}/postmortem", incident.id)),
             window: match (incident.scheduled_for, incident.scheduled_until) {

@@ -11,7 +11,8 @@ on_both_backends!(
     an_incident_is_resolved_and_reopened_only_explicitly,
     a_maintenance_moves_through_its_statuses_from_its_page,
     the_preview_renders_the_message_safely_and_keeps_the_form,
-    a_postmortem_written_in_the_console_is_published_on_the_public_page
+    a_postmortem_written_in_the_console_is_published_on_the_public_page,
+    an_incident_s_details_are_corrected_without_an_update
 );
 
 /// The first incident link of the dashboard.
@@ -238,4 +239,48 @@ async fn a_postmortem_written_in_the_console_is_published_on_the_public_page(db:
     assert_eq!(viewer.get(&postmortem).await.0, 403);
     let forged = [("csrf_token", viewer.csrf.as_str()), ("summary", "x")];
     assert_eq!(viewer.post(&postmortem, &forged).await.0, 403);
+}
+
+async fn an_incident_s_details_are_corrected_without_an_update(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let (page_id, _) = seed_page(&app).await;
+    open_at(&app, &page_id, "Typo in nmae", Utc::now()).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let path = first_incident(&console).await;
+    let details = format!("{path}/details");
+    let (_, page) = console.get(&path).await;
+    assert!(
+        page.contains(&details),
+        "the incident page links its details form"
+    );
+    let csrf = console.csrf.clone();
+    let mut fields = vec![
+        ("csrf_token", csrf.as_str()),
+        ("name", ""),
+        ("impact", "critical"),
+        ("user_impact", "Nobody can pay"),
+        ("scope", ""),
+        ("root_cause", ""),
+    ];
+    let (status, _, body) = console.post(&details, &fields).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("must not be blank") && body.contains("Nobody can pay"));
+    fields[1] = ("name", "Payments failing");
+    let (status, location, body) = console.post(&details, &fields).await;
+    assert_eq!((status, location.as_str()), (303, path.as_str()), "{body}");
+    let (_, page) = console.get(&path).await;
+    assert!(
+        page.contains("Payments failing") && page.contains("Impact: Critical"),
+        "{page}"
+    );
+    app.wait_for_text("/status/acme/api/v2/incidents.json", "Payments failing")
+        .await;
+    let viewer = Console::sign_in(&app, "viewer@example.com", Role::Viewer).await;
+    assert_eq!(viewer.get(&details).await.0, 403);
+    let forged = [
+        ("csrf_token", viewer.csrf.as_str()),
+        ("name", "x"),
+        ("impact", "none"),
+    ];
+    assert_eq!(viewer.post(&details, &forged).await.0, 403);
 }
