@@ -386,6 +386,18 @@ mod tests {
     }
 
     #[test]
+    fn non_ascii_subjects_are_encoded_and_stay_one_header() {
+        let mut msg = message();
+        msg.subject = "Störung — API\r\nBcc: victim@example.com".into();
+        let raw = render(&msg).unwrap();
+        let h = headers(&raw);
+        assert!(!h.iter().any(|l| l.starts_with("Bcc:")), "{h:#?}");
+        let subject = h.iter().find(|l| l.starts_with("Subject:")).unwrap();
+        assert!(subject.contains("=?utf-8?"), "{subject}");
+        assert!(raw.is_ascii());
+    }
+
+    #[test]
     fn line_breaks_in_ids_and_addresses_are_refused() {
         let cases: [fn(&mut EmailMessage); 7] = [
             |m| m.message_id = "a@b\r\nBcc: x@y".into(),
