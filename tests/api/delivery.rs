@@ -247,7 +247,7 @@ struct Hit {
 /// A loopback HTTP/1.1 server (keep-alive) answering by path:
 /// `/ok` 200, `/429` 429 with `Retry-After: 7`, `/503` 503 with an HTTP-date `Retry-After`,
 /// `/500` 500, `/410` 410, `/400` 400, `/408` 408, `/redirect` 302 to `/ok`, `/slow` 200
-/// after 3 s.
+/// after 5 s.
 struct Receiver {
     addr: SocketAddr,
     hits: Arc<Mutex<Vec<Hit>>>,
@@ -335,7 +335,7 @@ async fn serve_connection(stream: tokio::net::TcpStream, hits: Arc<Mutex<Vec<Hit
             "/408" => ("408 Request Timeout", String::new()),
             "/redirect" => ("302 Found", "Location: /ok\r\n".to_owned()),
             "/slow" => {
-                tokio::time::sleep(Duration::from_secs(3)).await;
+                tokio::time::sleep(Duration::from_secs(5)).await;
                 ("200 OK", String::new())
             }
             _ => ("200 OK", String::new()),
@@ -570,7 +570,6 @@ async fn a_slow_host_at_its_cap_is_deferred_while_another_host_keeps_receiving()
     assert!(matches!(third, Attempt::Deferred { .. }), "{third:?}");
     assert!(!third.counts_as_attempt());
 
-    let before = Instant::now();
     for _ in 0..5 {
         assert_eq!(
             client.send(&webhook(&fast.url("/ok"))).await,
@@ -578,8 +577,8 @@ async fn a_slow_host_at_its_cap_is_deferred_while_another_host_keeps_receiving()
         );
     }
     assert!(
-        before.elapsed() < Duration::from_secs(2),
-        "the other host waited"
+        in_flight.iter().all(|task| !task.is_finished()),
+        "the other host was served only after the slow one answered"
     );
     assert_eq!(fast.count("/ok"), 5);
     for task in in_flight {
