@@ -5,7 +5,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::fields::{filled, messages, text, ticked, values};
 use super::form::Submitted;
@@ -16,6 +16,7 @@ use crate::db::models::pages::StatusPage;
 use crate::domain::NextUpdateIntervals;
 use crate::domain::deadline::{MAX_NEXT_UPDATE_MINS, MIN_NEXT_UPDATE_MINS};
 use crate::error::{AppError, AppResult, FieldErrors};
+use crate::services::page_admin;
 use crate::services::pages::{self, UpdatePageInput};
 use crate::startup::AppState;
 
@@ -34,6 +35,7 @@ const FIELDS: &[&str] = &[
     "interval_critical",
     "is_public",
     "is_default",
+    "confirm",
 ];
 
 /// Registers the settings routes.
@@ -42,14 +44,17 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route(
             "/admin/pages/{slug}/settings",
             web::post().to(save_settings),
-        );
+        )
+        .route("/admin/pages/{slug}/delete", web::post().to(delete_page));
 }
 
 #[derive(Serialize)]
 struct SettingsPage {
     frame: Frame,
     page_name: String,
+    slug: String,
     action: String,
+    delete_action: String,
     public_href: String,
     values: Value,
     errors: Value,
@@ -65,7 +70,9 @@ fn show(
     let view = SettingsPage {
         frame: Frame::new(state, auth, format!("Settings of {}", page.name)),
         page_name: page.name.clone(),
+        slug: page.slug.clone(),
         action: format!("/admin/pages/{}/settings", page.slug),
+        delete_action: format!("/admin/pages/{}/delete", page.slug),
         public_href: format!("/status/{}", page.slug),
         values: values(form, FIELDS),
         errors: messages(refused, FIELDS),
@@ -196,6 +203,38 @@ pub async fn save_settings(
         Err(fields) => fields,
     };
     show(&state, &auth, &page, &form, Some(&refused))
+}
+
+/// Deletes the page with everything on it once its slug is typed to confirm (303 to the
+/// dashboard); without it, the settings again with the message (422).
+#[tracing::instrument(skip_all, fields(user = %auth.user_id))]
+pub async fn delete_page(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    form: web::Form<Vec<(String, String)>>,
+) -> AppResult<HttpResponse> {
+    auth.require(Permission::Admin)?;
+    let form = Submitted(form.into_inner());
+    let page = load(&state, slug.into_inner()).await?;
+    if form.get("confirm").trim() != page.slug {
+        let mut refused = FieldErrors::new();
+        let message = format!("type {} to confirm", page.slug);
+        refused.insert("confirm".to_owned(), vec![message]);
+        let mut shown = stored(&page);
+        shown
+            .0
+            .push(("confirm".to_owned(), form.get("confirm").to_owned()));
+        return show(&state, &auth, &page, &shown, Some(&refused));
+    }
+    let id = page.id.clone();
+    audited(&state, &auth, Permission::Admin, move |c| {
+        page_admin::delete_page(c, &id)?;
+        let fields = json!({"slug": page.slug, "name": page.name});
+        Ok(((), change("page.delete", "page", &id, Some(&id), fields)))
+    })
+    .await?;
+    Ok(see_other("/admin"))
 }
 
 #[cfg(test)]

@@ -183,6 +183,22 @@ async fn owners_change_the_page_settings(db: TestDb) {
     assert!(form.contains(r#"value="Europe/Berlin""#) && form.contains(r#"value="30""#));
     assert!(form.contains(r#"value="help@acme.example""#));
     app.wait_for_text("/status/acme", "Acme Cloud").await;
+    let wrong = [("csrf_token", csrf.as_str()), ("confirm", "acm")];
+    let (status, _, body) = owner.post("/admin/pages/acme/delete", &wrong).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("type acme to confirm") && body.contains(r#"value="acm""#));
+    let responder = Console::sign_in(&app, "responder@example.com", Role::Responder).await;
+    let theirs = [("csrf_token", responder.csrf.as_str()), ("confirm", "acme")];
+    assert_eq!(
+        responder.post("/admin/pages/acme/delete", &theirs).await.0,
+        403
+    );
+    let right = [("csrf_token", csrf.as_str()), ("confirm", "acme")];
+    let (status, location, _) = owner.post("/admin/pages/acme/delete", &right).await;
+    assert_eq!((status, location.as_str()), (303, "/admin"));
+    assert_eq!(owner.get(path).await.0, 404);
+    let (_, log) = owner.get("/admin/audit").await;
+    assert!(log.contains("<code>page.delete</code>"), "{log}");
 }
 
 async fn a_template_made_in_the_console_prefills_the_incident_form(db: TestDb) {
