@@ -1,7 +1,10 @@
 //! The responder console under `/admin`: server-rendered HTML forms that work without
 //! JavaScript. Reading needs a session (browsers without one are sent to `/admin/login`);
 //! every POST carries the session's CSRF token (checked by the `Authenticated` extractor) and
-//! needs the write permission.
+//! needs its permission: responders write incidents, maintenance, component statuses,
+//! postmortems and templates; owners also structure pages (components, groups, settings),
+//! manage accounts and read the audit log. Every write goes through [`write::audited`]: the
+//! service call and its audit row in one transaction, then the public pages are refreshed.
 
 mod audit;
 mod components;
