@@ -3,7 +3,7 @@
 //! every POST carries the session's CSRF token (checked by the `Authenticated` extractor) and
 //! needs its permission: responders write incidents, maintenance, component statuses,
 //! postmortems and templates; owners also structure pages (components, groups, settings),
-//! manage accounts and read the audit log. Every write goes through [`write::audited`]: the
+//! manage accounts and read the audit log. Every write goes through `write::audited`: the
 //! service call and its audit row in one transaction, then the public pages are refreshed.
 
 mod audit;
