@@ -26,6 +26,7 @@ on_both_backends!(
     private_webhook_destinations_are_refused_and_subscribing_is_rate_limited,
     responders_list_export_remove_subscribers_and_retry_failed_deliveries,
     responders_are_reminded_before_a_promised_update_and_told_once_it_is_overdue,
+    the_subscribe_form_works_without_javascript,
 );
 
 /// An app with an SMTP sink and a webhook receiver, a token and a page `acme` with the
@@ -77,7 +78,7 @@ impl Setup {
             assert_eq!(status, 201, "{c}");
             setup.components.push(c["id"].as_str().unwrap().to_owned());
         }
-        setup.app.wait_for_page("/status/acme").await;
+        setup.app.wait_for_text("/status/acme", "Website").await;
         setup
     }
 
@@ -503,12 +504,17 @@ async fn webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature(d
         "the secret is shown once only"
     );
 
+    let posted = std::time::Instant::now();
     s.open(
         json!({"name": "API errors", "impact": "major", "body": "Errors.",
                   "components": {api.clone(): "partial_outage"}}),
     )
     .await;
     let got = s.hooks.wait_for("/hook", 1).await.remove(0);
+    eprintln!(
+        "first webhook {} ms after the POST",
+        posted.elapsed().as_millis()
+    );
     let body = got.json();
     assert!(
         body["meta"]["unsubscribe"]
@@ -740,4 +746,59 @@ async fn responders_are_reminded_before_a_promised_update_and_told_once_it_is_ov
         2,
         "each reminder once"
     );
+}
+
+async fn the_subscribe_form_works_without_javascript(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    let form = s.app.get("/status/acme/subscribe").await;
+    assert_eq!(form.status(), 200);
+    let form = form.text().await.unwrap();
+    assert!(
+        form.contains("<form") && form.contains("name=\"components\""),
+        "{form}"
+    );
+    assert!(form.contains(&s.components[0]) && form.contains("Website"));
+    let post = |body: String| {
+        let client = s.app.client.clone();
+        let url = format!("{}/status/acme/subscribe", s.app.address);
+        async move {
+            let res = client
+                .post(url)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            (res.status().as_u16(), res.text().await.unwrap())
+        }
+    };
+    let (status, page) = post("type=email&email=not-an-address%3Cb%3E".into()).await;
+    assert_eq!(status, 422);
+    assert!(page.contains("not a valid email address"), "{page}");
+    assert!(
+        page.contains("not-an-address&lt;b&gt;") && !page.contains("<b>"),
+        "escaped"
+    );
+    let api = &s.components[0];
+    let (status, page) = post(format!(
+        "type=email&email=form%40example.com&components={api}&component_updates=true"
+    ))
+    .await;
+    assert_eq!(status, 200);
+    assert!(page.contains("Check your inbox"), "{page}");
+    let mail = s.smtp.wait_for("form@example.com", 1).await.remove(0);
+    let (status, page) = s.follow("GET", &mail.link("/confirm/").unwrap(), "").await;
+    assert_eq!(status, 200, "{page}");
+    let (_, list) = s.api("GET", "/pages/acme/subscribers", Value::Null).await;
+    assert_eq!(list[0]["components"], json!([api]));
+    assert_eq!(list[0]["component_updates"], true);
+    assert_eq!(list[0]["state"], "confirmed");
+    let hook = format!("{}/form-hook", s.hooks.base);
+    let (status, page) = post(format!(
+        "type=webhook&url={}&contact_email=ops%40example.com",
+        url::form_urlencoded::byte_serialize(hook.as_bytes()).collect::<String>()
+    ))
+    .await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("whsec_"), "the secret is shown once: {page}");
 }
