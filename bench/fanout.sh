@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Notification fan-out: N email subscribers (to a local SMTP sink) and N webhook subscribers (to a
+# local HTTP receiver), one incident opened through the API, then the time from the API's answer
+# to the first and to the last delivery, Herald's peak memory (VmHWM), and, in the same run, what
+# the receiver accepts per second when wrk drives it directly with the same body.
+# A second phase repeats the fan-out at BIG subscribers for the peak-memory target.
+#
+#   bench/fanout.sh                       # 10,000 + 10,000, then 100,000 in all
+#   EMAILS=2000 WEBHOOKS=2000 BIG=0 bench/fanout.sh
+#
+# Both sinks are examples/notify_sink.rs: a real SMTP server (mailin-embedded) and an actix-web
+# receiver listening on 127.0.0.1..127.0.0.$HOSTS, so webhooks go to several destination hosts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+EMAILS="${EMAILS:-10000}"
+WEBHOOKS="${WEBHOOKS:-10000}"
+BIG="${BIG:-100000}"
+HOSTS="${HOSTS:-16}"
+HERALD_PORT="${HERALD_PORT:-18580}"
+SMTP_PORT="${SMTP_PORT:-18525}"
+SINK_PORT="${SINK_PORT:-18590}"
+TIMEOUT_SECS="${TIMEOUT_SECS:-600}"
+
+command -v wrk >/dev/null 2>&1 || { echo "installing wrk"; DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null; }
+
+cargo build --release --quiet --bin herald --example notify_sink
+work="$(mktemp -d)"
+cleanup() {
+  [[ -n "${herald_pid:-}" ]] && kill "$herald_pid" 2>/dev/null || true
+  [[ -n "${sink_pid:-}" ]] && kill "$sink_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+./target/release/examples/notify_sink "$SMTP_PORT" "$SINK_PORT" "$HOSTS" 2>"$work/sink.log" &
+sink_pid=$!
+
+api="http://127.0.0.1:$HERALD_PORT/api/v1"
+start_herald() { # a fresh database with the demo page and an owner's token in $token
+  export DATABASE_URL="sqlite://$work/herald-$1.db" HERALD_BIND="127.0.0.1:$HERALD_PORT" HERALD_LOG=warn \
+    HERALD_SMTP_URL="smtp://127.0.0.1:$SMTP_PORT" HERALD_MAIL_FROM="Herald <status@example.com>" \
+    HERALD_ALLOW_PRIVATE_WEBHOOKS=true HERALD_PUBLIC_URL="http://127.0.0.1:$HERALD_PORT"
+  ./target/release/herald demo >/dev/null
+  echo "bench-password-1234" | ./target/release/herald user add --email bench@example.com --role owner --password-stdin >/dev/null
+  token="$(./target/release/herald token create --email bench@example.com)"
+  ./target/release/herald serve 2>"$work/herald-$1.log" &
+  herald_pid=$!
+  for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$HERALD_PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+}
+stop_herald() { kill "$herald_pid"; wait "$herald_pid" 2>/dev/null || true; herald_pid=""; }
+
+subscribe() { # emails webhooks: adds pre-confirmed subscribers through the responder API
+  python3 - "$api" "$token" "$1" "$2" "$SINK_PORT" "$HOSTS" <<'PY'
+import http.client, json, sys, threading
+from concurrent.futures import ThreadPoolExecutor
+api, token, emails, hooks, port, hosts = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
+host = api.split("//")[1].split("/")[0]
+local = threading.local()
+def post(body):
+    if not hasattr(local, "c"):
+        local.c = http.client.HTTPConnection(host, timeout=60)
+    local.c.request("POST", "/api/v1/pages/demo/subscribers", json.dumps(body),
+                    {"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+    r = local.c.getresponse(); text = r.read()
+    if r.status != 201:
+        raise SystemExit(f"subscribe answered {r.status}: {text[:300]!r}")
+bodies = [{"type": "email", "email": f"reader{i}@example.com"} for i in range(emails)]
+bodies += [{"type": "webhook", "url": f"http://127.0.0.{1 + i % hosts}:{port}/hook/{i}",
+            "contact_email": f"ops{i}@example.com"} for i in range(hooks)]
+with ThreadPoolExecutor(8) as pool:
+    for _ in pool.map(post, bodies): pass
+PY
+}
+
+now_ms() { date +%s%3N; }
+stats() { curl -fsS "http://127.0.0.1:$SINK_PORT/stats"; }
+field() { python3 -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$1"; }
+
+fan_out() { # emails webhooks -> prints first/last delivery times and peak RSS
+  local emails=$1 hooks=$2 posted deadline s
+  curl -fsS -X POST "http://127.0.0.1:$SINK_PORT/reset" >/dev/null
+  curl -fsS -X POST "$api/pages/demo/incidents" -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+    -d '{"name":"Sign-in failures for some customers","status":"investigating","impact":"major","body":"We are investigating failed sign-ins."}' >/dev/null
+  posted=$(now_ms)
+  deadline=$((posted + TIMEOUT_SECS * 1000))
+  while :; do
+    s="$(stats)"
+    if (( $(field emails <<<"$s") >= emails && $(field webhooks <<<"$s") >= hooks )); then break; fi
+    if (( $(now_ms) > deadline )); then echo "timed out: $s" >&2; exit 1; fi
+    sleep 0.2
+  done
+  local ef el wf wl rss
+  ef=$(field email_first_ms <<<"$s"); el=$(field email_last_ms <<<"$s")
+  wf=$(field webhook_first_ms <<<"$s"); wl=$(field webhook_last_ms <<<"$s")
+  rss=$(awk '/VmHWM/ {printf "%.1f", $2 / 1024}' "/proc/$herald_pid/status")
+  printf 'emails %s: first %s ms, last %s ms after the API answered (%.0f/s)\n' "$emails" $((ef - posted)) $((el - posted)) \
+    "$(awk -v n="$emails" -v a="$ef" -v b="$el" 'BEGIN { print (b > a) ? n * 1000 / (b - a) : n }')"
+  printf 'webhooks %s: first %s ms, last %s ms after the API answered (%.0f/s), distinct ids %s\n' "$hooks" $((wf - posted)) \
+    $((wl - posted)) "$(awk -v n="$hooks" -v a="$wf" -v b="$wl" 'BEGIN { print (b > a) ? n * 1000 / (b - a) : n }')" \
+    "$(field webhook_ids <<<"$s")"
+  echo "herald peak RSS: $rss MB"
+  webhook_rate="$(awk -v n="$hooks" -v a="$wf" -v b="$wl" 'BEGIN { print (b > a) ? n * 1000 / (b - a) : n }')"
+}
+
+echo "== phase 1: $EMAILS email + $WEBHOOKS webhook subscribers over $HOSTS hosts"
+start_herald one
+t0=$(now_ms); subscribe "$EMAILS" "$WEBHOOKS"; echo "subscribed in $(( $(now_ms) - t0 )) ms"
+fan_out "$EMAILS" "$WEBHOOKS"
+stop_herald
+
+# The receiver driven directly, same body, same connection count as Herald's pool is likely to use.
+curl -fsS "http://127.0.0.1:$SINK_PORT/last" -o "$work/body.json"
+cat >"$work/post.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local f = io.open("$work/body.json", "rb"); wrk.body = f:read("*a"); f:close()
+LUA
+direct="$(wrk -t2 -c64 -d10s -s "$work/post.lua" "http://127.0.0.1:$SINK_PORT/hook/direct" | awk '/Requests\/sec/ {print $2}')"
+echo "receiver direct: $direct req/s (wrk -t2 -c64, $(stat -c %s "$work/body.json")-byte body); Herald's webhook rate / direct: $(awk -v a="$webhook_rate" -v b="$direct" 'BEGIN { printf "%.2fx", a / b }')"
+
+if (( BIG > 0 )); then
+  echo "== phase 2: $BIG subscribers (half email, half webhook) for peak memory"
+  start_herald big
+  t0=$(now_ms); subscribe $((BIG / 2)) $((BIG - BIG / 2)); echo "subscribed in $(( $(now_ms) - t0 )) ms"
+  fan_out $((BIG / 2)) $((BIG - BIG / 2))
+  stop_herald
+fi
