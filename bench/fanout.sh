@@ -7,6 +7,7 @@
 #
 #   bench/fanout.sh                       # 10,000 + 10,000, then 100,000 in all
 #   EMAILS=2000 WEBHOOKS=2000 BIG=0 bench/fanout.sh
+#   BIG_EMAILS=0 bench/fanout.sh          # the 100,000 as webhooks only
 #
 # Both sinks are examples/notify_sink.rs: a real SMTP server (mailin-embedded) and an actix-web
 # receiver listening on 127.0.0.1..127.0.0.$HOSTS, so webhooks go to several destination hosts.
@@ -16,6 +17,7 @@ cd "$(dirname "$0")/.."
 EMAILS="${EMAILS:-10000}"
 WEBHOOKS="${WEBHOOKS:-10000}"
 BIG="${BIG:-100000}"
+BIG_EMAILS="${BIG_EMAILS:-$((BIG / 2))}"
 HOSTS="${HOSTS:-16}"
 HERALD_PORT="${HERALD_PORT:-18580}"
 SMTP_PORT="${SMTP_PORT:-18525}"
@@ -121,9 +123,9 @@ direct="$(wrk -t2 -c64 -d10s -s "$work/post.lua" "http://127.0.0.1:$SINK_PORT/ho
 echo "receiver direct: $direct req/s (wrk -t2 -c64, $(stat -c %s "$work/body.json")-byte body); Herald's webhook rate / direct: $(awk -v a="$webhook_rate" -v b="$direct" 'BEGIN { printf "%.2fx", a / b }')"
 
 if (( BIG > 0 )); then
-  echo "== phase 2: $BIG subscribers (half email, half webhook) for peak memory"
+  echo "== phase 2: $BIG subscribers ($BIG_EMAILS email, the rest webhook) for peak memory"
   start_herald big
-  t0=$(now_ms); subscribe $((BIG / 2)) $((BIG - BIG / 2)); echo "subscribed in $(( $(now_ms) - t0 )) ms"
-  fan_out $((BIG / 2)) $((BIG - BIG / 2))
+  t0=$(now_ms); subscribe "$BIG_EMAILS" $((BIG - BIG_EMAILS)); echo "subscribed in $(( $(now_ms) - t0 )) ms"
+  fan_out "$BIG_EMAILS" $((BIG - BIG_EMAILS))
   stop_herald
 fi
