@@ -97,9 +97,9 @@ fan_out() { # emails webhooks -> prints first/last delivery times and peak RSS
   ef=$(field email_first_ms <<<"$s"); el=$(field email_last_ms <<<"$s")
   wf=$(field webhook_first_ms <<<"$s"); wl=$(field webhook_last_ms <<<"$s")
   rss=$(awk '/VmHWM/ {printf "%.1f", $2 / 1024}' "/proc/$herald_pid/status")
-  printf 'emails %s: first %s ms, last %s ms after the API answered (%.0f/s)\n' "$emails" $((ef - posted)) $((el - posted)) \
-    "$(awk -v n="$emails" -v a="$ef" -v b="$el" 'BEGIN { print (b > a) ? n * 1000 / (b - a) : n }')"
-  printf 'webhooks %s: first %s ms, last %s ms after the API answered (%.0f/s), distinct ids %s\n' "$hooks" $((wf - posted)) \
+  (( emails > 0 )) && printf 'emails %s: first %s ms, last %s ms after the API answered (%.0f/s)\n' "$emails" $((ef - posted)) \
+    $((el - posted)) "$(awk -v n="$emails" -v a="$ef" -v b="$el" 'BEGIN { print (b > a) ? n * 1000 / (b - a) : n }')"
+  (( hooks > 0 )) && printf 'webhooks %s: first %s ms, last %s ms after the API answered (%.0f/s), distinct ids %s\n' "$hooks" $((wf - posted)) \
     $((wl - posted)) "$(awk -v n="$hooks" -v a="$wf" -v b="$wl" 'BEGIN { print (b > a) ? n * 1000 / (b - a) : n }')" \
     "$(field webhook_ids <<<"$s")"
   echo "herald peak RSS: $rss MB"
