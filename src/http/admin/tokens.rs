@@ -15,13 +15,14 @@ use super::write::{audited, change};
 use super::{Frame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::tokens::ApiToken;
-use crate::db::models::users::User;
+use crate::db::models::users::{self as user_rows, User};
+use crate::domain::EmailAddress;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::auth::{self, DEFAULT_TOKEN_DAYS};
 use crate::services::users;
 use crate::startup::AppState;
 
-const FIELDS: &[&str] = &["name", "expires_days"];
+const FIELDS: &[&str] = &["name", "expires_days", "email"];
 const LIST: &str = "/admin/tokens";
 
 /// Registers the token routes.
@@ -139,15 +140,25 @@ pub async fn create_token(
         fields.insert("expires_days".to_owned(), vec![message]);
         return show(&state, &auth, &form, Some(&fields), None).await;
     };
+    // Owners may issue a token to another account by its email; everyone else gets their own.
+    let email = form.get("email").trim().to_owned();
+    let for_other = !email.is_empty() && !email.eq_ignore_ascii_case(&auth.email);
+    let needed = match for_other {
+        true => Permission::Admin,
+        false => Permission::Read,
+    };
     let (name, key, user_id) = (
         form.get("name").to_owned(),
         state.secret.clone(),
         auth.user_id.clone(),
     );
-    let issued = audited(&state, &auth, Permission::Read, move |c| {
-        let user = users::get_user(c, &user_id)?;
+    let issued = audited(&state, &auth, needed, move |c| {
+        let user = match for_other {
+            true => account(c, &email)?,
+            false => users::get_user(c, &user_id)?,
+        };
         let issued = auth::issue_token(c, key.expose(), &user, &name, days)?;
-        let fields = json!({"name": issued.token.name, "expires_days": days});
+        let fields = json!({"name": issued.token.name, "expires_days": days, "email": user.email});
         let audit = change("token.create", "api_token", &issued.token.id, None, fields);
         Ok((issued.secret, audit))
     })
@@ -157,6 +168,13 @@ pub async fn create_token(
         Err(AppError::Validation(fields)) => show(&state, &auth, &form, Some(&fields), None).await,
         Err(other) => Err(other),
     }
+}
+
+/// The account with the email typed, or a message on the field.
+fn account(conn: &mut crate::db::DbConn, email: &str) -> AppResult<User> {
+    let email = EmailAddress::parse(email).map_err(|e| AppError::field("email", e.to_string()))?;
+    user_rows::find_by_email(conn, email.as_str())?
+        .ok_or_else(|| AppError::field("email", "no account has this email"))
 }
 
 /// Revokes a token (the caller's own, or anyone's for owners) and goes back (303).

@@ -148,6 +148,33 @@ async fn a_token_is_shown_once_works_and_is_revoked(db: TestDb) {
     assert_eq!(me(secret).await, 401);
     let (_, list) = viewer.get("/admin/tokens").await;
     assert!(list.contains("Revoked"));
+    let for_owner = [
+        ("csrf_token", csrf.as_str()),
+        ("name", "theirs"),
+        ("email", "owner@example.com"),
+    ];
+    assert_eq!(viewer.post("/admin/tokens", &for_owner).await.0, 403);
+    let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
+    let for_viewer = [
+        ("csrf_token", owner.csrf.as_str()),
+        ("name", "for the viewer"),
+        ("email", "viewer@example.com"),
+    ];
+    let (status, _, body) = owner.post("/admin/tokens", &for_viewer).await;
+    assert_eq!(status, 200, "{body}");
+    let (_, list) = viewer.get("/admin/tokens").await;
+    assert!(
+        list.contains("for the viewer"),
+        "the viewer sees the token made for them"
+    );
+    let nobody = [
+        ("csrf_token", owner.csrf.as_str()),
+        ("name", "x"),
+        ("email", "nobody@example.com"),
+    ];
+    let (status, _, body) = owner.post("/admin/tokens", &nobody).await;
+    assert_eq!(status, 422);
+    assert!(body.contains("no account has this email") && body.contains("nobody@example.com"));
 }
 
 async fn console_writes_are_in_the_audit_log_for_owners(db: TestDb) {
