@@ -7,6 +7,7 @@ pub mod health;
 pub mod middleware;
 pub mod public;
 pub mod subscribe;
+pub mod subscribers_console;
 pub mod support;
 
 pub use client_ip::client_ip;

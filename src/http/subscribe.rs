@@ -47,7 +47,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         web::resource("/status/{slug}/unsubscribe/{token}")
             .route(web::get().to(manage))
             .route(web::post().to(unsubscribe)),
-    );
+    )
+    .configure(super::subscribers_console::routes);
 }
 
 /// The page data of a public page, or 404.

@@ -27,6 +27,7 @@ on_both_backends!(
     responders_list_export_remove_subscribers_and_retry_failed_deliveries,
     responders_are_reminded_before_a_promised_update_and_told_once_it_is_overdue,
     the_subscribe_form_works_without_javascript,
+    the_console_lists_subscribers_and_deliveries_and_retries_a_failed_one,
 );
 
 /// An app with an SMTP sink and a webhook receiver, a token and a page `acme` with the
@@ -801,4 +802,51 @@ async fn the_subscribe_form_works_without_javascript(db: TestDb) {
     .await;
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("whsec_"), "the secret is shown once: {page}");
+}
+
+async fn the_console_lists_subscribers_and_deliveries_and_retries_a_failed_one(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    s.add(json!({"type": "email", "email": "dee@example.com"}))
+        .await;
+    s.add_hook("/console-hook", json!({})).await;
+    s.hooks.answer(410);
+    s.open(json!({"name": "API errors", "body": "Errors."}))
+        .await;
+    s.hooks.wait_for("/console-hook", 1).await;
+    s.settle().await;
+    let console =
+        crate::console::Console::sign_in(&s.app, "responder@example.com", Role::Responder).await;
+    let (status, page) = console.get("/admin/pages/acme/subscribers").await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("dee@example.com") && page.contains("/console-hook"),
+        "{page}"
+    );
+    assert!(page.contains("410"), "the last error shows: {page}");
+    let marker = "/deliveries/";
+    let start = page.find(marker).expect("a retry button") + marker.len();
+    let id = page[start..].split('/').next().unwrap().to_owned();
+    s.hooks.answer(200);
+    let (status, location, _) = console
+        .post(
+            &format!("/admin/pages/acme/deliveries/{id}/retry"),
+            &[("csrf_token", console.csrf.as_str())],
+        )
+        .await;
+    assert_eq!(
+        (status, location.as_str()),
+        (303, "/admin/pages/acme/subscribers")
+    );
+    s.hooks.wait_for("/console-hook", 2).await;
+    let (status, _, _) = console
+        .post(&format!("/admin/pages/acme/deliveries/{id}/retry"), &[])
+        .await;
+    assert_ne!(status, 303, "no CSRF token, no retry");
+    let viewer = crate::console::Console::sign_in(&s.app, "viewer@example.com", Role::Viewer).await;
+    let (status, page) = viewer.get("/admin/pages/acme/subscribers").await;
+    assert_eq!(status, 200);
+    assert!(
+        !page.contains("dee@example.com"),
+        "viewers do not see addresses"
+    );
 }

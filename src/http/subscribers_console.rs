@@ -1,0 +1,218 @@
+//! The console's view of a page's subscribers and deliveries (`/admin/pages/{slug}/subscribers`):
+//! who is subscribed and in what state, each recent delivery's state, attempts and last error,
+//! and buttons to retry a dead or failed delivery and to remove a subscriber (CSRF-checked
+//! forms, audited like API writes). Viewers see the deliveries only.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::auth::{Authenticated, Permission};
+use crate::db::models::notify::{self as rows, DeliveryQuery};
+use crate::db::write_tx;
+use crate::error::{AppError, AppResult};
+use crate::http::admin::{Frame, render, see_other, signed_in};
+use crate::notify::subscribe::{self, SubscriberView};
+use crate::services::audit::{self, Actor, Change};
+use crate::services::pages;
+use crate::startup::AppState;
+
+/// Registers the console routes of subscribers and deliveries.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route(
+        "/admin/pages/{slug}/subscribers",
+        web::get().to(show_subscribers),
+    )
+    .route(
+        "/admin/pages/{slug}/subscribers/{id}/delete",
+        web::post().to(delete_subscriber),
+    )
+    .route(
+        "/admin/pages/{slug}/deliveries/{id}/retry",
+        web::post().to(retry_delivery),
+    );
+}
+
+/// `?state=` of the deliveries table.
+#[derive(Debug, Default, Deserialize)]
+pub struct Filter {
+    state: Option<String>,
+}
+
+#[derive(Serialize)]
+struct DeliveryRow {
+    id: String,
+    channel: String,
+    state: String,
+    attempts: i32,
+    last_error: String,
+    created_at: String,
+    retryable: bool,
+    recipient: String,
+}
+
+#[derive(Serialize)]
+struct View {
+    frame: Frame,
+    slug: String,
+    page_name: String,
+    show_subscribers: bool,
+    subscribers: Vec<SubscriberView>,
+    deliveries: Vec<DeliveryRow>,
+    states: Vec<serde_json::Value>,
+}
+
+const STATES: &[&str] = &["pending", "delivered", "failed", "dead", "skipped"];
+
+/// `GET /admin/pages/{slug}/subscribers?state=`.
+pub async fn show_subscribers(
+    auth: Option<Authenticated>,
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    filter: web::Query<Filter>,
+) -> AppResult<HttpResponse> {
+    let auth = match signed_in(auth) {
+        Ok(auth) => auth,
+        Err(to_login) => return Ok(*to_login),
+    };
+    let slug = slug.into_inner();
+    let wanted = filter
+        .into_inner()
+        .state
+        .filter(|s| STATES.contains(&s.as_str()));
+    let show_subscribers = auth.can(Permission::Write);
+    let (name, wanted_state) = (slug.clone(), wanted.clone());
+    let (page_name, subscribers, deliveries) = state
+        .db
+        .run(move |c| {
+            let page = pages::get_page_by_slug(c, &name)?;
+            let subscribers = subscribe::list(c, &page.id)?;
+            let query = DeliveryQuery {
+                page_id: &page.id,
+                state: wanted_state.as_deref(),
+                limit: 100,
+                offset: 0,
+            };
+            Ok((page.name, subscribers, rows::list_deliveries(c, &query)?))
+        })
+        .await?;
+    let recipient = |id: &str| {
+        subscribers
+            .iter()
+            .find(|s| s.id == id)
+            .and_then(|s| s.email.clone().or(s.url.clone()))
+            .unwrap_or_else(|| "(removed or unsubscribed)".into())
+    };
+    let deliveries = deliveries
+        .iter()
+        .map(|d| DeliveryRow {
+            id: d.id.clone(),
+            channel: d.channel.clone(),
+            state: d.state.clone(),
+            attempts: d.attempts,
+            last_error: d.last_error.clone().unwrap_or_default(),
+            created_at: d.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+            retryable: d.state == "dead" || d.state == "failed",
+            recipient: if show_subscribers {
+                recipient(&d.subscriber_id)
+            } else {
+                String::new()
+            },
+        })
+        .collect();
+    let states = STATES
+        .iter()
+        .map(|s| json!({"value": s, "selected": wanted.as_deref() == Some(*s)}))
+        .collect();
+    let view = View {
+        frame: Frame::new(&state, &auth, "Subscribers and deliveries"),
+        slug,
+        page_name,
+        show_subscribers,
+        subscribers: if show_subscribers {
+            subscribers
+        } else {
+            Vec::new()
+        },
+        deliveries,
+        states,
+    };
+    render(&state, StatusCode::OK, "admin/subscribers", &view)
+}
+
+/// Runs a console write with its audit row in one transaction.
+async fn audited(
+    state: &AppState,
+    auth: &Authenticated,
+    write: impl FnOnce(&mut crate::db::DbConn) -> AppResult<Change> + Send + 'static,
+) -> AppResult<()> {
+    auth.require(Permission::Write)?;
+    let actor = Actor {
+        user_id: auth.user_id.clone(),
+        email: auth.email.clone(),
+    };
+    state
+        .db
+        .run(move |c| {
+            write_tx(c, |c| {
+                let change = write(c)?;
+                audit::record(c, &actor, &change)
+            })
+        })
+        .await?;
+    state.notify.wake.notify_one();
+    Ok(())
+}
+
+/// `POST /admin/pages/{slug}/deliveries/{id}/retry`.
+pub async fn retry_delivery(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    let (slug, id) = path.into_inner();
+    let back = format!("/admin/pages/{slug}/subscribers");
+    audited(&state, &auth, move |c| {
+        let page = pages::get_page_by_slug(c, &slug)?;
+        rows::find_delivery(c, &page.id, &id)?
+            .ok_or_else(|| AppError::NotFound("delivery".into()))?;
+        if rows::requeue(c, &id, crate::db::now())? == 0 {
+            return Err(AppError::Conflict(
+                "only dead or failed deliveries are retried".into(),
+            ));
+        }
+        Ok(Change {
+            action: "delivery.retry",
+            entity_type: "delivery",
+            entity_id: Some(id),
+            page_id: Some(page.id),
+            changes: json!({}),
+        })
+    })
+    .await?;
+    Ok(see_other(&back))
+}
+
+/// `POST /admin/pages/{slug}/subscribers/{id}/delete`.
+pub async fn delete_subscriber(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    let (slug, id) = path.into_inner();
+    let back = format!("/admin/pages/{slug}/subscribers");
+    audited(&state, &auth, move |c| {
+        let page = pages::get_page_by_slug(c, &slug)?;
+        subscribe::remove(c, &page.id, &id)?;
+        Ok(Change {
+            action: "subscriber.delete",
+            entity_type: "subscriber",
+            entity_id: Some(id),
+            page_id: Some(page.id),
+            changes: json!({}),
+        })
+    })
+    .await?;
+    Ok(see_other(&back))
+}
