@@ -40,7 +40,7 @@ pub async fn create_component(
         &state,
         &req,
         &auth,
-        Permission::Write,
+        Permission::Admin,
         &fields.clone(),
         move |c| {
             let page = run::page(c, &slug)?;
@@ -90,7 +90,7 @@ pub async fn update_component(
         &state,
         &req,
         &auth,
-        Permission::Write,
+        status_only_permission(&fields),
         &fields.clone(),
         move |c| {
             let page = run::page(c, &slug)?;
@@ -125,7 +125,7 @@ pub async fn create_group(
         &state,
         &req,
         &auth,
-        Permission::Write,
+        Permission::Admin,
         &fields.clone(),
         move |c| {
             let page = run::page(c, &slug)?;
@@ -180,7 +180,7 @@ pub async fn delete_component(
         &state,
         &req,
         &auth,
-        Permission::Write,
+        Permission::Admin,
         &Value::Null,
         move |c| {
             let page = run::page(c, &slug)?;
@@ -207,7 +207,7 @@ pub async fn update_group(
         &state,
         &req,
         &auth,
-        Permission::Write,
+        Permission::Admin,
         &fields.clone(),
         move |c| {
             let page = run::page(c, &slug)?;
@@ -243,7 +243,7 @@ pub async fn delete_group(
         &state,
         &req,
         &auth,
-        Permission::Write,
+        Permission::Admin,
         &Value::Null,
         move |c| {
             let page = run::page(c, &slug)?;
@@ -259,4 +259,15 @@ pub async fn delete_group(
         },
     )
     .await
+}
+
+/// Responders change a component's status; its name, place and flags, like creating and
+/// deleting components and groups, are the page's structure, which owners manage.
+fn status_only_permission(fields: &Value) -> Permission {
+    match fields.as_object() {
+        Some(body) if !body.is_empty() && body.keys().all(|key| key == "status") => {
+            Permission::Write
+        }
+        _ => Permission::Admin,
+    }
 }

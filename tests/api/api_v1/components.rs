@@ -12,7 +12,42 @@ on_both_backends!(
 
 async fn components_and_groups_are_changed_and_deleted_within_their_page(db: TestDb) {
     let api = Api::spawn(db).await;
-    let token = api.responder.clone();
+    let token = api.owner.clone();
+    let cid = api.components[0].clone();
+    let path = format!("/pages/acme/components/{cid}");
+    // Responders change a component's status, nothing else of the page's structure.
+    let responder = api.responder.clone();
+    let (status, c) = api
+        .send(
+            "PATCH",
+            &path,
+            &responder,
+            Some(json!({"status": "degraded_performance"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{c}");
+    assert_eq!(c["status"], "degraded_performance");
+    for (method, route, body) in [
+        (
+            "PATCH",
+            path.clone(),
+            Some(json!({"status": "operational", "name": "X"})),
+        ),
+        ("DELETE", path.clone(), None),
+        (
+            "POST",
+            "/pages/acme/components".to_owned(),
+            Some(json!({"name": "Edge"})),
+        ),
+        (
+            "POST",
+            "/pages/acme/component-groups".to_owned(),
+            Some(json!({"name": "Core"})),
+        ),
+    ] {
+        let (status, body) = api.send(method, &route, &responder, body).await;
+        assert_eq!(status, 403, "{method} {route} by a responder: {body}");
+    }
     let (status, group) = api
         .send(
             "POST",
@@ -23,8 +58,6 @@ async fn components_and_groups_are_changed_and_deleted_within_their_page(db: Tes
         .await;
     assert_eq!(status, 201, "{group}");
     let gid = group["id"].as_str().unwrap();
-    let cid = api.components[0].clone();
-    let path = format!("/pages/acme/components/{cid}");
     let patch = json!({"group_id": gid, "status": "partial_outage", "region": "eu"});
     let (status, c) = api.send("PATCH", &path, &token, Some(patch)).await;
     assert_eq!(status, 200, "{c}");
