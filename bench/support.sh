@@ -25,6 +25,7 @@ need sqlite3 sqlite3
 need psql postgresql-client
 
 cargo build --release --quiet
+herald="${CARGO_TARGET_DIR:-target}/release/herald"
 work="$(mktemp -d)"
 pg_db="herald_bench_support_$$"
 cleanup() {
@@ -63,8 +64,8 @@ LUA
 start() { # database url
   export DATABASE_URL="$1" HERALD_BIND="127.0.0.1:$PORT" HERALD_LOG=warn \
     HERALD_DATA_DIR="$work/data" HERALD_SUPPORT_RATE_PER_MIN=10000000
-  ./target/release/herald demo >/dev/null
-  ./target/release/herald serve 2>>"$work/herald.log" &
+  "$herald" demo >/dev/null
+  "$herald" serve 2>>"$work/herald.log" &
   herald_pid=$!
   for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
   for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$PORT/status/demo/api/support" >/dev/null 2>&1 && break; sleep 0.1; done
@@ -84,7 +85,7 @@ count_sqlite() { sqlite3 "$1" "SELECT count(*), count(DISTINCT id) FROM support_
 count_pg() { psql -qtA "$1" -c "SELECT count(*) || '|' || count(DISTINCT id) FROM support_submissions"; }
 wait_count() { # expected counter-command args...
   local expected="$1"; shift
-  for _ in $(seq 1 600); do
+  for _ in $(seq 1 3000); do
     [[ "$("$@" | cut -d'|' -f1)" -ge "$expected" ]] && break
     sleep 0.1
   done
