@@ -30,6 +30,9 @@ use crate::delivery::webhook::WebhookClient;
 use crate::error::AppResult;
 use crate::secret::SecretKey;
 
+/// SMTP sessions in flight at once (to the one configured relay).
+const SMTP_SESSIONS: usize = 16;
+
 /// How often responders' reminders are looked for.
 const REMINDER_TICK: Duration = Duration::from_secs(5);
 
@@ -104,13 +107,20 @@ struct Sender {
 
 impl Sender {
     fn host_slots(&self, host: &str) -> Arc<Semaphore> {
+        // Mail all goes to one relay, which takes more sessions at once than a webhook host
+        // is asked to; each session spends most of its time waiting for SMTP round trips.
+        let cap = if host == "smtp" {
+            SMTP_SESSIONS
+        } else {
+            self.per_host
+        };
         let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
         if hosts.len() > 10_000 {
-            hosts.retain(|_, s| s.available_permits() < self.per_host);
+            hosts.retain(|h, s| h == "smtp" || s.available_permits() < self.per_host);
         }
         hosts
             .entry(host.to_owned())
-            .or_insert_with(|| Arc::new(Semaphore::new(self.per_host)))
+            .or_insert_with(|| Arc::new(Semaphore::new(cap)))
             .clone()
     }
 
@@ -402,7 +412,7 @@ impl Engine {
         };
         let host = recipient.host();
         let waiting = self.waiting.entry(host.clone()).or_default();
-        if *waiting >= self.sender.per_host * 8 {
+        if *waiting >= self.sender.per_host.max(SMTP_SESSIONS) * 8 {
             // This host has plenty queued already: leave room for the others.
             self.finished.push(Finished {
                 delivery,
