@@ -172,15 +172,13 @@ pub async fn run(
     config: EngineConfig,
     stop: CancellationToken,
 ) {
-    let mailer = match &settings.smtp_url {
-        Some(url) => match Mailer::new(url, &settings.mail_from) {
-            Ok(mailer) => Some(Arc::new(mailer)),
-            Err(e) => {
-                tracing::error!(error = %e, "HERALD_SMTP_URL: email notifications are held");
-                None
-            }
-        },
-        None => None,
+    // Says at start whether and where mail goes out.
+    let mailer = match Mailer::from_settings(&settings) {
+        Ok(mailer) => mailer.map(Arc::new),
+        Err(e) => {
+            tracing::error!(error = %e, "HERALD_SMTP_URL: email notifications are held");
+            None
+        }
     };
     let mailbook = match content::Mailbook::load() {
         Ok(book) => Arc::new(book),
