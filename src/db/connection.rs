@@ -109,6 +109,38 @@ impl ManageConnection for Manager {
     }
 }
 
+/// Runs `f` in a read-only transaction that sees one consistent snapshot, so that several
+/// queries describe one moment and never half of a concurrent commit: on PostgreSQL
+/// `REPEATABLE READ, READ ONLY`; on SQLite a deferred transaction, whose WAL snapshot is taken
+/// at its first read. Inside an open transaction, `f` simply runs in it.
+pub fn read_snapshot<T, E>(
+    conn: &mut DbConn,
+    f: impl FnOnce(&mut DbConn) -> Result<T, E>,
+) -> Result<T, E>
+where
+    E: From<diesel::result::Error>,
+{
+    use diesel::connection::{AnsiTransactionManager, TransactionManager};
+    let depth = match conn {
+        DbConn::Sqlite(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
+            .transaction_depth()
+            .map_err(E::from)?,
+        DbConn::Postgres(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
+            .transaction_depth()
+            .map_err(E::from)?,
+    };
+    if depth.is_some() {
+        return f(conn);
+    }
+    conn.transaction(|c| {
+        if matches!(c, DbConn::Postgres(_)) {
+            diesel::sql_query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                .execute(c)?;
+        }
+        f(c)
+    })
+}
+
 /// Runs `f` in a write transaction. On SQLite it is `BEGIN IMMEDIATE`, so a transaction that reads
 /// before it writes waits for the write lock up front instead of failing with SQLITE_BUSY later.
 /// Inside an open transaction it nests as a savepoint, on both backends.

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use diesel::r2d2::Pool;
 use tokio::sync::Semaphore;
 
-pub use connection::{Backend, DbConn, write_tx};
+pub use connection::{Backend, DbConn, read_snapshot, write_tx};
 
 use crate::config::{DatabaseUrl, Settings};
 use crate::error::{AppError, AppResult};

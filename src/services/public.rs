@@ -22,8 +22,19 @@ fn utc(t: NaiveDateTime) -> DateTime<Utc> {
     t.and_utc()
 }
 
-/// Reads everything the public representations of the page need, as of `as_of`.
+/// Reads everything the public representations of the page need, as of `as_of`, from one
+/// snapshot of the database (a commit landing between two of its queries would otherwise show,
+/// say, a new incident beside its components' old statuses).
 pub fn load_page_data(
+    conn: &mut DbConn,
+    page_id: &str,
+    as_of: DateTime<Utc>,
+    base_url: &str,
+) -> AppResult<PageData> {
+    crate::db::read_snapshot(conn, |conn| load_snapshot(conn, page_id, as_of, base_url))
+}
+
+fn load_snapshot(
     conn: &mut DbConn,
     page_id: &str,
     as_of: DateTime<Utc>,

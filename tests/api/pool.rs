@@ -1,4 +1,5 @@
-//! An exhausted pool answers 503 with Retry-After instead of hanging.
+//! An exhausted pool answers 503 with Retry-After instead of hanging; a snapshot read does not
+//! see a commit that lands between its queries.
 
 use std::time::{Duration, Instant};
 
@@ -6,7 +7,51 @@ use herald::jobs::Registry;
 
 use crate::helpers::{TestApp, TestDb};
 
-on_both_backends!(an_exhausted_pool_answers_503_with_retry_after);
+on_both_backends!(
+    an_exhausted_pool_answers_503_with_retry_after,
+    a_snapshot_read_does_not_see_a_commit_landing_between_its_queries,
+);
+
+async fn a_snapshot_read_does_not_see_a_commit_landing_between_its_queries(db: TestDb) {
+    use herald::services::pages::{NewPageInput, create_page, list_pages};
+    let mut app = TestApp::spawn(db).await;
+    let page = |slug: &str| NewPageInput {
+        slug: slug.into(),
+        name: slug.into(),
+        ..Default::default()
+    };
+    let first = page("first");
+    app.db.run(move |c| create_page(c, &first)).await.unwrap();
+    let (first_read_tx, first_read_rx) = std::sync::mpsc::channel();
+    let (committed_tx, committed_rx) = std::sync::mpsc::channel::<()>();
+    let reader = app.db.clone();
+    let read = tokio::spawn(async move {
+        reader
+            .run(move |c| {
+                herald::db::read_snapshot(c, |c| {
+                    let before = list_pages(c)?.len();
+                    first_read_tx.send(()).unwrap();
+                    committed_rx.recv().unwrap();
+                    let after = list_pages(c)?.len();
+                    Ok::<_, herald::error::AppError>((before, after))
+                })
+            })
+            .await
+    });
+    first_read_rx.recv().unwrap();
+    let second = page("second");
+    app.db.run(move |c| create_page(c, &second)).await.unwrap();
+    committed_tx.send(()).unwrap();
+    let (before, after) = read.await.unwrap().unwrap();
+    assert_eq!(
+        (before, after),
+        (1, 1),
+        "the snapshot stays at its first read"
+    );
+    let now = app.db.run(list_pages).await.unwrap().len();
+    assert_eq!(now, 2, "the commit did land");
+    app.stop().await.unwrap();
+}
 
 async fn an_exhausted_pool_answers_503_with_retry_after(db: TestDb) {
     let mut app = TestApp::spawn_with(
