@@ -24,10 +24,13 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .wrap(Compress::default())
                 .route(web::get().to(health::metrics)),
         )
-        .configure(crate::auth::routes)
-        .configure(admin::routes)
-        .configure(api::routes)
+        // Routes are tried in order and each dynamic one is a regex match: the public pages,
+        // read hardest during an outage, come first (their `/status/{slug}/{tail}` catch-all
+        // after the more specific support and subscribe routes), the console and API after.
         .configure(support::routes)
         .configure(subscribe::routes)
-        .configure(public::routes);
+        .configure(public::routes)
+        .configure(crate::auth::routes)
+        .configure(admin::routes)
+        .configure(api::routes);
 }
