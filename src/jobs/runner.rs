@@ -75,7 +75,7 @@ impl Default for RunnerConfig {
 
 /// Runs jobs until `stop` is cancelled, then drains as described in the module docs.
 pub async fn run(db: Db, registry: Registry, config: RunnerConfig, stop: CancellationToken) {
-    let worker = format!("{}-{}", hostname(), uuid::Uuid::new_v4().simple());
+    let worker = worker_id();
     let ctx = JobContext { db: db.clone() };
     let mut running: JoinSet<()> = JoinSet::new();
     let mut held: HashMap<tokio::task::Id, String> = HashMap::new();
@@ -213,8 +213,11 @@ async fn drain(
     tracing::info!("job runner stopped");
 }
 
-fn hostname() -> String {
-    std::fs::read_to_string("/etc/hostname")
+/// A name for this process's claims on shared work (jobs, deliveries): the host name and a
+/// random part, so that two processes on one host never take each other's leases for their own.
+pub fn worker_id() -> String {
+    let host = std::fs::read_to_string("/etc/hostname")
         .map(|h| h.trim().to_owned())
-        .unwrap_or_else(|_| "herald".into())
+        .unwrap_or_else(|_| "herald".into());
+    format!("{host}-{}", uuid::Uuid::new_v4().simple())
 }

@@ -200,7 +200,7 @@ pub async fn run(
     };
     let mut engine = Engine {
         db,
-        worker: format!("{}-{}", hostname(), uuid::Uuid::new_v4().simple()),
+        worker: crate::jobs::runner::worker_id(),
         config,
         sender,
         mailbook,
@@ -675,10 +675,4 @@ fn count_failure(
         }
     }
     Ok(())
-}
-
-fn hostname() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .map(|h| h.trim().to_owned())
-        .unwrap_or_else(|_| "herald".into())
 }
