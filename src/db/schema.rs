@@ -412,3 +412,14 @@ diesel::table! {
         created_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    page_webhooks (page_id, purpose) {
+        page_id -> Text,
+        purpose -> Text,
+        url -> Text,
+        secret -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}

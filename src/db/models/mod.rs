@@ -7,6 +7,7 @@ pub mod idempotency;
 pub mod incidents;
 pub mod notify;
 pub mod page_admin;
+pub mod page_webhooks;
 pub mod pages;
 pub mod postmortems;
 pub mod public;

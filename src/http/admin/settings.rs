@@ -1,6 +1,8 @@
 //! `GET/POST /admin/pages/{slug}/settings`: a page's settings for owners: name, slug,
 //! description, time zone, support address, custom domain, public URL, the default "next
-//! update by" interval per impact, and whether the page is public and the default one.
+//! update by" interval per impact, whether the page is public and the default one, and the
+//! page's support and responder webhooks (a new URL's signing secret is shown once, on the
+//! page answering the save).
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
@@ -17,6 +19,7 @@ use crate::domain::NextUpdateIntervals;
 use crate::domain::deadline::{MAX_NEXT_UPDATE_MINS, MIN_NEXT_UPDATE_MINS};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::page_admin;
+use crate::services::page_webhooks::{self, CheckedWebhooks, Purpose, WebhookPatch};
 use crate::services::pages::{self, UpdatePageInput};
 use crate::startup::AppState;
 
@@ -29,6 +32,8 @@ const FIELDS: &[&str] = &[
     "support_email",
     "custom_domain",
     "public_url",
+    "support_webhook_url",
+    "responder_webhook_url",
     "interval_none",
     "interval_minor",
     "interval_major",
@@ -58,6 +63,8 @@ struct SettingsPage {
     public_href: String,
     values: Value,
     errors: Value,
+    /// Signing secrets made by this save, shown this once.
+    secrets: Vec<Value>,
 }
 
 fn show(
@@ -66,7 +73,12 @@ fn show(
     page: &StatusPage,
     form: &Submitted,
     refused: Option<&FieldErrors>,
+    secrets: &[(Purpose, String)],
 ) -> AppResult<HttpResponse> {
+    let secrets = secrets
+        .iter()
+        .map(|(purpose, secret)| json!({"field": purpose.url_field(), "secret": secret}))
+        .collect();
     let view = SettingsPage {
         frame: Frame::new(state, auth, format!("Settings of {}", page.name)),
         page_name: page.name.clone(),
@@ -76,6 +88,7 @@ fn show(
         public_href: format!("/status/{}", page.slug),
         values: values(form, FIELDS),
         errors: messages(refused, FIELDS),
+        secrets,
     };
     let code = match refused {
         Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
@@ -84,11 +97,15 @@ fn show(
     render(state, code, "admin/settings", &view)
 }
 
-/// The form filled from the stored page.
-fn stored(page: &StatusPage) -> Submitted {
+/// The form filled from the stored page and its webhook URLs.
+fn stored(page: &StatusPage, hooks: &serde_json::Map<String, Value>) -> Submitted {
     let minutes = |m: Option<i32>| m.map(|m| m.to_string()).unwrap_or_default();
     let flag = |b: bool| if b { "yes".to_owned() } else { String::new() };
     let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+    let hook = |p: Purpose| {
+        let url = hooks.get(p.url_field()).and_then(Value::as_str);
+        url.unwrap_or_default().to_owned()
+    };
     filled([
         ("name", page.name.clone()),
         ("slug", page.slug.clone()),
@@ -97,6 +114,8 @@ fn stored(page: &StatusPage) -> Submitted {
         ("support_email", opt(&page.support_email)),
         ("custom_domain", opt(&page.custom_domain)),
         ("public_url", opt(&page.public_url)),
+        ("support_webhook_url", hook(Purpose::Support)),
+        ("responder_webhook_url", hook(Purpose::Responder)),
         ("interval_none", minutes(page.next_update_none_mins)),
         ("interval_minor", minutes(page.next_update_minor_mins)),
         ("interval_major", minutes(page.next_update_major_mins)),
@@ -156,6 +175,28 @@ async fn load(state: &AppState, slug: String) -> AppResult<StatusPage> {
         .await
 }
 
+/// The page's webhook URLs by field name.
+async fn load_hooks(state: &AppState, page_id: &str) -> AppResult<serde_json::Map<String, Value>> {
+    let page_id = page_id.to_owned();
+    state
+        .db
+        .run(move |c| page_webhooks::urls(c, &page_id))
+        .await
+}
+
+/// The webhook fields as typed (blank clears), checked against the outbound policy.
+async fn checked_hooks(state: &AppState, form: &Submitted) -> Result<CheckedWebhooks, FieldErrors> {
+    let patch = WebhookPatch {
+        support_webhook_url: Some(text(form, Purpose::Support.url_field())),
+        responder_webhook_url: Some(text(form, Purpose::Responder.url_field())),
+    };
+    match page_webhooks::check(&patch, &state.notify.policy).await {
+        Ok(checked) => Ok(checked),
+        Err(AppError::Validation(fields)) => Err(fields),
+        Err(_) => Err(FieldErrors::new()),
+    }
+}
+
 /// The settings form (owners).
 #[tracing::instrument(skip_all)]
 pub async fn show_settings(
@@ -169,10 +210,12 @@ pub async fn show_settings(
     };
     auth.require(Permission::Admin)?;
     let page = load(&state, slug.into_inner()).await?;
-    show(&state, &auth, &page, &stored(&page), None)
+    let hooks = load_hooks(&state, &page.id).await?;
+    show(&state, &auth, &page, &stored(&page, &hooks), None, &[])
 }
 
-/// Saves the settings and shows them again (303, at the new slug), or the form (422).
+/// Saves the settings and shows them again (303, at the new slug; 200 with the secret when a
+/// webhook URL was set), or the form (422).
 #[tracing::instrument(skip_all, fields(user = %auth.user_id))]
 pub async fn save_settings(
     auth: Authenticated,
@@ -183,26 +226,36 @@ pub async fn save_settings(
     auth.require(Permission::Admin)?;
     let form = Submitted(form.into_inner());
     let page = load(&state, slug.into_inner()).await?;
-    let refused = match settings_input(&form) {
-        Ok(input) => {
+    let hooks = checked_hooks(&state, &form).await;
+    let refused = match (settings_input(&form), hooks) {
+        (Ok(input), Ok(hooks)) => {
             let (page_id, fields) = (page.id.clone(), form_changes(&form, &[]));
             let saved = audited(&state, &auth, Permission::Admin, move |c| {
                 let page = pages::update_page(c, &page_id, &input)?;
+                let secrets = page_webhooks::apply(c, &page.id, &hooks)?;
                 let audit = change("page.update", "page", &page.id, Some(&page.id), fields);
-                Ok((page, audit))
+                Ok(((page, secrets), audit))
             })
             .await;
             match saved {
-                Ok(page) => {
+                Ok((page, secrets)) if secrets.is_empty() => {
                     return Ok(see_other(&format!("/admin/pages/{}/settings", page.slug)));
+                }
+                Ok((page, secrets)) => {
+                    let hooks = load_hooks(&state, &page.id).await?;
+                    return show(&state, &auth, &page, &stored(&page, &hooks), None, &secrets);
                 }
                 Err(AppError::Validation(fields)) => fields,
                 Err(other) => return Err(other),
             }
         }
-        Err(fields) => fields,
+        (input, hooks) => {
+            let mut fields = input.err().unwrap_or_default();
+            fields.extend(hooks.err().unwrap_or_default());
+            fields
+        }
     };
-    show(&state, &auth, &page, &form, Some(&refused))
+    show(&state, &auth, &page, &form, Some(&refused), &[])
 }
 
 /// Deletes the page with everything on it once its slug is typed to confirm (303 to the
@@ -221,11 +274,12 @@ pub async fn delete_page(
         let mut refused = FieldErrors::new();
         let message = format!("type {} to confirm", page.slug);
         refused.insert("confirm".to_owned(), vec![message]);
-        let mut shown = stored(&page);
+        let hooks = load_hooks(&state, &page.id).await?;
+        let mut shown = stored(&page, &hooks);
         shown
             .0
             .push(("confirm".to_owned(), form.get("confirm").to_owned()));
-        return show(&state, &auth, &page, &shown, Some(&refused));
+        return show(&state, &auth, &page, &shown, Some(&refused), &[]);
     }
     let id = page.id.clone();
     audited(&state, &auth, Permission::Admin, move |c| {

@@ -10,6 +10,7 @@ use crate::auth::{Authenticated, Permission};
 use crate::error::AppResult;
 use crate::services::idempotency::Answer;
 use crate::services::page_admin;
+use crate::services::page_webhooks::{self, WebhookPatch};
 use crate::services::pages::{self, NewPageInput, UpdatePageInput};
 use crate::startup::AppState;
 
@@ -49,7 +50,7 @@ pub async fn list_pages(
     .await
 }
 
-/// `GET /pages/{slug}`.
+/// `GET /pages/{slug}`: the page with its webhook URLs (never their secrets).
 pub async fn get_page(
     state: web::Data<AppState>,
     auth: Authenticated,
@@ -57,12 +58,20 @@ pub async fn get_page(
 ) -> AppResult<HttpResponse> {
     let slug = slug.into_inner();
     read(&state, &auth, Permission::Read, move |c| {
-        Ok(views::page(&run::page(c, &slug)?))
+        let page = run::page(c, &slug)?;
+        let mut view = views::page(&page);
+        if let Some(fields) = view.as_object_mut() {
+            fields.extend(page_webhooks::urls(c, &page.id)?);
+        }
+        Ok(view)
     })
     .await
 }
 
-/// `PATCH /pages/{slug}`: changes a page's settings (owners).
+/// `PATCH /pages/{slug}`: changes a page's settings (owners). `support_webhook_url` and
+/// `responder_webhook_url` are checked against the outbound policy first (422 on the field);
+/// a URL newly set answers its signing secret once, as `support_webhook_secret` or
+/// `responder_webhook_secret`.
 #[tracing::instrument(skip_all)]
 pub async fn update_page(
     state: web::Data<AppState>,
@@ -73,6 +82,9 @@ pub async fn update_page(
 ) -> AppResult<HttpResponse> {
     let (slug, fields) = (slug.into_inner(), body.into_inner());
     let input: UpdatePageInput = typed(&fields)?;
+    let hooks: WebhookPatch = typed(&fields)?;
+    auth.require(Permission::Admin)?;
+    let hooks = page_webhooks::check(&hooks, &state.notify.policy).await?;
     write(
         &state,
         &req,
@@ -82,8 +94,16 @@ pub async fn update_page(
         move |c| {
             let page = run::page(c, &slug)?;
             let page = pages::update_page(c, &page.id, &input)?;
+            let secrets = page_webhooks::apply(c, &page.id, &hooks)?;
+            let mut view = views::page(&page);
+            if let Some(answer) = view.as_object_mut() {
+                answer.extend(page_webhooks::urls(c, &page.id)?);
+                for (purpose, secret) in secrets {
+                    answer.insert(purpose.secret_field().to_owned(), json!(secret));
+                }
+            }
             let audit = change("page.update", "page", &page.id, &page.id, fields);
-            Ok((Answer::new(200, views::page(&page)), audit))
+            Ok((Answer::new(200, view), audit))
         },
     )
     .await
