@@ -1,5 +1,6 @@
 //! Email over SMTP: lettre's pooled async transport, and the MIME message built from an
-//! [`EmailMessage`] (text and HTML alternatives, threading and list headers). Every header
+//! [`EmailMessage`] (text and HTML alternatives, threading and list headers) or a
+//! [`DirectMessage`] (a notice to one person, without list headers). Every header
 //! goes through lettre's encoder; values that would need more than that (ids, URLs) are
 //! checked first, so no field can start a header of its own.
 
@@ -33,6 +34,21 @@ pub struct EmailMessage {
     pub unsubscribe_url: String,
     /// Where to manage the subscription (sent as `List-Help`).
     pub manage_url: Option<String>,
+}
+
+/// A message to one person that is not list mail (a support notice, a copy for the sender, a
+/// reminder to responders): no `List-*` headers, optionally a `Reply-To`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DirectMessage {
+    /// A bare address, e.g. `support@example.com`.
+    pub to: String,
+    /// Where answers go: a bare address and an optional display name (kept on one line).
+    pub reply_to: Option<(Option<String>, String)>,
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+    /// Without angle brackets, e.g. `support.<id>.notice@host`.
+    pub message_id: String,
 }
 
 /// An SMTP setting Herald cannot use; never shows the password.
@@ -145,6 +161,22 @@ impl Mailer {
         }
     }
 
+    /// Sends one [`DirectMessage`]; answers as [`Mailer::send`].
+    pub async fn send_direct(&self, msg: &DirectMessage) -> Attempt {
+        let message = match build_direct_message(&self.from, msg) {
+            Ok(message) => message,
+            Err(e) => {
+                return Attempt::Failed {
+                    error: e.to_string(),
+                };
+            }
+        };
+        match self.transport.send(message).await {
+            Ok(_) => Attempt::Delivered,
+            Err(e) => classify(&e),
+        }
+    }
+
     /// The complete message as it goes on the wire (tests, previews).
     pub fn render(&self, msg: &EmailMessage) -> Result<Vec<u8>, MessageError> {
         Ok(self.build(msg)?.formatted())
@@ -170,13 +202,43 @@ fn classify(e: &lettre::transport::smtp::Error) -> Attempt {
     }
 }
 
+/// A bare address; anything with a line break, space or bracket is refused by the parser.
+fn address(raw: &str, what: &str) -> Result<Address, MessageError> {
+    raw.trim()
+        .parse()
+        .map_err(|_| MessageError(format!("{what} is not an email address")))
+}
+
+/// Builds the MIME message of a [`DirectMessage`]: no list headers.
+pub fn build_direct_message(from: &Mailbox, msg: &DirectMessage) -> Result<Message, MessageError> {
+    let to = address(&msg.to, "the recipient")?;
+    let mut builder = Message::builder()
+        .from(from.clone())
+        .to(Mailbox::new(None, to))
+        .subject(single_line(&msg.subject))
+        .message_id(Some(msg_id(&msg.message_id, "Message-ID")?))
+        .date_now()
+        .raw_header(header("Auto-Submitted", "auto-generated".into())?);
+    if let Some((name, reply_to)) = &msg.reply_to {
+        let reply_to = address(reply_to, "the Reply-To address")?;
+        let name = name
+            .as_deref()
+            .map(single_line)
+            .filter(|n| !n.is_empty())
+            .map(|n| n.chars().take(100).collect::<String>());
+        builder = builder.reply_to(Mailbox::new(name, reply_to));
+    }
+    builder
+        .multipart(MultiPart::alternative_plain_html(
+            msg.text.clone(),
+            msg.html.clone(),
+        ))
+        .map_err(|e| MessageError(format!("the message could not be built: {e}")))
+}
+
 /// Builds the MIME message.
 pub fn build_message(from: &Mailbox, msg: &EmailMessage) -> Result<Message, MessageError> {
-    let to: Address = msg
-        .to
-        .trim()
-        .parse()
-        .map_err(|_| MessageError("the recipient is not an email address".into()))?;
+    let to = address(&msg.to, "the recipient")?;
     let message_id = msg_id(&msg.message_id, "Message-ID")?;
     let references = msg
         .references
@@ -438,6 +500,68 @@ mod tests {
         let refs = h.iter().find(|l| l.starts_with("References:")).unwrap();
         assert_eq!(refs.matches('<').count(), 40);
         assert!(raw.split("\r\n").all(|l| l.len() <= 998));
+    }
+
+    fn direct() -> DirectMessage {
+        DirectMessage {
+            to: "support@example.com".into(),
+            reply_to: Some((Some("Jo Doe".into()), "jo@example.com".into())),
+            subject: "[Acme] Support request SUP-7K3Q9: I can't sign in".into(),
+            text: "Jo cannot sign in.".into(),
+            html: "<p>Jo cannot sign in.</p>".into(),
+            message_id: "support.1.notice@status.example.com".into(),
+        }
+    }
+
+    #[test]
+    fn a_direct_message_carries_reply_to_and_no_list_headers() {
+        let raw = String::from_utf8(
+            build_direct_message(&from(), &direct())
+                .unwrap()
+                .formatted(),
+        )
+        .unwrap();
+        let h = headers(&raw);
+        for expected in [
+            "To: support@example.com",
+            "Message-ID: <support.1.notice@status.example.com>",
+            "Auto-Submitted: auto-generated",
+        ] {
+            assert!(
+                h.iter().any(|l| l == expected),
+                "missing {expected} in {h:#?}"
+            );
+        }
+        let reply_to = h.iter().find(|l| l.starts_with("Reply-To:")).unwrap();
+        assert!(reply_to.contains("<jo@example.com>"), "{reply_to}");
+        assert!(!h.iter().any(|l| l.starts_with("List-")), "{h:#?}");
+        assert!(raw.contains("text/plain") && raw.contains("text/html"));
+    }
+
+    #[test]
+    fn line_breaks_in_a_direct_message_cannot_add_a_header() {
+        let mut msg = direct();
+        msg.reply_to = Some((
+            Some("Jo\r\nBcc: victim@example.com".into()),
+            "jo@example.com".into(),
+        ));
+        msg.subject = "Help\r\nBcc: victim@example.com".into();
+        let raw =
+            String::from_utf8(build_direct_message(&from(), &msg).unwrap().formatted()).unwrap();
+        let h = headers(&raw);
+        assert!(!h.iter().any(|l| l.starts_with("Bcc:")), "{h:#?}");
+        for bad in [
+            "jo@example.com\r\nBcc: x@y",
+            "jo@example.com>\nX-Evil: 1",
+            "not an address",
+        ] {
+            let mut msg = direct();
+            msg.reply_to = Some((None, bad.into()));
+            assert!(build_direct_message(&from(), &msg).is_err(), "{bad}");
+            let mut msg = direct();
+            msg.to = bad.into();
+            assert!(build_direct_message(&from(), &msg).is_err(), "{bad}");
+        }
     }
 
     #[test]
