@@ -202,6 +202,7 @@ impl Application {
             state.notify.clone(),
             crate::notify::EngineConfig {
                 grace: state.settings.shutdown_grace,
+                clock: state.notify.clock.clone(),
                 ..Default::default()
             },
             lifecycle.token(),

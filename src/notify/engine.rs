@@ -12,16 +12,16 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{NaiveDateTime, Utc};
+use chrono::NaiveDateTime;
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::message::{self, Outgoing};
-use super::{content, events, reminders};
+use super::{EngineClock, content, events, reminders};
 use crate::config::Settings;
 use crate::db::models::notify::{self as rows, Audience, Delivery, Outcome};
-use crate::db::{Db, DbConn, now, write_tx};
+use crate::db::{Db, DbConn, write_tx};
 use crate::delivery::Attempt;
 use crate::delivery::backoff::Backoff;
 use crate::delivery::mail::Mailer;
@@ -56,6 +56,8 @@ pub struct EngineConfig {
     pub backoff: Backoff,
     /// Time in-flight sends get at shutdown.
     pub grace: Duration,
+    /// Where backoff, leases, quarantine and circuit breakers read the time.
+    pub clock: EngineClock,
 }
 
 impl Default for EngineConfig {
@@ -70,6 +72,7 @@ impl Default for EngineConfig {
             quarantine_window: chrono::Duration::minutes(50),
             backoff: Backoff::default(),
             grace: Duration::from_secs(30),
+            clock: EngineClock::system(),
         }
     }
 }
@@ -83,6 +86,8 @@ pub struct NotifyHandle {
     pub policy: Policy,
     /// Subscribe rate limits.
     pub limits: Arc<super::limits::SubscribeLimits>,
+    /// The engine's clock (tests move it forward).
+    pub clock: EngineClock,
 }
 
 impl NotifyHandle {
@@ -92,6 +97,7 @@ impl NotifyHandle {
             wake: Arc::new(Notify::new()),
             policy: Policy::from_settings(settings),
             limits: Arc::new(super::limits::SubscribeLimits::default()),
+            clock: EngineClock::system(),
         }
     }
 }
@@ -189,7 +195,7 @@ pub async fn run(
     };
     let sender = Arc::new(Sender {
         mailer,
-        webhooks: WebhookClient::new(handle.policy.clone()),
+        webhooks: WebhookClient::with_clock(handle.policy.clone(), Arc::new(config.clock.clone())),
         global: Arc::new(Semaphore::new(config.max_in_flight)),
         hosts: Default::default(),
         per_host: handle.policy.per_host_concurrency.max(1),
@@ -304,9 +310,10 @@ impl Engine {
 
     /// Expands every unexpanded event into its deliveries.
     async fn expand(&mut self) {
+        let clock = self.config.clock.clone();
         let result = self
             .db
-            .run(|c| {
+            .run(move |c| {
                 let mut total = 0;
                 loop {
                     let batch = rows::unexpanded_events(c, 50)?;
@@ -315,7 +322,7 @@ impl Engine {
                     }
                     for event in &batch {
                         let audience = audience(c, event)?;
-                        total += rows::expand_event(c, event, audience, now())?;
+                        total += rows::expand_event(c, event, audience, clock.now())?;
                     }
                 }
             })
@@ -336,10 +343,11 @@ impl Engine {
         let lease = chrono::Duration::from_std(self.config.lease).unwrap_or_default();
         let cached: Vec<String> = self.cache.keys().cloned().collect();
         let base_url = self.links.base_url.clone();
+        let clock = self.config.clock.clone();
         let claimed = self
             .db
             .run(move |c| {
-                let at = now();
+                let at = clock.now();
                 let batch = rows::claim_deliveries(c, &worker, room as i64, at, at + lease)?;
                 let ids: Vec<String> = batch.iter().map(|d| d.subscriber_id.clone()).collect();
                 let subscribers = rows::subscribers_by_ids(c, &ids)?;
@@ -463,7 +471,8 @@ impl Engine {
 
     /// Sends the responders' reminders that fell due (in the background).
     async fn remind(&mut self) {
-        let claimed = self.db.run(|c| reminders::claim_due(c, Utc::now())).await;
+        let at = self.config.clock.utc();
+        let claimed = self.db.run(move |c| reminders::claim_due(c, at)).await;
         let due = match claimed {
             Ok(due) => due,
             Err(e) => {
@@ -477,7 +486,7 @@ impl Engine {
                 &self.links.base_url,
                 &self.links.mail_domain(),
                 &reminder,
-                Utc::now(),
+                self.config.clock.utc(),
             );
             let messages = match messages {
                 Ok(messages) => messages,
@@ -508,9 +517,10 @@ impl Engine {
         let ids: Vec<String> = self.held.values().map(|(id, _)| id.clone()).collect();
         let worker = self.worker.clone();
         let lease = chrono::Duration::from_std(self.config.lease).unwrap_or_default();
+        let clock = self.config.clock.clone();
         let result = self
             .db
-            .run(move |c| Ok(rows::renew(c, &ids, &worker, now() + lease)?))
+            .run(move |c| Ok(rows::renew(c, &ids, &worker, clock.now() + lease)?))
             .await;
         if let Err(e) = result {
             tracing::warn!(error = %e, "could not renew delivery leases");
@@ -567,7 +577,7 @@ fn audience(conn: &mut DbConn, event: &rows::NotificationEvent) -> AppResult<Aud
 /// Records outcomes: delivered in one statement, the others one by one; counts failures
 /// against subscribers and quarantines those failing for too long.
 fn record(conn: &mut DbConn, finished: &[Finished], config: &EngineConfig) -> AppResult<()> {
-    let at = now();
+    let at = config.clock.now();
     let delivered: Vec<String> = finished
         .iter()
         .filter(|f| f.delivered())

@@ -2,6 +2,7 @@
 //! webhooks), events written with the changes that cause them, and the durable engine that
 //! expands events into delivery rows and sends them through [`crate::delivery`].
 
+pub mod clock;
 pub mod content;
 pub mod engine;
 pub mod events;
@@ -11,4 +12,5 @@ pub mod reminders;
 pub mod subscribe;
 pub mod token;
 
+pub use clock::EngineClock;
 pub use engine::{EngineConfig, NotifyHandle};

@@ -152,6 +152,8 @@ pub struct TestApp {
     pub db: Db,
     pub site: std::sync::Arc<herald::render::site::PublicSite>,
     pub client: reqwest::Client,
+    /// The notification engine's clock: tests move it forward.
+    pub clock: herald::notify::EngineClock,
     shutdown: ShutdownHandle,
     server: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     // Declared last: dropped after the server is gone.
@@ -177,6 +179,7 @@ impl TestApp {
         let address = format!("http://127.0.0.1:{}", app.port());
         let db = app.state().db.clone();
         let site = app.state().site.clone();
+        let clock = app.state().notify.clock.clone();
         let shutdown = app.shutdown_handle();
         let server = tokio::spawn(app.run_until_stopped());
         Self {
@@ -184,6 +187,7 @@ impl TestApp {
             db,
             site,
             client: reqwest::Client::new(),
+            clock,
             shutdown,
             server: Some(server),
             test_db,
