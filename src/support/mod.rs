@@ -11,11 +11,14 @@
 //! - Abuse: per-address rate limit, a honeypot field, a minimum fill time carried in the token,
 //!   size limits on every field and on the body. Honeypot and token failures get one generic
 //!   answer that does not say which check failed, and nothing is stored.
+//! - Notices ([`notice`]): a mail to the page's support address, a copy to the sender who
+//!   asked, a signed POST to the page's support webhook; jobs enqueued with the insert.
 //! - Triage for responders ([`store`]): list, filter, mark handled, link to an incident.
 
 pub mod batch;
 pub mod console;
 pub mod form;
+pub mod notice;
 pub mod page;
 pub mod reference;
 pub mod replay;

@@ -21,7 +21,8 @@ pub const DEFAULT_LIMIT: i64 = 50;
 pub const MAX_LIMIT: i64 = 200;
 
 /// Stores `s` unless a submission with its id is already there (a spool replay after the
-/// first attempt did reach the database). Returns whether it was inserted. A submission for a
+/// first attempt did reach the database), with its notice jobs in the same transaction.
+/// Returns whether it was inserted. A submission for a
 /// page deleted meanwhile is dropped with a warning.
 pub fn insert_submission(conn: &mut DbConn, s: &Submission, spooled: bool) -> AppResult<bool> {
     let row = to_row(s, spooled);
@@ -29,11 +30,13 @@ pub fn insert_submission(conn: &mut DbConn, s: &Submission, spooled: bool) -> Ap
         if rows::exists(c, &row.id)? {
             return Ok(false);
         }
-        if pages::find(c, &row.page_id).optional()?.is_none() {
+        let Some(page) = pages::find(c, &row.page_id).optional()? else {
             tracing::warn!(reference = %row.reference, "support submission for a deleted page dropped");
             return Ok(false);
-        }
+        };
         rows::insert(c, &row)?;
+        // Only here, where the row was new: a replayed submission gets its notices once.
+        super::notice::enqueue(c, &row, &page)?;
         Ok(true)
     });
     match inserted {

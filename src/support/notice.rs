@@ -1,0 +1,295 @@
+//! Notices of a stored submission: a mail to the page's support address (Reply-To the
+//! sender), a copy to the sender when they asked for one, and a signed Standard Webhooks POST
+//! to the page's support webhook.
+//!
+//! The jobs are enqueued in the transaction that inserts the submission, and only when it did
+//! insert (a replayed spool record already in the database adds none), so each submission's
+//! notices are sent once. One job per target: a failing webhook is retried without sending
+//! the mails again. Mail text is escaped in HTML and kept out of headers (the subject is one
+//! line, addresses are parsed, never pasted).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context as _, anyhow};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::Topic;
+use crate::config::Settings;
+use crate::db::models::pages::{self, StatusPage};
+use crate::db::models::support::{self as rows, SupportSubmission};
+use crate::db::models::{components, page_webhooks};
+use crate::db::{Db, DbConn};
+use crate::delivery::Attempt;
+use crate::delivery::chat::ChatMessage;
+use crate::delivery::mail::{DirectMessage, Mailer};
+use crate::delivery::outbound::Policy;
+use crate::delivery::webhook::{WebhookClient, WebhookRequest};
+use crate::jobs::{JobContext, NewJob, Registry, enqueue as enqueue_job};
+use crate::notify::content::Mailbook;
+
+/// The job kind.
+pub const JOB_KIND: &str = "support.notify";
+/// Tries within one job run while the webhook host is busy or its circuit open.
+const DEFERRALS: u32 = 5;
+
+/// Where one notice goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// The page's support address.
+    SupportEmail,
+    /// The sender, who ticked "send me a copy".
+    SenderCopy,
+    /// The page's support webhook.
+    SupportWebhook,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Payload {
+    submission_id: String,
+    target: Target,
+}
+
+/// Enqueues the notices of `row`, just inserted, one job per target that applies. Call it in
+/// the transaction of the insert.
+pub fn enqueue(
+    conn: &mut DbConn,
+    row: &SupportSubmission,
+    page: &StatusPage,
+) -> diesel::QueryResult<()> {
+    let mut targets = Vec::new();
+    if page.support_email.is_some() {
+        targets.push(Target::SupportEmail);
+    }
+    if row.wants_copy {
+        targets.push(Target::SenderCopy);
+    }
+    if page_webhooks::find(conn, &page.id, "support")?.is_some() {
+        targets.push(Target::SupportWebhook);
+    }
+    for target in targets {
+        let payload = Payload {
+            submission_id: row.id.clone(),
+            target,
+        };
+        let payload = serde_json::to_value(&payload).unwrap_or(Value::Null);
+        enqueue_job(conn, &NewJob::new(JOB_KIND, payload))?;
+    }
+    Ok(())
+}
+
+/// Sends support notices: the mailer (if any), templates and webhook client.
+pub struct Notifier {
+    mailer: Option<Mailer>,
+    book: Mailbook,
+    webhooks: WebhookClient,
+    base_url: String,
+    domain: String,
+}
+
+impl Notifier {
+    /// A notifier for `settings`. Must be called inside a Tokio runtime (the mail pool).
+    pub fn new(settings: &Settings) -> anyhow::Result<Self> {
+        let mailer = match Mailer::from_settings(settings) {
+            Ok(mailer) => mailer,
+            Err(e) => {
+                tracing::error!(error = %e, "support notices by mail are held");
+                None
+            }
+        };
+        let domain = url::Url::parse(&settings.public_url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_else(|| "herald.invalid".to_owned());
+        Ok(Self {
+            mailer,
+            book: Mailbook::load().context("email templates")?,
+            webhooks: WebhookClient::new(Policy::from_settings(settings)),
+            base_url: settings.public_url.clone(),
+            domain,
+        })
+    }
+
+    /// Registers the `support.notify` handler with `registry`.
+    pub fn register(self, registry: &mut Registry) {
+        let me = Arc::new(self);
+        registry.register(JOB_KIND, move |ctx: JobContext, payload: Value| {
+            let me = me.clone();
+            async move { me.run(&ctx.db, payload).await }
+        });
+    }
+
+    #[tracing::instrument(skip_all, fields(submission, target))]
+    async fn run(&self, db: &Db, payload: Value) -> anyhow::Result<()> {
+        let payload: Payload = serde_json::from_value(payload).context("support.notify payload")?;
+        let span = tracing::Span::current();
+        span.record("submission", payload.submission_id.as_str());
+        span.record("target", tracing::field::debug(payload.target));
+        let id = payload.submission_id.clone();
+        let Some(found) = db.run(move |c| load(c, &id)).await? else {
+            tracing::info!("the submission or its page is gone; no notice");
+            return Ok(());
+        };
+        match payload.target {
+            Target::SupportEmail => self.mail(&found, false).await,
+            Target::SenderCopy => self.mail(&found, true).await,
+            Target::SupportWebhook => self.webhook(&found).await,
+        }
+    }
+
+    async fn mail(&self, found: &Found, copy: bool) -> anyhow::Result<()> {
+        let s = &found.submission;
+        let (to, reply_to, template, kind) = if copy {
+            let support = found.page.support_email.clone();
+            let reply_to = support.map(|a| (Some(found.page.name.clone()), a));
+            (s.email.clone(), reply_to, "support_copy", "copy")
+        } else {
+            let Some(to) = found.page.support_email.clone() else {
+                tracing::info!("the page has no support address any more; no notice");
+                return Ok(());
+            };
+            let reply_to = Some((Some(s.name.clone()), s.email.clone()));
+            (to, reply_to, "support_notice", "notice")
+        };
+        let (subject, text, html) = self.book.render(template, &self.view(found))?;
+        let message = DirectMessage {
+            to,
+            reply_to,
+            subject,
+            text,
+            html,
+            message_id: format!("support.{}.{kind}@{}", s.id, self.domain),
+        };
+        let Some(mailer) = &self.mailer else {
+            tracing::warn!(
+                "HERALD_SMTP_URL is not set: the support notice waits for a mail server"
+            );
+            return Err(anyhow!(
+                "HERALD_SMTP_URL is not set: no mail server to send the support {kind} through; retried with backoff"
+            ));
+        };
+        outcome(mailer.send_direct(&message).await)
+    }
+
+    async fn webhook(&self, found: &Found) -> anyhow::Result<()> {
+        let Some(hook) = &found.webhook else {
+            tracing::info!("the page has no support webhook any more; no notice");
+            return Ok(());
+        };
+        let s = &found.submission;
+        let view = self.view(found);
+        let request = WebhookRequest {
+            id: format!("support_{}", s.id),
+            url: hook.url.clone(),
+            secret: hook.secret.clone(),
+            body: json!({
+                "type": "support.submission",
+                "reference": s.reference,
+                "page": {
+                    "id": found.page.id, "slug": found.page.slug,
+                    "name": found.page.name, "url": view["page"]["url"],
+                },
+                "submission": {
+                    "id": s.id, "reference": s.reference, "name": s.name, "email": s.email,
+                    "topic": s.topic, "topic_label": view["topic"],
+                    "component": found.component.as_ref().map(|(id, name)| json!({"id": id, "name": name})),
+                    "account": s.account, "message": s.message, "wants_copy": s.wants_copy,
+                    "spooled": s.spooled, "submitted_at": view["submitted_at"],
+                },
+                "console_url": view["console_url"],
+                "generated_at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            }),
+            summary: ChatMessage {
+                title: format!("{}: support request {}", found.page.name, s.reference),
+                text: format!(
+                    "{} — {} <{}>: {}",
+                    view["topic"].as_str().unwrap_or(&s.topic),
+                    s.name,
+                    s.email,
+                    s.message.chars().take(500).collect::<String>()
+                ),
+                url: view["console_url"].as_str().unwrap_or_default().to_owned(),
+                status: s.topic.clone(),
+            },
+        };
+        for _ in 0..DEFERRALS {
+            match self.webhooks.send(&request).await {
+                Attempt::Deferred { after } => {
+                    tokio::time::sleep(after.min(Duration::from_secs(30))).await
+                }
+                other => return outcome(other),
+            }
+        }
+        Err(anyhow!(
+            "the support webhook's host stayed busy or its circuit open"
+        ))
+    }
+
+    /// What the templates see; every value is escaped in HTML by the template engine.
+    fn view(&self, found: &Found) -> Value {
+        let s = &found.submission;
+        let topic = s
+            .topic
+            .parse::<Topic>()
+            .map(Topic::label)
+            .unwrap_or("Other");
+        let page_url = format!("{}/status/{}", self.base_url, found.page.slug);
+        json!({
+            "page": {"name": found.page.name, "url": page_url},
+            "reference": s.reference,
+            "topic": topic,
+            "name": s.name,
+            "email": s.email,
+            "account": s.account,
+            "component": found.component.as_ref().map(|(_, name)| name),
+            "message": s.message,
+            "spooled": s.spooled,
+            "submitted_at": s.submitted_at.and_utc().format("%Y-%m-%d %H:%M UTC").to_string(),
+            "console_url": format!("{}/admin/support/{}", self.base_url, s.id),
+            "support_email": found.page.support_email,
+        })
+    }
+}
+
+/// A send's outcome as a job result: anything but delivered is retried by the job runner.
+fn outcome(attempt: Attempt) -> anyhow::Result<()> {
+    match attempt {
+        Attempt::Delivered => Ok(()),
+        Attempt::Deferred { .. } => Err(anyhow!("deferred")),
+        Attempt::Retry { error, .. } | Attempt::Failed { error } => Err(anyhow!(error)),
+    }
+}
+
+/// A submission with what its notices need.
+struct Found {
+    submission: SupportSubmission,
+    page: StatusPage,
+    /// The affected component's id and name.
+    component: Option<(String, String)>,
+    webhook: Option<page_webhooks::PageWebhook>,
+}
+
+fn load(conn: &mut DbConn, id: &str) -> crate::error::AppResult<Option<Found>> {
+    use diesel::OptionalExtension;
+    let Some(submission) = rows::find(conn, id)? else {
+        return Ok(None);
+    };
+    let Some(page) = pages::find(conn, &submission.page_id).optional()? else {
+        return Ok(None);
+    };
+    let component = match &submission.component_id {
+        Some(cid) => components::find(conn, cid)
+            .optional()?
+            .map(|c| (c.id, c.name)),
+        None => None,
+    };
+    let webhook = page_webhooks::find(conn, &page.id, "support")?;
+    Ok(Some(Found {
+        submission,
+        page,
+        component,
+        webhook,
+    }))
+}
