@@ -75,12 +75,13 @@ impl Application {
         Self::build_with(settings, Registry::standard(), RunnerConfig::default()).await
     }
 
-    /// Builds Herald with the given job handlers and runner tuning.
+    /// Builds Herald with the given job handlers (and the support notices') and runner tuning.
     pub async fn build_with(
         settings: Settings,
-        registry: Registry,
+        mut registry: Registry,
         mut runner: RunnerConfig,
     ) -> anyhow::Result<Self> {
+        crate::support::notice::Notifier::new(&settings)?.register(&mut registry);
         let settings = Arc::new(settings);
         let for_db = settings.clone();
         let (db, secret) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
