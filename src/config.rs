@@ -126,6 +126,8 @@ pub struct Settings {
     pub data_dir: PathBuf,
     /// Support form submissions per minute per client address.
     pub support_rate_per_min: u32,
+    /// Minutes before an incident's promised next update that responders are reminded.
+    pub reminder_lead_minutes: u32,
 }
 
 impl std::fmt::Debug for Settings {
@@ -147,6 +149,7 @@ impl std::fmt::Debug for Settings {
             .field("trusted_proxies", &self.trusted_proxies)
             .field("data_dir", &self.data_dir)
             .field("support_rate_per_min", &self.support_rate_per_min)
+            .field("reminder_lead_minutes", &self.reminder_lead_minutes)
             .finish()
     }
 }
@@ -173,6 +176,7 @@ struct FileSettings {
     trusted_proxies: Option<String>,
     data_dir: Option<String>,
     support_rate_per_min: Option<u32>,
+    reminder_lead_minutes: Option<u32>,
 }
 
 /// Every setting as (file key, environment variable); the README documents each (a test checks).
@@ -198,6 +202,7 @@ pub const SETTINGS_KEYS: &[(&str, &str)] = &[
     ("trusted_proxies", "HERALD_TRUSTED_PROXIES"),
     ("data_dir", "HERALD_DATA_DIR"),
     ("support_rate_per_min", "HERALD_SUPPORT_RATE_PER_MIN"),
+    ("reminder_lead_minutes", "HERALD_REMINDER_LEAD_MINUTES"),
 ];
 
 /// Where values come from; the real process uses [`Env::process`], tests pass a map.
@@ -364,6 +369,18 @@ impl Settings {
                 "must be between 1 and 10000000",
             ));
         }
+        let reminder_lead_minutes = number(
+            env,
+            "HERALD_REMINDER_LEAD_MINUTES",
+            file.reminder_lead_minutes,
+            crate::notify::reminders::DEFAULT_LEAD_MINUTES,
+        )?;
+        if !(1..=1440).contains(&reminder_lead_minutes) {
+            return Err(ConfigError::invalid(
+                "HERALD_REMINDER_LEAD_MINUTES",
+                format!("must be between 1 and 1440 minutes, got {reminder_lead_minutes}"),
+            ));
+        }
         let webhook_host_concurrency = number(
             env,
             "HERALD_WEBHOOK_HOST_CONCURRENCY",
@@ -395,6 +412,7 @@ impl Settings {
             trusted_proxies,
             data_dir,
             support_rate_per_min,
+            reminder_lead_minutes,
         })
     }
 }
@@ -561,6 +579,11 @@ mod tests {
         assert!(s.smtp_url.is_none());
         assert_eq!(s.mail_from, "Herald <herald@localhost>");
         assert!(!s.allow_private_webhooks);
+        assert_eq!(s.reminder_lead_minutes, 10);
+        let lead = load("reminder_lead_minutes = 30", &[]).unwrap();
+        assert_eq!(lead.reminder_lead_minutes, 30);
+        let lead = load("", &[("HERALD_REMINDER_LEAD_MINUTES", "5")]).unwrap();
+        assert_eq!(lead.reminder_lead_minutes, 5);
         let s = load(
             "allow_private_webhooks = true",
             &[
@@ -579,6 +602,9 @@ mod tests {
             ("HERALD_ALLOW_PRIVATE_WEBHOOKS", "maybe"),
             ("HERALD_WEBHOOK_HOST_CONCURRENCY", "0"),
             ("HERALD_WEBHOOK_HOST_CONCURRENCY", "many"),
+            ("HERALD_REMINDER_LEAD_MINUTES", "0"),
+            ("HERALD_REMINDER_LEAD_MINUTES", "1441"),
+            ("HERALD_REMINDER_LEAD_MINUTES", "soon"),
         ] {
             let err = load("", &[(key, value)]).unwrap_err().to_string();
             assert!(err.starts_with(key), "{err}");

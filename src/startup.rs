@@ -204,6 +204,7 @@ impl Application {
             crate::notify::EngineConfig {
                 grace: state.settings.shutdown_grace,
                 clock: state.notify.clock.clone(),
+                reminder_lead_minutes: state.settings.reminder_lead_minutes,
                 ..Default::default()
             },
             lifecycle.token(),

@@ -58,6 +58,8 @@ pub struct EngineConfig {
     pub grace: Duration,
     /// Where backoff, leases, quarantine and circuit breakers read the time.
     pub clock: EngineClock,
+    /// Minutes before a promised update that responders are reminded.
+    pub reminder_lead_minutes: u32,
 }
 
 impl Default for EngineConfig {
@@ -73,6 +75,7 @@ impl Default for EngineConfig {
             backoff: Backoff::default(),
             grace: Duration::from_secs(30),
             clock: EngineClock::system(),
+            reminder_lead_minutes: reminders::DEFAULT_LEAD_MINUTES,
         }
     }
 }
@@ -472,7 +475,11 @@ impl Engine {
     /// Sends the responders' reminders that fell due (in the background).
     async fn remind(&mut self) {
         let at = self.config.clock.utc();
-        let claimed = self.db.run(move |c| reminders::claim_due(c, at)).await;
+        let lead = self.config.reminder_lead_minutes;
+        let claimed = self
+            .db
+            .run(move |c| reminders::claim_due(c, at, lead))
+            .await;
         let due = match claimed {
             Ok(due) => due,
             Err(e) => {
@@ -496,16 +503,12 @@ impl Engine {
                 }
             };
             tracing::info!(incident = %reminder.incident.id, overdue = reminder.overdue,
-                recipients = messages.len(), "reminding responders of a promised update");
-            for message in messages {
-                let sender = self.sender.clone();
-                tokio::spawn(async move {
-                    match sender.send(&Outgoing::Email(message)).await {
-                        Attempt::Delivered => {}
-                        other => tracing::warn!(?other, "a responder reminder was not delivered"),
-                    }
-                });
-            }
+                recipients = messages.mails.len(), webhook = messages.webhook.is_some(),
+                "reminding responders of a promised update");
+            let sender = self.sender.clone();
+            tokio::spawn(async move {
+                reminders::send(sender.mailer.as_deref(), &sender.webhooks, messages).await;
+            });
         }
     }
 

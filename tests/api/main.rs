@@ -22,3 +22,4 @@ mod pool;
 mod process;
 mod public;
 mod support;
+mod support_notices;

@@ -4,7 +4,7 @@
 //! its signature, SSRF refusals, rate limits, the responder API, and a crash mid fan-out.
 
 mod crash;
-mod sinks;
+pub mod sinks;
 
 use std::time::Duration;
 
