@@ -5,6 +5,7 @@
 
 mod crash;
 pub mod sinks;
+mod timing;
 
 use std::time::Duration;
 
