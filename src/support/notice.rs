@@ -127,6 +127,17 @@ impl Notifier {
         let span = tracing::Span::current();
         span.record("submission", payload.submission_id.as_str());
         span.record("target", tracing::field::debug(payload.target));
+        let mail = matches!(payload.target, Target::SupportEmail | Target::SenderCopy);
+        if mail && self.mailer.is_none() {
+            // Checked before the database is asked: a job waiting for a mail server costs
+            // nothing but its retries.
+            tracing::warn!(
+                "HERALD_SMTP_URL is not set: the support notice waits for a mail server"
+            );
+            return Err(anyhow!(
+                "HERALD_SMTP_URL is not set: no mail server to send the support notice through; retried with backoff"
+            ));
+        }
         let id = payload.submission_id.clone();
         let Some(found) = db.run(move |c| load(c, &id)).await? else {
             tracing::info!("the submission or its page is gone; no notice");
@@ -163,12 +174,7 @@ impl Notifier {
             message_id: format!("support.{}.{kind}@{}", s.id, self.domain),
         };
         let Some(mailer) = &self.mailer else {
-            tracing::warn!(
-                "HERALD_SMTP_URL is not set: the support notice waits for a mail server"
-            );
-            return Err(anyhow!(
-                "HERALD_SMTP_URL is not set: no mail server to send the support {kind} through; retried with backoff"
-            ));
+            return Err(anyhow!("HERALD_SMTP_URL is not set"));
         };
         outcome(mailer.send_direct(&message).await)
     }

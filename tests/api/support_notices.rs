@@ -21,6 +21,7 @@ on_both_backends!(
     a_submission_notifies_the_support_address_the_sender_and_the_support_webhook,
     a_spooled_submission_is_announced_once_however_often_it_is_replayed,
     private_page_webhook_urls_are_refused_when_saved,
+    without_a_mail_server_the_notice_waits_and_retries_with_a_clear_error,
     reminders_reach_the_responder_webhook_after_the_configured_lead_time,
 );
 
@@ -431,4 +432,58 @@ async fn reminders_reach_the_responder_webhook_after_the_configured_lead_time(db
     assert_no_list_headers(&mail);
     tokio::time::sleep(Duration::from_millis(5500)).await;
     assert_eq!(hooks.at("/responder-hook").len(), 1, "once per deadline");
+}
+
+async fn without_a_mail_server_the_notice_waits_and_retries_with_a_clear_error(db: TestDb) {
+    let s = Support::spawn(db, &[]).await;
+    let page_id = s.page_id.clone();
+    s.app
+        .db
+        .run(move |c| {
+            let input = herald::services::pages::UpdatePageInput {
+                support_email: Some(Some("help@acme.test".into())),
+                ..Default::default()
+            };
+            herald::services::pages::update_page(c, &page_id, &input)?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    let (status, answer, _) = s.post_json(&s.body("No mail server here.")).await;
+    assert_eq!(status, 201, "{answer}");
+    let started = Instant::now();
+    loop {
+        let jobs: Vec<(i32, Option<String>, bool)> = s
+            .app
+            .db
+            .run(|c| {
+                use diesel::prelude::*;
+                use herald::db::schema::jobs;
+                Ok(jobs::table
+                    .filter(jobs::kind.eq("support.notify"))
+                    .select((
+                        jobs::attempts,
+                        jobs::last_error,
+                        jobs::dead_at.is_not_null(),
+                    ))
+                    .load(c)?)
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            jobs.len(),
+            2,
+            "the notice and the sender's copy wait: {jobs:?}"
+        );
+        if jobs.iter().all(|(attempts, _, _)| *attempts >= 1) {
+            for (_, error, dead) in &jobs {
+                let error = error.as_deref().unwrap_or_default();
+                assert!(error.contains("HERALD_SMTP_URL is not set"), "{error}");
+                assert!(!dead, "retried later, not dead-lettered");
+            }
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(15), "{jobs:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
