@@ -1,15 +1,16 @@
-//! Email over SMTP: lettre's pooled async transport, and the MIME message built from an
-//! [`EmailMessage`] (text and HTML alternatives, threading and list headers) or a
+//! Email over SMTP: sessions from Herald's own pool (see [`smtp`]), and the MIME message built
+//! from an [`EmailMessage`] (text and HTML alternatives, threading and list headers) or a
 //! [`DirectMessage`] (a notice to one person, without list headers). Every header
 //! goes through lettre's encoder; values that would need more than that (ids, URLs) are
 //! checked first, so no field can start a header of its own.
 
-use std::time::Duration;
+mod smtp;
+
+use std::sync::Arc;
 
 use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
-use lettre::transport::smtp::PoolConfig;
-use lettre::{Address, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use lettre::{Address, Message};
 
 use super::{Attempt, one_line};
 use crate::config::{Settings, redact_url};
@@ -70,7 +71,7 @@ pub struct MessageError(String);
 /// Sends mail through one SMTP server with a connection pool. Cheap to clone.
 #[derive(Clone)]
 pub struct Mailer {
-    transport: AsyncSmtpTransport<Tokio1Executor>,
+    sessions: Arc<smtp::Sessions>,
     from: Mailbox,
     server: String,
 }
@@ -84,15 +85,11 @@ impl std::fmt::Debug for Mailer {
     }
 }
 
-/// How long one SMTP command may take.
-const SMTP_TIMEOUT: Duration = Duration::from_secs(30);
-/// Connections kept to the server.
-const POOL_SIZE: u32 = 10;
-
 impl Mailer {
     /// A mailer for `smtp://host:port` (plain), `smtp+starttls://[user:pass@]host[:587]`
     /// (STARTTLS required) or `smtps://[user:pass@]host[:465]` (TLS from the start).
-    /// Must be called inside a Tokio runtime.
+    /// A user and password in the URL log in (AUTH PLAIN or LOGIN); `smtp://` also takes
+    /// lettre's `?tls=required|opportunistic`. Must be called inside a Tokio runtime.
     pub fn new(smtp_url: &str, from: &str) -> Result<Self, MailConfigError> {
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(MailConfigError::NoRuntime);
@@ -109,16 +106,12 @@ impl Mailer {
             }
             _ => return Err(bad("must use smtp://, smtps:// or smtp+starttls://")),
         }
-        let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url.as_str())
-            .map_err(|_| bad("is not a usable SMTP URL"))?
-            .timeout(Some(SMTP_TIMEOUT))
-            .pool_config(PoolConfig::new().max_size(POOL_SIZE))
-            .build();
+        let endpoint = smtp::Endpoint::parse(&url).map_err(bad)?;
         let from = from
             .parse::<Mailbox>()
             .map_err(|_| MailConfigError::From(from.to_owned()))?;
         Ok(Self {
-            transport,
+            sessions: Arc::new(smtp::Sessions::new(endpoint)),
             from,
             server,
         })
@@ -144,36 +137,27 @@ impl Mailer {
     }
 
     /// Sends one message: `Delivered`; `Failed` for a permanent rejection (SMTP 5xx) or a
-    /// message that cannot be built; `Retry` for a temporary rejection (4xx) or a connection
-    /// problem.
+    /// message that cannot be built; `Retry` for a temporary rejection (4xx), a connection
+    /// problem, or a session that cannot be opened (connecting, TLS, greeting, login: about
+    /// the server or Herald's settings, not the message).
     pub async fn send(&self, msg: &EmailMessage) -> Attempt {
-        let message = match self.build(msg) {
-            Ok(message) => message,
-            Err(e) => {
-                return Attempt::Failed {
-                    error: e.to_string(),
-                };
-            }
-        };
-        match self.transport.send(message).await {
-            Ok(_) => Attempt::Delivered,
-            Err(e) => classify(&e),
-        }
+        self.deliver(self.build(msg)).await
     }
 
     /// Sends one [`DirectMessage`]; answers as [`Mailer::send`].
     pub async fn send_direct(&self, msg: &DirectMessage) -> Attempt {
-        let message = match build_direct_message(&self.from, msg) {
-            Ok(message) => message,
-            Err(e) => {
-                return Attempt::Failed {
-                    error: e.to_string(),
-                };
+        self.deliver(build_direct_message(&self.from, msg)).await
+    }
+
+    async fn deliver(&self, message: Result<Message, MessageError>) -> Attempt {
+        match message {
+            Ok(message) => {
+                let bytes = message.formatted();
+                self.sessions.send(message.envelope(), &bytes).await
             }
-        };
-        match self.transport.send(message).await {
-            Ok(_) => Attempt::Delivered,
-            Err(e) => classify(&e),
+            Err(e) => Attempt::Failed {
+                error: e.to_string(),
+            },
         }
     }
 
@@ -184,21 +168,6 @@ impl Mailer {
 
     fn build(&self, msg: &EmailMessage) -> Result<Message, MessageError> {
         build_message(&self.from, msg)
-    }
-}
-
-fn classify(e: &lettre::transport::smtp::Error) -> Attempt {
-    let error = one_line(&format!("SMTP: {e}"), 300);
-    // A refused login (530, 534, 535, 538) is about Herald's SMTP settings, not this message:
-    // retried, so that what waited goes out once HERALD_SMTP_URL is fixed.
-    let login_refused = matches!(e.status().map(u16::from), Some(530 | 534 | 535 | 538));
-    if (e.is_permanent() || e.is_client()) && !login_refused {
-        Attempt::Failed { error }
-    } else {
-        Attempt::Retry {
-            retry_after: None,
-            error,
-        }
     }
 }
 
