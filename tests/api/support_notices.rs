@@ -21,6 +21,7 @@ on_both_backends!(
     a_submission_notifies_the_support_address_the_sender_and_the_support_webhook,
     a_spooled_submission_is_announced_once_however_often_it_is_replayed,
     private_page_webhook_urls_are_refused_when_saved,
+    owners_set_page_webhooks_in_the_console_and_see_each_secret_once,
     without_a_mail_server_the_notice_waits_and_retries_with_a_clear_error,
     reminders_reach_the_responder_webhook_after_the_configured_lead_time,
 );
@@ -486,4 +487,53 @@ async fn without_a_mail_server_the_notice_waits_and_retries_with_a_clear_error(d
         assert!(started.elapsed() < Duration::from_secs(15), "{jobs:?}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+async fn owners_set_page_webhooks_in_the_console_and_see_each_secret_once(db: TestDb) {
+    let app = TestApp::spawn_with(
+        db,
+        &[("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true")],
+        Registry::standard(),
+    )
+    .await;
+    seed_page(&app).await;
+    let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
+    let path = "/admin/pages/acme/settings";
+    let mut fields = vec![
+        ("csrf_token", owner.csrf.as_str()),
+        ("name", "Acme"),
+        ("slug", "acme"),
+        ("time_zone", "UTC"),
+        ("support_webhook_url", "http://127.0.0.1:9/support"),
+        ("responder_webhook_url", ""),
+        ("is_public", "yes"),
+    ];
+    let (status, _, body) = owner.post(path, &fields).await;
+    assert_eq!(status, 200, "the secret is shown on the answer: {body}");
+    assert_eq!(body.matches("whsec_").count(), 1, "{body}");
+    assert!(body.contains("support_webhook_url"));
+    let (status, location, _) = owner.post(path, &fields).await;
+    assert_eq!(
+        (status, location.as_str()),
+        (303, path),
+        "same URL: no new secret"
+    );
+    let (_, form) = owner.get(path).await;
+    assert!(form.contains(r#"value="http://127.0.0.1:9/support""#));
+    assert!(!form.contains("whsec_"), "never shown again");
+    fields[5] = ("responder_webhook_url", "http://127.0.0.1:9/responder");
+    let (status, _, body) = owner.post(path, &fields).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body.matches("whsec_").count(),
+        1,
+        "only the new one: {body}"
+    );
+    assert!(body.contains("responder_webhook_url"));
+    fields[4] = ("support_webhook_url", "");
+    let (status, _, _) = owner.post(path, &fields).await;
+    assert_eq!(status, 303, "blank clears");
+    let (_, form) = owner.get(path).await;
+    assert!(!form.contains("127.0.0.1:9/support"), "cleared");
+    assert!(form.contains("127.0.0.1:9/responder"));
 }
