@@ -41,7 +41,7 @@ sink_pid=$!
 
 api="http://127.0.0.1:$HERALD_PORT/api/v1"
 start_herald() { # a fresh database with the demo page and an owner's token in $token
-  export DATABASE_URL="sqlite://$work/herald-$1.db" HERALD_BIND="127.0.0.1:$HERALD_PORT" HERALD_LOG=warn \
+  export DATABASE_URL="sqlite://$work/herald-$1.db" HERALD_BIND="127.0.0.1:$HERALD_PORT" HERALD_LOG="${HERALD_LOG:-warn}" \
     HERALD_SMTP_URL="smtp://127.0.0.1:$SMTP_PORT" HERALD_MAIL_FROM="Herald <status@example.com>" \
     HERALD_ALLOW_PRIVATE_WEBHOOKS=true HERALD_PUBLIC_URL="http://127.0.0.1:$HERALD_PORT"
   ./target/release/herald demo >/dev/null

@@ -5,6 +5,7 @@
 //! [`mail::Mailer::send`] / [`webhook::WebhookClient::send`], which answer an [`Attempt`].
 
 pub mod backoff;
+pub mod body;
 pub mod breaker;
 pub mod chat;
 pub mod mail;

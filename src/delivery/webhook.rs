@@ -11,6 +11,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION, RETRY_AFTE
 use tokio::sync::Semaphore;
 
 use super::backoff::parse_retry_after;
+use super::body::WebhookBody;
 use super::breaker::{Breaker, Clock, Permit, SystemClock};
 use super::chat::{self, ChatMessage};
 use super::outbound::{self, GuardedResolver, Policy, UrlRefusal};
@@ -28,7 +29,7 @@ pub struct WebhookRequest {
     /// The subscriber's `whsec_...` signing secret.
     pub secret: String,
     /// The Statuspage-shaped body (built by `notify`).
-    pub body: serde_json::Value,
+    pub body: WebhookBody,
     /// The same news for chat products (Slack, Discord, Teams).
     pub summary: ChatMessage,
 }
@@ -136,8 +137,11 @@ impl WebhookClient {
             Ok(slot) => slot,
             Err(after) => return Attempt::Deferred { after },
         };
-        let body = chat::body(chat::flavor(&url), req);
-        let bytes = match serde_json::to_vec(&body) {
+        let bytes = match chat::flavor(&url) {
+            chat::Flavor::Standard => serde_json::to_vec(&req.body),
+            flavor => serde_json::to_vec(&chat::body(flavor, req)),
+        };
+        let bytes = match bytes {
             Ok(bytes) => bytes,
             Err(e) => {
                 return Attempt::Failed {

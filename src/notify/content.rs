@@ -88,8 +88,8 @@ pub struct EventContent {
     pub template: &'static str,
     /// The email view, without the per-recipient links.
     pub view: Value,
-    /// The webhook body, without `meta.unsubscribe`.
-    pub webhook: Value,
+    /// The webhook body, without `meta.unsubscribe` (shared by every recipient).
+    pub webhook: std::sync::Arc<Value>,
     pub chat: ChatMessage,
     /// The incident's first event: its emails start the thread every later one replies to.
     pub thread_root: Option<String>,
@@ -156,7 +156,7 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
         event,
         template,
         view,
-        webhook,
+        webhook: std::sync::Arc::new(webhook),
         chat,
         thread_root,
     }))

@@ -41,8 +41,11 @@ const REMINDER_TICK: Duration = Duration::from_secs(5);
 pub struct EngineConfig {
     /// Sends in flight at once.
     pub max_in_flight: usize,
-    /// Deliveries claimed and not yet finished, at most.
+    /// Webhook deliveries claimed and not yet finished, at most.
     pub max_held: usize,
+    /// Email deliveries claimed and not yet finished, at most (claimed apart from webhooks:
+    /// the SMTP relay is one destination and slower, and must not take the webhooks' room).
+    pub max_held_email: usize,
     /// How often the database is polled for work written by other processes.
     pub poll: Duration,
     /// How long a claim lasts unless renewed (a crashed process's claims are taken over then).
@@ -66,7 +69,8 @@ impl Default for EngineConfig {
     fn default() -> Self {
         Self {
             max_in_flight: 64,
-            max_held: 512,
+            max_held: 1024,
+            max_held_email: SMTP_SESSIONS * 8,
             poll: Duration::from_millis(250),
             lease: Duration::from_secs(30),
             max_attempts: 10,
@@ -217,6 +221,7 @@ pub async fn run(
         cache: HashMap::new(),
         tasks: JoinSet::new(),
         held: HashMap::new(),
+        held_count: [0; 2],
         waiting: HashMap::new(),
         finished: Vec::new(),
     };
@@ -234,8 +239,10 @@ struct Engine {
     links: Arc<message::Links>,
     cache: HashMap<String, Option<Arc<content::EventContent>>>,
     tasks: JoinSet<Finished>,
-    /// Task id -> (delivery id, destination host).
-    held: HashMap<tokio::task::Id, (String, String)>,
+    /// Task id -> (delivery id, destination host, channel).
+    held: HashMap<tokio::task::Id, (String, String, Channel)>,
+    /// Deliveries held per channel.
+    held_count: [usize; 2],
     /// Destination host -> deliveries held for it.
     waiting: HashMap<String, usize>,
     finished: Vec<Finished>,
@@ -252,12 +259,18 @@ impl Engine {
                 self.expand().await;
                 expand = false;
             }
-            let room = self.config.max_held.saturating_sub(self.held.len());
-            let claimed = if room >= self.config.max_held / 4 || self.held.is_empty() {
-                self.claim(room).await
-            } else {
-                0
-            };
+            let mut claimed = 0;
+            let mut room_left = false;
+            for channel in Channel::ALL {
+                let cap = self.cap(channel);
+                let held = self.held_count[channel as usize];
+                let room = cap.saturating_sub(held);
+                if room >= cap / 4 || held == 0 {
+                    let got = self.claim(channel, room).await;
+                    claimed += got;
+                    room_left |= got > 0 && held + got < cap;
+                }
+            }
             if !self.finished.is_empty()
                 && (self.finished.len() >= 256
                     || self.tasks.is_empty()
@@ -274,7 +287,7 @@ impl Engine {
                 self.renew().await;
                 last_renew = tokio::time::Instant::now();
             }
-            if claimed > 0 && self.held.len() < self.config.max_held {
+            if claimed > 0 && room_left {
                 continue;
             }
             tokio::select! {
@@ -296,12 +309,14 @@ impl Engine {
             Ok((id, _)) => *id,
             Err(e) => e.id(),
         };
-        if let Some((_, host)) = self.held.remove(&id)
-            && let Some(n) = self.waiting.get_mut(&host)
-        {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                self.waiting.remove(&host);
+        if let Some((_, host, channel)) = self.held.remove(&id) {
+            let held = &mut self.held_count[channel as usize];
+            *held = held.saturating_sub(1);
+            if let Some(n) = self.waiting.get_mut(&host) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    self.waiting.remove(&host);
+                }
             }
         }
         match done {
@@ -337,8 +352,16 @@ impl Engine {
         }
     }
 
-    /// Claims up to `room` due deliveries and starts them; answers how many were claimed.
-    async fn claim(&mut self, room: usize) -> usize {
+    /// Deliveries of `channel` held at most.
+    fn cap(&self, channel: Channel) -> usize {
+        match channel {
+            Channel::Email => self.config.max_held_email,
+            Channel::Webhook => self.config.max_held,
+        }
+    }
+
+    /// Claims up to `room` due deliveries of `channel` and starts them; answers how many.
+    async fn claim(&mut self, channel: Channel, room: usize) -> usize {
         if room == 0 {
             return 0;
         }
@@ -347,11 +370,19 @@ impl Engine {
         let cached: Vec<String> = self.cache.keys().cloned().collect();
         let base_url = self.links.base_url.clone();
         let clock = self.config.clock.clone();
+        let started = std::time::Instant::now();
         let claimed = self
             .db
             .run(move |c| {
                 let at = clock.now();
-                let batch = rows::claim_deliveries(c, &worker, room as i64, at, at + lease)?;
+                let batch = rows::claim_deliveries(
+                    c,
+                    &worker,
+                    channel.as_str(),
+                    room as i64,
+                    at,
+                    at + lease,
+                )?;
                 let ids: Vec<String> = batch.iter().map(|d| d.subscriber_id.clone()).collect();
                 let subscribers = rows::subscribers_by_ids(c, &ids)?;
                 let mut contents = HashMap::new();
@@ -371,6 +402,14 @@ impl Engine {
                 Ok((batch, subscribers, contents))
             })
             .await;
+        tracing::debug!(
+            channel = channel.as_str(),
+            room,
+            took_us = started.elapsed().as_micros() as u64,
+            claimed = claimed.as_ref().map(|c| c.0.len()).unwrap_or(0),
+            held = self.held.len(),
+            "claimed"
+        );
         let (batch, subscribers, contents) = match claimed {
             Ok(claimed) => claimed,
             Err(e) => {
@@ -420,8 +459,10 @@ impl Engine {
             return;
         };
         let host = recipient.host();
+        let channel = Channel::of(&delivery);
+        let share = (self.sender.per_host * 8).max(self.cap(channel) / 4);
         let waiting = self.waiting.entry(host.clone()).or_default();
-        if *waiting >= self.sender.per_host.max(SMTP_SESSIONS) * 8 {
+        if *waiting >= share && channel == Channel::Webhook {
             // This host has plenty queued already: leave room for the others.
             self.finished.push(Finished {
                 delivery,
@@ -454,7 +495,8 @@ impl Engine {
                 counts,
             }
         });
-        self.held.insert(task.id(), (id, host));
+        self.held.insert(task.id(), (id, host, channel));
+        self.held_count[channel as usize] += 1;
     }
 
     /// Records finished deliveries in one transaction.
@@ -462,10 +504,16 @@ impl Engine {
         let finished = std::mem::take(&mut self.finished);
         let config = self.config.clone();
         let count = finished.len();
+        let started = std::time::Instant::now();
         let result = self
             .db
             .run(move |c| write_tx(c, |c| record(c, &finished, &config)))
             .await;
+        tracing::debug!(
+            count,
+            took_us = started.elapsed().as_micros() as u64,
+            "outcomes recorded"
+        );
         if let Err(e) = result {
             // The claims run out and the deliveries are sent again, with the same ids.
             tracing::warn!(error = %e, count, "could not record delivery outcomes");
@@ -517,7 +565,7 @@ impl Engine {
         if self.held.is_empty() {
             return;
         }
-        let ids: Vec<String> = self.held.values().map(|(id, _)| id.clone()).collect();
+        let ids: Vec<String> = self.held.values().map(|(id, ..)| id.clone()).collect();
         let worker = self.worker.clone();
         let lease = chrono::Duration::from_std(self.config.lease).unwrap_or_default();
         let clock = self.config.clock.clone();
@@ -546,7 +594,7 @@ impl Engine {
         if !self.finished.is_empty() {
             self.flush().await;
         }
-        let unfinished: Vec<String> = self.held.values().map(|(id, _)| id.clone()).collect();
+        let unfinished: Vec<String> = self.held.values().map(|(id, ..)| id.clone()).collect();
         if !unfinished.is_empty() {
             let worker = self.worker.clone();
             let count = unfinished.len();
@@ -562,6 +610,33 @@ impl Engine {
             }
         }
         tracing::info!("notification engine stopped");
+    }
+}
+
+/// A delivery channel: claimed, held and capped apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Channel {
+    Email = 0,
+    Webhook = 1,
+}
+
+impl Channel {
+    /// Webhooks first: they are the faster ones to start.
+    const ALL: [Channel; 2] = [Channel::Webhook, Channel::Email];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Email => "email",
+            Self::Webhook => "webhook",
+        }
+    }
+
+    fn of(delivery: &Delivery) -> Self {
+        if delivery.channel == "email" {
+            Self::Email
+        } else {
+            Self::Webhook
+        }
     }
 }
 

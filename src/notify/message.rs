@@ -11,6 +11,7 @@ use super::events::kind;
 use super::subscribe::link_token;
 use super::token::Purpose;
 use crate::db::models::notify::{Delivery, Subscriber};
+use crate::delivery::body::WebhookBody;
 use crate::delivery::mail::EmailMessage;
 use crate::delivery::webhook::WebhookRequest;
 use crate::secret::SecretKey;
@@ -126,8 +127,7 @@ pub fn build(
                 secret: String::new(),
             }
             .host();
-            let mut body = content.webhook.clone();
-            body["meta"]["unsubscribe"] = json!(manage_url);
+            let body = WebhookBody::with_unsubscribe(content.webhook.clone(), manage_url);
             Ok(Outgoing::Webhook(
                 WebhookRequest {
                     id: delivery.id.clone(),

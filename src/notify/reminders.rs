@@ -142,7 +142,7 @@ pub fn messages(
         id: format!("reminder_{}_{stamp}_{kind}", incident.id),
         url: hook.url.clone(),
         secret: hook.secret.clone(),
-        body: webhook_body(reminder, &view, deadline, at),
+        body: webhook_body(reminder, &view, deadline, at).into(),
         summary: ChatMessage {
             title: subject.clone(),
             text: text.lines().next().unwrap_or_default().to_owned(),

@@ -206,7 +206,8 @@ impl Notifier {
                 },
                 "console_url": view["console_url"],
                 "generated_at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            }),
+            })
+            .into(),
             summary: ChatMessage {
                 title: format!("{}: support request {}", found.page.name, s.reference),
                 text: format!(
