@@ -407,9 +407,13 @@ pub fn claim_deliveries(
                 .is_null()
                 .or(deliveries::locked_until.lt(at)),
         );
+    // The next attempt moves to the lease's end: a held delivery leaves the due range of the
+    // (state, next_attempt_at) index, so the next claim does not walk past every delivery in
+    // flight, and comes back into it when the lease runs out (its holder crashed).
     let set = (
         deliveries::locked_by.eq(worker),
         deliveries::locked_until.eq(Some(lease_until)),
+        deliveries::next_attempt_at.eq(lease_until),
     );
     let ids: Vec<String> = match conn {
         DbConn::Postgres(pg) => pg.transaction(|pg| {
@@ -525,6 +529,7 @@ pub fn release(conn: &mut DbConn, ids: &[String], worker: &str) -> QueryResult<u
     .set((
         deliveries::locked_by.eq(None::<String>),
         deliveries::locked_until.eq(None::<NaiveDateTime>),
+        deliveries::next_attempt_at.eq(crate::db::now()),
     ))
     .execute(conn)
 }
@@ -616,7 +621,10 @@ pub fn renew(
             .filter(deliveries::locked_by.eq(worker))
             .filter(still_pending()),
     )
-    .set(deliveries::locked_until.eq(Some(lease_until)))
+    .set((
+        deliveries::locked_until.eq(Some(lease_until)),
+        deliveries::next_attempt_at.eq(lease_until),
+    ))
     .execute(conn)
 }
 
