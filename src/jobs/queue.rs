@@ -158,20 +158,22 @@ pub fn complete(conn: &mut DbConn, id: &str, worker: &str) -> QueryResult<usize>
     .execute(conn)
 }
 
-/// Records a failure: retried later with backoff, or dead-lettered after the last attempt.
+/// Records a failure: retried later with backoff, or dead-lettered after the last attempt or
+/// when `dead` (a failure that trying again cannot mend).
 pub fn fail(
     conn: &mut DbConn,
     job: &JobRow,
     worker: &str,
     error: &str,
     backoff: &Backoff,
+    dead: bool,
 ) -> QueryResult<usize> {
     let at = now();
     let target = jobs::table
         .filter(jobs::id.eq(&job.id))
         .filter(jobs::locked_by.eq(worker));
     let error: String = error.chars().take(2000).collect();
-    if job.attempts >= job.max_attempts {
+    if dead || job.attempts >= job.max_attempts {
         diesel::update(target)
             .set((
                 jobs::dead_at.eq(Some(at)),

@@ -22,6 +22,12 @@ type Handler = Arc<
     dyn Fn(JobContext, serde_json::Value) -> BoxFuture<'static, anyhow::Result<()>> + Send + Sync,
 >;
 
+/// A failure that trying again cannot mend (a receiver that answered 410, say): a handler
+/// returning it (`Err(Permanent(..).into())`) has its job dead-lettered at once.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Permanent(pub String);
+
 /// Job kinds and their handlers.
 #[derive(Clone, Default)]
 pub struct Registry {
@@ -158,13 +164,13 @@ async fn execute(
                 .await
         }
         Err(e) => {
-            let dead = job.attempts >= job.max_attempts;
+            let dead = job.attempts >= job.max_attempts || e.downcast_ref::<Permanent>().is_some();
             tracing::warn!(error = %e, dead, "job failed");
             let outcome = if dead { "dead" } else { "retry" };
             metrics::counter!("herald_jobs_total", "kind" => job.kind.clone(), "outcome" => outcome).increment(1);
             let message = format!("{e:#}");
             ctx.db
-                .run(move |c| Ok(queue::fail(c, &job, &worker, &message, &backoff)?))
+                .run(move |c| Ok(queue::fail(c, &job, &worker, &message, &backoff, dead)?))
                 .await
         }
     };

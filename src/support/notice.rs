@@ -26,6 +26,7 @@ use crate::delivery::chat::ChatMessage;
 use crate::delivery::mail::{DirectMessage, Mailer};
 use crate::delivery::outbound::Policy;
 use crate::delivery::webhook::{WebhookClient, WebhookRequest};
+use crate::jobs::runner::Permanent;
 use crate::jobs::{JobContext, NewJob, Registry, enqueue as enqueue_job};
 use crate::notify::content::Mailbook;
 
@@ -260,12 +261,15 @@ impl Notifier {
     }
 }
 
-/// A send's outcome as a job result: anything but delivered is retried by the job runner.
+/// A send's outcome as a job result: a permanent failure (a 4xx other than 408 and 429, a 5xx
+/// from the mail server, a refused address) is dead-lettered at once, as for subscribers;
+/// anything else not delivered is retried by the job runner.
 fn outcome(attempt: Attempt) -> anyhow::Result<()> {
     match attempt {
         Attempt::Delivered => Ok(()),
         Attempt::Deferred { .. } => Err(anyhow!("deferred")),
-        Attempt::Retry { error, .. } | Attempt::Failed { error } => Err(anyhow!(error)),
+        Attempt::Retry { error, .. } => Err(anyhow!(error)),
+        Attempt::Failed { error } => Err(Permanent(error).into()),
     }
 }
 

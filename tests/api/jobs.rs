@@ -105,7 +105,7 @@ async fn a_failing_job_is_retried_then_dead_lettered(db: TestDb) {
                     .into_iter()
                     .find(|j| j.id == id2)
                     .expect("claimable");
-                queue::fail(c, &job, &w, "still 500", &fast)?;
+                queue::fail(c, &job, &w, "still 500", &fast, false)?;
                 Ok(())
             })
             .await

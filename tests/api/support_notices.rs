@@ -23,6 +23,7 @@ on_both_backends!(
     private_page_webhook_urls_are_refused_when_saved,
     owners_set_page_webhooks_in_the_console_and_see_each_secret_once,
     without_a_mail_server_the_notice_waits_and_retries_with_a_clear_error,
+    a_support_webhook_that_answers_410_is_not_retried,
     reminders_reach_the_responder_webhook_after_the_configured_lead_time,
 );
 
@@ -487,6 +488,51 @@ async fn without_a_mail_server_the_notice_waits_and_retries_with_a_clear_error(d
         assert!(started.elapsed() < Duration::from_secs(15), "{jobs:?}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+async fn a_support_webhook_that_answers_410_is_not_retried(db: TestDb) {
+    let (s, smtp, hooks, _) = spawn(db).await;
+    hooks.answer(410);
+    let (status, answer, _) = s.post_json(&s.body("The receiver is gone.")).await;
+    assert_eq!(status, 201, "{answer}");
+    smtp.wait_for("help@acme.test", 1).await;
+    hooks.wait_for("/support-hook", 1).await;
+    let started = Instant::now();
+    let webhook_job = loop {
+        let jobs: Vec<(i32, Option<String>, bool, String)> = s
+            .app
+            .db
+            .run(|c| {
+                use diesel::prelude::*;
+                use herald::db::schema::jobs;
+                Ok(jobs::table
+                    .filter(jobs::kind.eq("support.notify"))
+                    .select((
+                        jobs::attempts,
+                        jobs::last_error,
+                        jobs::dead_at.is_not_null(),
+                        jobs::payload,
+                    ))
+                    .load(c)?)
+            })
+            .await
+            .unwrap();
+        if let Some(job) = jobs.into_iter().find(|j| j.3.contains("webhook") && j.2) {
+            break job;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "dead-lettered at once"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(webhook_job.0, 1, "one attempt: {webhook_job:?}");
+    assert!(
+        webhook_job.1.as_deref().unwrap_or_default().contains("410"),
+        "{webhook_job:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(hooks.at("/support-hook").len(), 1, "never sent again");
 }
 
 async fn owners_set_page_webhooks_in_the_console_and_see_each_secret_once(db: TestDb) {
