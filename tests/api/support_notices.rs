@@ -200,6 +200,13 @@ async fn a_submission_notifies_the_support_address_the_sender_and_the_support_we
     assert!(copy.header("Reply-To").unwrap().contains("help@acme.test"));
     assert!(copy.text().contains("What happens next"), "{}", copy.text());
     assert!(copy.text().contains(&reference));
+    for typed in ["<script>", "acct-42", "Ada Lovelace"] {
+        assert!(
+            !copy.text().contains(typed) && !copy.html().contains(typed),
+            "the copy carries none of the sender's text ({typed}): a contact form must not \
+             relay anyone's words to an address they typed"
+        );
+    }
     assert_no_list_headers(&copy);
 
     let hook = hooks.wait_for("/support-hook", 1).await.remove(0);
