@@ -443,6 +443,27 @@ async fn reminders_reach_the_responder_webhook_after_the_configured_lead_time(db
     assert_eq!(hooks.at("/responder-hook").len(), 1, "once per deadline");
 }
 
+/// The `support.notify` jobs: attempts, last error, whether dead-lettered, payload.
+async fn notice_jobs(s: &Support) -> Vec<(i32, Option<String>, bool, String)> {
+    s.app
+        .db
+        .run(|c| {
+            use diesel::prelude::*;
+            use herald::db::schema::jobs;
+            Ok(jobs::table
+                .filter(jobs::kind.eq("support.notify"))
+                .select((
+                    jobs::attempts,
+                    jobs::last_error,
+                    jobs::dead_at.is_not_null(),
+                    jobs::payload,
+                ))
+                .load(c)?)
+        })
+        .await
+        .unwrap()
+}
+
 async fn without_a_mail_server_the_notice_waits_and_retries_with_a_clear_error(db: TestDb) {
     let s = Support::spawn(db, &[]).await;
     let page_id = s.page_id.clone();
@@ -462,30 +483,14 @@ async fn without_a_mail_server_the_notice_waits_and_retries_with_a_clear_error(d
     assert_eq!(status, 201, "{answer}");
     let started = Instant::now();
     loop {
-        let jobs: Vec<(i32, Option<String>, bool)> = s
-            .app
-            .db
-            .run(|c| {
-                use diesel::prelude::*;
-                use herald::db::schema::jobs;
-                Ok(jobs::table
-                    .filter(jobs::kind.eq("support.notify"))
-                    .select((
-                        jobs::attempts,
-                        jobs::last_error,
-                        jobs::dead_at.is_not_null(),
-                    ))
-                    .load(c)?)
-            })
-            .await
-            .unwrap();
+        let jobs = notice_jobs(&s).await;
         assert_eq!(
             jobs.len(),
             2,
             "the notice and the sender's copy wait: {jobs:?}"
         );
-        if jobs.iter().all(|(attempts, _, _)| *attempts >= 1) {
-            for (_, error, dead) in &jobs {
+        if jobs.iter().all(|(attempts, ..)| *attempts >= 1) {
+            for (_, error, dead, _) in &jobs {
                 let error = error.as_deref().unwrap_or_default();
                 assert!(error.contains("HERALD_SMTP_URL is not set"), "{error}");
                 assert!(!dead, "retried later, not dead-lettered");
@@ -506,24 +511,7 @@ async fn a_support_webhook_that_answers_410_is_not_retried(db: TestDb) {
     hooks.wait_for("/support-hook", 1).await;
     let started = Instant::now();
     let webhook_job = loop {
-        let jobs: Vec<(i32, Option<String>, bool, String)> = s
-            .app
-            .db
-            .run(|c| {
-                use diesel::prelude::*;
-                use herald::db::schema::jobs;
-                Ok(jobs::table
-                    .filter(jobs::kind.eq("support.notify"))
-                    .select((
-                        jobs::attempts,
-                        jobs::last_error,
-                        jobs::dead_at.is_not_null(),
-                        jobs::payload,
-                    ))
-                    .load(c)?)
-            })
-            .await
-            .unwrap();
+        let jobs = notice_jobs(&s).await;
         if let Some(job) = jobs.into_iter().find(|j| j.3.contains("webhook") && j.2) {
             break job;
         }
