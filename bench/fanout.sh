@@ -8,7 +8,9 @@
 #   bench/fanout.sh                       # 10,000 + 10,000, then 100,000 in all
 #   EMAILS=2000 WEBHOOKS=2000 BIG=0 bench/fanout.sh
 #   BIG_EMAILS=0 bench/fanout.sh          # the 100,000 as webhooks only
+#   KEEP_LOGS=/tmp/logs HERALD_LOG="warn,herald::notify=debug" bench/fanout.sh  # keeps the logs
 #
+# Then the sending path alone (examples/webhook_blast.rs: no database), to show the ceiling.
 # Both sinks are examples/notify_sink.rs: a real SMTP server (mailin-embedded) and an actix-web
 # receiver listening on 127.0.0.1..127.0.0.$HOSTS, so webhooks go to several destination hosts.
 set -euo pipefail
@@ -23,15 +25,17 @@ HERALD_PORT="${HERALD_PORT:-18580}"
 SMTP_PORT="${SMTP_PORT:-18525}"
 SINK_PORT="${SINK_PORT:-18590}"
 TIMEOUT_SECS="${TIMEOUT_SECS:-600}"
+herald_bin="${HERALD_BIN:-./target/release/herald}"   # another build to compare with
 
 command -v wrk >/dev/null 2>&1 || { echo "installing wrk"; DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null; }
 
-cargo build --release --quiet --bin herald --example notify_sink
+cargo build --release --quiet --bin herald --example notify_sink --example webhook_blast
 work="$(mktemp -d)"
 cleanup() {
   [[ -n "${herald_pid:-}" ]] && kill "$herald_pid" 2>/dev/null || true
   [[ -n "${sink_pid:-}" ]] && kill "$sink_pid" 2>/dev/null || true
   wait 2>/dev/null || true
+  [[ -n "${KEEP_LOGS:-}" ]] && mkdir -p "$KEEP_LOGS" && cp "$work"/*.log "$KEEP_LOGS"/
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -44,10 +48,10 @@ start_herald() { # a fresh database with the demo page and an owner's token in $
   export DATABASE_URL="sqlite://$work/herald-$1.db" HERALD_BIND="127.0.0.1:$HERALD_PORT" HERALD_LOG="${HERALD_LOG:-warn}" \
     HERALD_SMTP_URL="smtp://127.0.0.1:$SMTP_PORT" HERALD_MAIL_FROM="Herald <status@example.com>" \
     HERALD_ALLOW_PRIVATE_WEBHOOKS=true HERALD_PUBLIC_URL="http://127.0.0.1:$HERALD_PORT"
-  ./target/release/herald demo >/dev/null
-  echo "bench-password-1234" | ./target/release/herald user add --email bench@example.com --role owner --password-stdin >/dev/null
-  token="$(./target/release/herald token create --email bench@example.com)"
-  ./target/release/herald serve 2>"$work/herald-$1.log" &
+  "$herald_bin" demo >/dev/null
+  echo "bench-password-1234" | "$herald_bin" user add --email bench@example.com --role owner --password-stdin >/dev/null
+  token="$("$herald_bin" token create --email bench@example.com)"
+  "$herald_bin" serve 2>"$work/herald-$1.log" &
   herald_pid=$!
   for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$HERALD_PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
 }
@@ -77,6 +81,7 @@ PY
 }
 
 now_ms() { date +%s%3N; }
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
 stats() { curl -fsS "http://127.0.0.1:$SINK_PORT/stats"; }
 field() { python3 -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$1"; }
 
@@ -86,6 +91,7 @@ fan_out() { # emails webhooks -> prints first/last delivery times and peak RSS
   curl -fsS -X POST "$api/pages/demo/incidents" -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
     -d '{"name":"Sign-in failures for some customers","status":"investigating","impact":"major","body":"We are investigating failed sign-ins."}' >/dev/null
   posted=$(now_ms)
+  local cpu0; cpu0=$(cpu_ms "$herald_pid")
   deadline=$((posted + TIMEOUT_SECS * 1000))
   while :; do
     s="$(stats)"
@@ -97,12 +103,13 @@ fan_out() { # emails webhooks -> prints first/last delivery times and peak RSS
   ef=$(field email_first_ms <<<"$s"); el=$(field email_last_ms <<<"$s")
   wf=$(field webhook_first_ms <<<"$s"); wl=$(field webhook_last_ms <<<"$s")
   rss=$(awk '/VmHWM/ {printf "%.1f", $2 / 1024}' "/proc/$herald_pid/status")
+  local cpu; cpu=$(( $(cpu_ms "$herald_pid") - cpu0 ))
   (( emails > 0 )) && printf 'emails %s: first %s ms, last %s ms after the API answered (%.0f/s)\n' "$emails" $((ef - posted)) \
     $((el - posted)) "$(awk -v n="$emails" -v a="$ef" -v b="$el" 'BEGIN { print (b > a) ? n * 1000 / (b - a) : n }')"
   (( hooks > 0 )) && printf 'webhooks %s: first %s ms, last %s ms after the API answered (%.0f/s), distinct ids %s\n' "$hooks" $((wf - posted)) \
     $((wl - posted)) "$(awk -v n="$hooks" -v a="$wf" -v b="$wl" 'BEGIN { print (b > a) ? n * 1000 / (b - a) : n }')" \
     "$(field webhook_ids <<<"$s")"
-  echo "herald peak RSS: $rss MB"
+  echo "herald peak RSS: $rss MB; CPU time during the fan-out: $cpu ms ($(awk -v c="$cpu" -v n=$((emails + hooks)) 'BEGIN { printf "%.0f", c * 1000 / n }') us per delivery)"
   webhook_rate="$(awk -v n="$hooks" -v a="$wf" -v b="$wl" 'BEGIN { print (b > a) ? n * 1000 / (b - a) : n }')"
 }
 
@@ -121,6 +128,15 @@ local f = io.open("$work/body.json", "rb"); wrk.body = f:read("*a"); f:close()
 LUA
 direct="$(wrk -t2 -c64 -d10s -s "$work/post.lua" "http://127.0.0.1:$SINK_PORT/hook/direct" | awk '/Requests\/sec/ {print $2}')"
 echo "receiver direct: $direct req/s (wrk -t2 -c64, $(stat -c %s "$work/body.json")-byte body); Herald's webhook rate / direct: $(awk -v a="$webhook_rate" -v b="$direct" 'BEGIN { printf "%.2fx", a / b }')"
+
+# The ceiling of the sending path alone, without the database: plain reqwest, then Herald's
+# WebhookClient (signing, SSRF guard, per-host caps), at the engine's 64 requests in flight.
+if (( WEBHOOKS > 0 )); then
+  for mode in bare herald; do
+    blast="$(./target/release/examples/webhook_blast "$mode" "$WEBHOOKS" "$SINK_PORT" "$HOSTS" "$work/body.json")"
+    echo "send path alone ($mode): $(field per_second <<<"$blast") req/s, $(field cpu_us_per_request <<<"$blast") us CPU per request; / direct: $(awk -v a="$(field per_second <<<"$blast")" -v b="$direct" 'BEGIN { printf "%.2fx", a / b }')"
+  done
+fi
 
 if (( BIG > 0 )); then
   echo "== phase 2: $BIG subscribers ($BIG_EMAILS email, the rest webhook) for peak memory"

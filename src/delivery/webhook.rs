@@ -138,7 +138,7 @@ impl WebhookClient {
             Err(after) => return Attempt::Deferred { after },
         };
         let bytes = match chat::flavor(&url) {
-            chat::Flavor::Standard => serde_json::to_vec(&req.body),
+            chat::Flavor::Standard => req.body.to_bytes(),
             flavor => serde_json::to_vec(&chat::body(flavor, req)),
         };
         let bytes = match bytes {

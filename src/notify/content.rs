@@ -17,6 +17,7 @@ use super::events::kind;
 use crate::db::DbConn;
 use crate::db::models::components;
 use crate::db::models::notify::{self as rows, NotificationEvent};
+use crate::delivery::body::SharedBody;
 use crate::delivery::chat::ChatMessage;
 use crate::error::{AppError, AppResult};
 use crate::render::api_v2::incident::Incident as V2Incident;
@@ -89,7 +90,7 @@ pub struct EventContent {
     /// The email view, without the per-recipient links.
     pub view: Value,
     /// The webhook body, without `meta.unsubscribe` (shared by every recipient).
-    pub webhook: std::sync::Arc<Value>,
+    pub webhook: std::sync::Arc<SharedBody>,
     pub chat: ChatMessage,
     /// The incident's first event: its emails start the thread every later one replies to.
     pub thread_root: Option<String>,
@@ -156,7 +157,7 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
         event,
         template,
         view,
-        webhook: std::sync::Arc::new(webhook),
+        webhook: std::sync::Arc::new(SharedBody::new(webhook)),
         chat,
         thread_root,
     }))

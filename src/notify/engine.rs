@@ -224,6 +224,8 @@ pub async fn run(
         held_count: [0; 2],
         waiting: HashMap::new(),
         finished: Vec::new(),
+        db_jobs: JoinSet::new(),
+        due: [true; 2],
     };
     tracing::info!(worker = %engine.worker, "notification engine started");
     engine.serve(&handle.wake, &stop).await;
@@ -246,6 +248,26 @@ struct Engine {
     /// Destination host -> deliveries held for it.
     waiting: HashMap<String, usize>,
     finished: Vec<Finished>,
+    /// The claim or flush under way: it runs beside the sends, so the deliveries held keep
+    /// going out while the database records the last batch or hands over the next.
+    db_jobs: JoinSet<DbDone>,
+    /// Per channel: whether deliveries may be due (cleared when a claim comes back short,
+    /// set again on a wake-up or a poll).
+    due: [bool; 2],
+}
+
+/// What a claim hands over: the deliveries, their subscribers and the events' content.
+type Claimed = (
+    Vec<Delivery>,
+    Vec<rows::Subscriber>,
+    HashMap<String, Option<Arc<content::EventContent>>>,
+);
+
+/// A finished background database job.
+enum DbDone {
+    /// What was asked of each channel, and what came.
+    Claimed(Vec<(Channel, usize)>, AppResult<Claimed>),
+    Flushed,
 }
 
 impl Engine {
@@ -259,25 +281,35 @@ impl Engine {
                 self.expand().await;
                 expand = false;
             }
-            let mut claimed = 0;
-            let mut room_left = false;
-            for channel in Channel::ALL {
-                let cap = self.cap(channel);
-                let held = self.held_count[channel as usize];
-                let room = cap.saturating_sub(held);
-                if room >= cap / 4 || held == 0 {
-                    let got = self.claim(channel, room).await;
-                    claimed += got;
-                    room_left |= got > 0 && held + got < cap;
-                }
-            }
-            if !self.finished.is_empty()
+            // One database job at a time (SQLite has one writer; waiting on its lock costs
+            // more than taking turns): outcomes first when due, then claims.
+            if self.db_jobs.is_empty()
+                && !self.finished.is_empty()
                 && (self.finished.len() >= 256
                     || self.tasks.is_empty()
                     || last_flush.elapsed() >= Duration::from_millis(50))
             {
-                self.flush().await;
+                self.flush();
                 last_flush = tokio::time::Instant::now();
+            }
+            if self.db_jobs.is_empty() {
+                let rooms: Vec<(Channel, usize)> = Channel::ALL
+                    .into_iter()
+                    .filter(|c| self.due[*c as usize])
+                    .map(|c| {
+                        let (cap, held) = (self.cap(c), self.held_count[c as usize]);
+                        (
+                            c,
+                            cap.saturating_sub(held),
+                            held == 0 || held <= cap - cap / 4,
+                        )
+                    })
+                    .filter(|(_, room, wanted)| *room > 0 && *wanted)
+                    .map(|(c, room, _)| (c, room))
+                    .collect();
+                if !rooms.is_empty() {
+                    self.claim(rooms);
+                }
             }
             if last_reminders.is_none_or(|at| at.elapsed() >= REMINDER_TICK) {
                 self.remind().await;
@@ -287,19 +319,51 @@ impl Engine {
                 self.renew().await;
                 last_renew = tokio::time::Instant::now();
             }
-            if claimed > 0 && room_left {
-                continue;
-            }
             tokio::select! {
                 _ = stop.cancelled() => break,
-                _ = wake.notified() => expand = true,
-                _ = tokio::time::sleep(self.config.poll) => expand = true,
+                _ = wake.notified() => {
+                    expand = true;
+                    self.due = [true; 2];
+                }
+                _ = tokio::time::sleep(self.config.poll) => {
+                    expand = true;
+                    self.due = [true; 2];
+                }
+                Some(done) = self.db_jobs.join_next(), if !self.db_jobs.is_empty() => {
+                    self.db_done(done);
+                    while let Some(done) = self.db_jobs.try_join_next() {
+                        self.db_done(done);
+                    }
+                }
                 Some(done) = self.tasks.join_next_with_id(), if !self.tasks.is_empty() => {
                     self.finish(done);
                     while let Some(done) = self.tasks.try_join_next_with_id() {
                         self.finish(done);
                     }
                 }
+            }
+        }
+    }
+
+    /// Takes in a finished claim or flush.
+    fn db_done(&mut self, done: Result<DbDone, tokio::task::JoinError>) {
+        match done {
+            Ok(DbDone::Claimed(rooms, claimed)) => {
+                // A channel that handed over less than asked has nothing more due until the
+                // next wake-up or poll.
+                for (channel, room) in rooms {
+                    let got = claimed.as_ref().map_or(0, |(batch, ..)| {
+                        batch.iter().filter(|d| Channel::of(d) == channel).count()
+                    });
+                    self.due[channel as usize] = got >= room;
+                }
+                self.claimed(claimed);
+            }
+            Ok(DbDone::Flushed) => {}
+            // A panicked job: what it held is found again when the leases run out.
+            Err(e) => {
+                tracing::error!(error = %e, "a notification database job failed");
+                self.due = [false; 2];
             }
         }
     }
@@ -360,61 +424,70 @@ impl Engine {
         }
     }
 
-    /// Claims up to `room` due deliveries of `channel` and starts them; answers how many.
-    async fn claim(&mut self, channel: Channel, room: usize) -> usize {
-        if room == 0 {
-            return 0;
-        }
+    /// Starts claiming, for each channel, up to its room of due deliveries; [`Engine::claimed`]
+    /// starts them once the database has handed them over.
+    fn claim(&mut self, rooms: Vec<(Channel, usize)>) {
+        let db = self.db.clone();
         let worker = self.worker.clone();
         let lease = chrono::Duration::from_std(self.config.lease).unwrap_or_default();
         let cached: Vec<String> = self.cache.keys().cloned().collect();
         let base_url = self.links.base_url.clone();
         let clock = self.config.clock.clone();
-        let started = std::time::Instant::now();
-        let claimed = self
-            .db
-            .run(move |c| {
-                let at = clock.now();
-                let batch = rows::claim_deliveries(
-                    c,
-                    &worker,
-                    channel.as_str(),
-                    room as i64,
-                    at,
-                    at + lease,
-                )?;
-                let ids: Vec<String> = batch.iter().map(|d| d.subscriber_id.clone()).collect();
-                let subscribers = rows::subscribers_by_ids(c, &ids)?;
-                let mut contents = HashMap::new();
-                for d in &batch {
-                    if cached.contains(&d.event_id) || contents.contains_key(&d.event_id) {
-                        continue;
+        let held = self.held.len();
+        let asked = rooms.clone();
+        self.db_jobs.spawn(async move {
+            let started = std::time::Instant::now();
+            let claimed = db
+                .run(move |c| {
+                    let at = clock.now();
+                    let mut batch = Vec::new();
+                    for (channel, room) in rooms {
+                        batch.extend(rows::claim_deliveries(
+                            c,
+                            &worker,
+                            channel.as_str(),
+                            room as i64,
+                            at,
+                            at + lease,
+                        )?);
                     }
-                    let built = match content::build(c, &d.event_id, &base_url) {
-                        Ok(built) => built.map(Arc::new),
-                        Err(e) => {
-                            tracing::warn!(event = %d.event_id, error = %e, "notification content could not be built");
-                            None
+                    let ids: Vec<String> = batch.iter().map(|d| d.subscriber_id.clone()).collect();
+                    let subscribers = rows::subscribers_by_ids(c, &ids)?;
+                    let mut contents = HashMap::new();
+                    for d in &batch {
+                        if cached.contains(&d.event_id) || contents.contains_key(&d.event_id) {
+                            continue;
                         }
-                    };
-                    contents.insert(d.event_id.clone(), built);
-                }
-                Ok((batch, subscribers, contents))
-            })
-            .await;
-        tracing::debug!(
-            channel = channel.as_str(),
-            room,
-            took_us = started.elapsed().as_micros() as u64,
-            claimed = claimed.as_ref().map(|c| c.0.len()).unwrap_or(0),
-            held = self.held.len(),
-            "claimed"
-        );
+                        let built = match content::build(c, &d.event_id, &base_url) {
+                            Ok(built) => built.map(Arc::new),
+                            Err(e) => {
+                                tracing::warn!(event = %d.event_id, error = %e, "notification content could not be built");
+                                None
+                            }
+                        };
+                        contents.insert(d.event_id.clone(), built);
+                    }
+                    Ok((batch, subscribers, contents))
+                })
+                .await;
+            tracing::debug!(
+                asked = ?asked,
+                took_us = started.elapsed().as_micros() as u64,
+                claimed = claimed.as_ref().map(|c| c.0.len()).unwrap_or(0),
+                held,
+                "claimed"
+            );
+            DbDone::Claimed(asked, claimed)
+        });
+    }
+
+    /// Starts the deliveries a claim handed over.
+    fn claimed(&mut self, claimed: AppResult<Claimed>) {
         let (batch, subscribers, contents) = match claimed {
             Ok(claimed) => claimed,
             Err(e) => {
                 tracing::warn!(error = %e, "claiming deliveries failed");
-                return 0;
+                return;
             }
         };
         if self.cache.len() > 256 {
@@ -423,13 +496,11 @@ impl Engine {
         self.cache.extend(contents);
         let subscribers: HashMap<String, _> =
             subscribers.into_iter().map(|s| (s.id.clone(), s)).collect();
-        let count = batch.len();
         for delivery in batch {
             let content = self.cache.get(&delivery.event_id).cloned().flatten();
             let subscriber = subscribers.get(&delivery.subscriber_id).cloned();
             self.dispatch(delivery, content, subscriber);
         }
-        count
     }
 
     /// Starts one delivery, or records at once why it is not sent.
@@ -499,25 +570,28 @@ impl Engine {
         self.held_count[channel as usize] += 1;
     }
 
-    /// Records finished deliveries in one transaction.
-    async fn flush(&mut self) {
+    /// Starts recording finished deliveries, in one transaction.
+    fn flush(&mut self) {
         let finished = std::mem::take(&mut self.finished);
         let config = self.config.clone();
-        let count = finished.len();
-        let started = std::time::Instant::now();
-        let result = self
-            .db
-            .run(move |c| write_tx(c, |c| record(c, &finished, &config)))
-            .await;
-        tracing::debug!(
-            count,
-            took_us = started.elapsed().as_micros() as u64,
-            "outcomes recorded"
-        );
-        if let Err(e) = result {
-            // The claims run out and the deliveries are sent again, with the same ids.
-            tracing::warn!(error = %e, count, "could not record delivery outcomes");
-        }
+        let db = self.db.clone();
+        self.db_jobs.spawn(async move {
+            let count = finished.len();
+            let started = std::time::Instant::now();
+            let result = db
+                .run(move |c| write_tx(c, |c| record(c, &finished, &config)))
+                .await;
+            tracing::debug!(
+                count,
+                took_us = started.elapsed().as_micros() as u64,
+                "outcomes recorded"
+            );
+            if let Err(e) = result {
+                // The claims run out and the deliveries are sent again, with the same ids.
+                tracing::warn!(error = %e, count, "could not record delivery outcomes");
+            }
+            DbDone::Flushed
+        });
     }
 
     /// Sends the responders' reminders that fell due (in the background).
@@ -581,6 +655,13 @@ impl Engine {
     /// Lets sends finish within the grace period, records them, hands the rest back.
     async fn drain(mut self) {
         let deadline = tokio::time::Instant::now() + self.config.grace;
+        // A claim under way still hands its deliveries over (and they are handed back below).
+        while let Some(done) = self.db_jobs.join_next().await {
+            if let Ok(DbDone::Claimed(_, Ok((batch, ..)))) = done {
+                let ids: Vec<String> = batch.into_iter().map(|d| d.id).collect();
+                self.hand_back(ids).await;
+            }
+        }
         while !self.tasks.is_empty() {
             match tokio::time::timeout_at(deadline, self.tasks.join_next_with_id()).await {
                 Ok(Some(done)) => self.finish(done),
@@ -592,24 +673,31 @@ impl Engine {
             }
         }
         if !self.finished.is_empty() {
-            self.flush().await;
+            self.flush();
         }
+        while self.db_jobs.join_next().await.is_some() {}
         let unfinished: Vec<String> = self.held.values().map(|(id, ..)| id.clone()).collect();
-        if !unfinished.is_empty() {
-            let worker = self.worker.clone();
-            let count = unfinished.len();
-            match self
-                .db
-                .run(move |c| Ok(rows::release(c, &unfinished, &worker)?))
-                .await
-            {
-                Ok(_) => tracing::info!(count, "handed unfinished deliveries back"),
-                Err(e) => {
-                    tracing::warn!(error = %e, count, "could not hand deliveries back; their leases will run out")
-                }
+        self.hand_back(unfinished).await;
+        tracing::info!("notification engine stopped");
+    }
+
+    /// Releases claimed deliveries that were not sent, so any process takes them at once.
+    async fn hand_back(&self, ids: Vec<String>) {
+        if ids.is_empty() {
+            return;
+        }
+        let worker = self.worker.clone();
+        let count = ids.len();
+        match self
+            .db
+            .run(move |c| Ok(rows::release(c, &ids, &worker)?))
+            .await
+        {
+            Ok(_) => tracing::info!(count, "handed unfinished deliveries back"),
+            Err(e) => {
+                tracing::warn!(error = %e, count, "could not hand deliveries back; their leases will run out")
             }
         }
-        tracing::info!("notification engine stopped");
     }
 }
 

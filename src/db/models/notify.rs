@@ -7,7 +7,7 @@
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
-use diesel::sql_types::{Bool, Text, Timestamp};
+use diesel::sql_types::{BigInt, Bool, Text, Timestamp};
 
 use crate::db::schema::{
     deliveries, notification_event_components, notification_events, subscriber_components,
@@ -64,7 +64,7 @@ pub struct NotificationEvent {
 }
 
 /// A delivery of one event to one subscriber on one channel.
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[derive(Debug, Clone, PartialEq, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = deliveries)]
 pub struct Delivery {
     pub id: String,
@@ -398,58 +398,33 @@ pub fn claim_deliveries(
     at: NaiveDateTime,
     lease_until: NaiveDateTime,
 ) -> QueryResult<Vec<Delivery>> {
-    let due = deliveries::state
-        .eq("pending")
-        .and(deliveries::channel.eq(channel))
-        .and(deliveries::next_attempt_at.le(at))
-        .and(
-            deliveries::locked_until
-                .is_null()
-                .or(deliveries::locked_until.lt(at)),
-        );
+    // One statement: the due ids are chosen, leased and answered in full at once (in an
+    // immediate transaction on SQLite, so it waits its turn to write instead of failing).
     // The next attempt moves to the lease's end: a held delivery leaves the due range of the
     // (state, next_attempt_at) index, so the next claim does not walk past every delivery in
     // flight, and comes back into it when the lease runs out (its holder crashed).
-    let set = (
-        deliveries::locked_by.eq(worker),
-        deliveries::locked_until.eq(Some(lease_until)),
-        deliveries::next_attempt_at.eq(lease_until),
-    );
-    let ids: Vec<String> = match conn {
-        DbConn::Postgres(pg) => pg.transaction(|pg| {
-            let ids = deliveries::table
-                .select(deliveries::id)
-                .filter(due)
-                .order(deliveries::next_attempt_at)
-                .limit(limit)
-                .for_update()
-                .skip_locked()
-                .load::<String>(pg)?;
-            diesel::update(deliveries::table.filter(deliveries::id.eq_any(&ids)))
-                .set(set)
-                .execute(pg)?;
-            Ok::<_, diesel::result::Error>(ids)
-        })?,
-        DbConn::Sqlite(_) => write_tx(conn, |c| {
-            let ids = deliveries::table
-                .select(deliveries::id)
-                .filter(due)
-                .order(deliveries::next_attempt_at)
-                .limit(limit)
-                .load::<String>(c)?;
-            diesel::update(deliveries::table.filter(deliveries::id.eq_any(&ids)))
-                .set(set)
-                .execute(c)?;
-            Ok::<_, diesel::result::Error>(ids)
-        })?,
+    let lock = match conn {
+        DbConn::Postgres(_) => "FOR UPDATE SKIP LOCKED",
+        DbConn::Sqlite(_) => "",
     };
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    deliveries::table
-        .filter(deliveries::id.eq_any(&ids))
-        .select(Delivery::as_select())
-        .load(conn)
+    let sql = format!(
+        "UPDATE deliveries SET locked_by = $1, locked_until = $2, next_attempt_at = $2 \
+         WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND channel = $3 \
+           AND next_attempt_at <= $4 AND (locked_until IS NULL OR locked_until < $4) \
+           ORDER BY next_attempt_at LIMIT $5 {lock}) \
+         RETURNING id, event_id, subscriber_id, page_id, channel, state, attempts, \
+           next_attempt_at, last_error, locked_by, locked_until, delivered_at, created_at, \
+           updated_at"
+    );
+    write_tx(conn, |conn| {
+        diesel::sql_query(sql)
+            .bind::<Text, _>(worker)
+            .bind::<Timestamp, _>(lease_until)
+            .bind::<Text, _>(channel)
+            .bind::<Timestamp, _>(at)
+            .bind::<BigInt, _>(limit)
+            .load::<Delivery>(conn)
+    })
 }
 
 /// `state = 'pending'`, written so that SQLite's planner cannot use the `(state, ...)` index
