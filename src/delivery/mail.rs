@@ -121,9 +121,13 @@ impl Mailer {
     /// the log says so once, so an operator who expected mail sees why none goes out.
     pub fn from_settings(settings: &Settings) -> Result<Option<Self>, MailConfigError> {
         let Some(url) = &settings.smtp_url else {
-            tracing::warn!(
-                "HERALD_SMTP_URL is not set: Herald sends no email (subscription confirmations, notifications, reminders)"
-            );
+            // Asked for by the engine and the support notices alike: said once per process.
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                tracing::warn!(
+                    "HERALD_SMTP_URL is not set: Herald sends no email (subscription confirmations, notifications, reminders)"
+                )
+            });
             return Ok(None);
         };
         let mailer = Self::new(url, &settings.mail_from)?;

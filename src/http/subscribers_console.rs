@@ -172,12 +172,14 @@ pub async fn retry_delivery(
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
+    // The engine's clock: it decides when the delivery is due (tests move it forward).
+    let now = state.notify.clock.now();
     let back = format!("/admin/pages/{slug}/subscribers");
     audited(&state, &auth, move |c| {
         let page = pages::get_page_by_slug(c, &slug)?;
         rows::find_delivery(c, &page.id, &id)?
             .ok_or_else(|| AppError::NotFound("delivery".into()))?;
-        if rows::requeue(c, &id, crate::db::now())? == 0 {
+        if rows::requeue(c, &id, now)? == 0 {
             return Err(AppError::Conflict(
                 "only dead or failed deliveries are retried".into(),
             ));

@@ -220,6 +220,8 @@ pub async fn retry_delivery(
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
+    // The engine's clock: it decides when the delivery is due (tests move it forward).
+    let now = state.notify.clock.now();
     write(
         &state,
         &req,
@@ -230,7 +232,7 @@ pub async fn retry_delivery(
             let page = run::page(c, &slug)?;
             let found = rows::find_delivery(c, &page.id, &id)?
                 .ok_or_else(|| AppError::NotFound("delivery".into()))?;
-            if rows::requeue(c, &id, crate::db::now())? == 0 {
+            if rows::requeue(c, &id, now)? == 0 {
                 return Err(AppError::Conflict(format!(
                     "delivery {id} is {}; only dead or failed deliveries are retried",
                     found.state
