@@ -2,7 +2,8 @@
 //! unique key makes this idempotent), claims due deliveries with a lease (renewed while they
 //! are held, taken over by another process once it runs out), sends them with bounded
 //! concurrency (a global cap and a per-destination cap, so one slow host never holds up the
-//! others) and records each outcome in batches.
+//! others) and records each outcome in batches. Claims and records run in the background, one
+//! database job at a time, while the held deliveries keep going out.
 //!
 //! It wakes at once on a local write ([`NotifyHandle::wake`]) and polls for work written by
 //! other processes. On shutdown it stops claiming, lets sends finish within the grace period,
