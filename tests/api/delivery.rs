@@ -234,6 +234,100 @@ async fn an_unreachable_smtp_server_is_retried_and_its_password_not_shown() {
     assert!(!format!("{secret:?}").contains("hunter2"));
 }
 
+/// A TLS front for the plain SMTP server at `backend` (`smtps://`: TLS from the first byte):
+/// a certificate for "localhost" issued by a CA made for this test, the bytes forwarded as they
+/// are. Answers its port and the CA's PEM.
+async fn smtps_front(backend: SocketAddr) -> (u16, String) {
+    use tokio_rustls::rustls::{self, pki_types};
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "Herald test CA");
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+        .unwrap()
+        .signed_by(&key, &ca, &ca_key)
+        .unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![cert.der().clone()],
+            pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let Ok(mut plain) = tokio::net::TcpStream::connect(backend).await else {
+                    return;
+                };
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+            });
+        }
+    });
+    (port, ca.pem())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_goes_out_over_tls_to_a_server_whose_private_ca_is_configured() {
+    let (url, received) = smtp_server();
+    let backend: SocketAddr = url.trim_start_matches("smtp://").parse().unwrap();
+    let (port, ca_pem) = smtps_front(backend).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ca_file = dir.path().join("ca.pem");
+    std::fs::write(&ca_file, ca_pem).unwrap();
+    let from = "Herald <herald@status.test>";
+
+    // Without the CA the server's certificate is not trusted: nothing is sent, and the
+    // attempt is retried (the operator may yet fix the settings).
+    let untrusted = Mailer::new(&format!("smtps://localhost:{port}"), from).unwrap();
+    match untrusted.send(&email("tls@example.com")).await {
+        Attempt::Retry { error, .. } => {
+            assert!(error.to_lowercase().contains("certificate"), "{error}")
+        }
+        other => panic!("an untrusted certificate must not deliver: {other:?}"),
+    }
+    assert!(received.lock().unwrap().is_empty());
+
+    let trusted = format!("smtps://localhost:{port}?tls_ca_file={}", ca_file.display());
+    let mailer = Mailer::new(&trusted, from).unwrap();
+    for _ in 0..2 {
+        // The second message reuses the pooled TLS session.
+        assert_eq!(
+            mailer.send(&email("tls@example.com")).await,
+            Attempt::Delivered
+        );
+    }
+    let got = received.lock().unwrap().clone();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].to, vec!["tls@example.com".to_owned()]);
+    assert!(got[1].data.contains("We found the cause. Plain part."));
+
+    // A CA file that is not there is the operator's mistake, said at start.
+    let missing = Mailer::new(
+        &format!("smtps://localhost:{port}?tls_ca_file=/nonexistent/ca.pem"),
+        from,
+    );
+    assert!(
+        missing
+            .err()
+            .is_some_and(|e| e.to_string().contains("tls_ca_file")),
+    );
+}
+
 // ---------------------------------------------------------------- HTTP receiver
 
 /// One request as the receiver saw it.

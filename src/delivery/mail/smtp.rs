@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 use lettre::address::Envelope;
 #[allow(deprecated)] // the only way lettre offers to put TLS on a socket opened by Herald
 use lettre::transport::smtp::client::AsyncNetworkStream;
-use lettre::transport::smtp::client::{AsyncSmtpConnection, AsyncTokioStream, TlsParameters};
+use lettre::transport::smtp::client::{
+    AsyncSmtpConnection, AsyncTokioStream, Certificate, TlsParameters,
+};
 use lettre::transport::smtp::commands::{Data, Mail, Rcpt};
 use lettre::transport::smtp::extension::{ClientId, Extension, MailBodyParameter, MailParameter};
 use lettre::transport::smtp::{
@@ -52,7 +54,7 @@ enum Security {
 
 /// The server and how to talk to it, from an `smtp://` or `smtps://` URL with lettre's rules:
 /// `?tls=required|opportunistic`, default ports 25, 587 (with `tls`) and 465, the path as the
-/// EHLO name, `user:password@` for AUTH.
+/// EHLO name, `user:password@` for AUTH; and `?tls_ca_file=` for a private CA.
 #[derive(Clone)]
 pub(super) struct Endpoint {
     host: String,
@@ -72,7 +74,27 @@ impl Endpoint {
             _ => return Err("has no host"),
         };
         let tls = url.query_pairs().find(|(k, _)| k == "tls").map(|(_, v)| v);
-        let params = || TlsParameters::new(host.clone()).map_err(|_| "has no usable TLS setup");
+        // `?tls_ca_file=/path/ca.pem`: a private CA to trust besides the public ones (an
+        // internal relay's certificate), like libpq's `sslrootcert`.
+        let ca = match url.query_pairs().find(|(k, _)| k == "tls_ca_file") {
+            Some((_, path)) => {
+                let pem = std::fs::read(path.as_ref())
+                    .map_err(|_| "has a tls_ca_file that cannot be read")?;
+                Some(
+                    Certificate::from_pem(&pem)
+                        .map_err(|_| "has a tls_ca_file that is not PEM certificates")?,
+                )
+            }
+            None => None,
+        };
+        let params = || {
+            let builder = TlsParameters::builder(host.clone());
+            let builder = match &ca {
+                Some(ca) => builder.add_root_certificate(ca.clone()),
+                None => builder,
+            };
+            builder.build().map_err(|_| "has no usable TLS setup")
+        };
         let (security, default_port) = match (url.scheme(), tls.as_deref()) {
             ("smtp", None) => (Security::Plain, SMTP_PORT),
             ("smtp", Some("required")) => (Security::StartTls(params()?), SUBMISSION_PORT),
@@ -653,6 +675,10 @@ mod tests {
         assert_eq!((v6.host.as_str(), v6.port), ("::1", 2525));
         assert!(parse("smtp://mail.example.com?tls=maybe").is_err());
         assert!(parse("smtp://").is_err());
+        assert_eq!(
+            parse("smtps://mail.example.com?tls_ca_file=/nonexistent/ca.pem").err(),
+            Some("has a tls_ca_file that cannot be read")
+        );
         assert_eq!(percent_decode("a%2x%41%+1"), Some("a%2xA%+1".into()));
     }
 }
