@@ -73,6 +73,11 @@ impl mailin_embedded::Handler for Inbox {
 
 /// Starts an SMTP server on a free loopback port (in a thread of its own).
 fn smtp_server() -> (String, Arc<Mutex<Vec<Received>>>) {
+    smtp_server_with(mailin_embedded::SslConfig::None)
+}
+
+/// [`smtp_server`] offering STARTTLS as `ssl` says.
+fn smtp_server_with(ssl: mailin_embedded::SslConfig) -> (String, Arc<Mutex<Vec<Received>>>) {
     let received = Arc::new(Mutex::new(Vec::new()));
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -83,7 +88,7 @@ fn smtp_server() -> (String, Arc<Mutex<Vec<Received>>>) {
     });
     server
         .with_name("smtp.test")
-        .with_ssl(mailin_embedded::SslConfig::None)
+        .with_ssl(ssl)
         .unwrap()
         .with_num_threads(4)
         .with_tcp_listener(listener);
@@ -234,31 +239,55 @@ async fn an_unreachable_smtp_server_is_retried_and_its_password_not_shown() {
     assert!(!format!("{secret:?}").contains("hunter2"));
 }
 
-/// A TLS front for the plain SMTP server at `backend` (`smtps://`: TLS from the first byte):
-/// a certificate for "localhost" issued by a CA made for this test, the bytes forwarded as they
-/// are. Answers its port and the CA's PEM.
-async fn smtps_front(backend: SocketAddr) -> (u16, String) {
+/// A CA made for one test and a certificate it issued for "localhost", as PEM files in `dir`.
+struct TestPki {
+    ca_file: std::path::PathBuf,
+    cert_file: std::path::PathBuf,
+    key_file: std::path::PathBuf,
+    cert: rcgen::Certificate,
+    key: rcgen::KeyPair,
+}
+
+impl TestPki {
+    fn new(dir: &std::path::Path) -> Self {
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "Herald test CA");
+        let ca = ca_params.self_signed(&ca_key).unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let cert = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+            .unwrap()
+            .signed_by(&key, &ca, &ca_key)
+            .unwrap();
+        let pki = Self {
+            ca_file: dir.join("ca.pem"),
+            cert_file: dir.join("cert.pem"),
+            key_file: dir.join("key.pem"),
+            cert,
+            key,
+        };
+        std::fs::write(&pki.ca_file, ca.pem()).unwrap();
+        std::fs::write(&pki.cert_file, pki.cert.pem()).unwrap();
+        std::fs::write(&pki.key_file, pki.key.serialize_pem()).unwrap();
+        pki
+    }
+}
+
+/// A TLS front for the plain SMTP server at `backend` (`smtps://`: TLS from the first byte),
+/// with `pki`'s certificate, forwarding the bytes as they are. Answers its port.
+async fn smtps_front(backend: SocketAddr, pki: &TestPki) -> u16 {
     use tokio_rustls::rustls::{self, pki_types};
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca_params
-        .distinguished_name
-        .push(rcgen::DnType::CommonName, "Herald test CA");
-    let ca = ca_params.self_signed(&ca_key).unwrap();
-    let key = rcgen::KeyPair::generate().unwrap();
-    let cert = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
-        .unwrap()
-        .signed_by(&key, &ca, &ca_key)
-        .unwrap();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .unwrap()
         .with_no_client_auth()
         .with_single_cert(
-            vec![cert.der().clone()],
-            pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+            vec![pki.cert.der().clone()],
+            pki_types::PrivateKeyDer::Pkcs8(pki.key.serialize_der().into()),
         )
         .unwrap();
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
@@ -278,22 +307,19 @@ async fn smtps_front(backend: SocketAddr) -> (u16, String) {
             });
         }
     });
-    (port, ca.pem())
+    port
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn mail_goes_out_over_tls_to_a_server_whose_private_ca_is_configured() {
-    let (url, received) = smtp_server();
-    let backend: SocketAddr = url.trim_start_matches("smtp://").parse().unwrap();
-    let (port, ca_pem) = smtps_front(backend).await;
-    let dir = tempfile::tempdir().unwrap();
-    let ca_file = dir.path().join("ca.pem");
-    std::fs::write(&ca_file, ca_pem).unwrap();
+/// Sends through `url` without the CA (refused: the certificate is not trusted, nothing sent,
+/// retried since the operator may yet fix the settings), then with it, twice (the second
+/// message reuses the pooled session).
+async fn delivers_only_with_the_private_ca(
+    url: &str,
+    pki: &TestPki,
+    received: &Mutex<Vec<Received>>,
+) {
     let from = "Herald <herald@status.test>";
-
-    // Without the CA the server's certificate is not trusted: nothing is sent, and the
-    // attempt is retried (the operator may yet fix the settings).
-    let untrusted = Mailer::new(&format!("smtps://localhost:{port}"), from).unwrap();
+    let untrusted = Mailer::new(url, from).unwrap();
     match untrusted.send(&email("tls@example.com")).await {
         Attempt::Retry { error, .. } => {
             assert!(error.to_lowercase().contains("certificate"), "{error}")
@@ -302,10 +328,10 @@ async fn mail_goes_out_over_tls_to_a_server_whose_private_ca_is_configured() {
     }
     assert!(received.lock().unwrap().is_empty());
 
-    let trusted = format!("smtps://localhost:{port}?tls_ca_file={}", ca_file.display());
+    let separator = if url.contains('?') { '&' } else { '?' };
+    let trusted = format!("{url}{separator}tls_ca_file={}", pki.ca_file.display());
     let mailer = Mailer::new(&trusted, from).unwrap();
     for _ in 0..2 {
-        // The second message reuses the pooled TLS session.
         assert_eq!(
             mailer.send(&email("tls@example.com")).await,
             Attempt::Delivered
@@ -315,17 +341,40 @@ async fn mail_goes_out_over_tls_to_a_server_whose_private_ca_is_configured() {
     assert_eq!(got.len(), 2);
     assert_eq!(got[0].to, vec!["tls@example.com".to_owned()]);
     assert!(got[1].data.contains("We found the cause. Plain part."));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_goes_out_over_implicit_tls_to_a_server_whose_private_ca_is_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = TestPki::new(dir.path());
+    let (url, received) = smtp_server();
+    let backend: SocketAddr = url.trim_start_matches("smtp://").parse().unwrap();
+    let port = smtps_front(backend, &pki).await;
+    delivers_only_with_the_private_ca(&format!("smtps://localhost:{port}"), &pki, &received).await;
 
     // A CA file that is not there is the operator's mistake, said at start.
     let missing = Mailer::new(
         &format!("smtps://localhost:{port}?tls_ca_file=/nonexistent/ca.pem"),
-        from,
+        "Herald <herald@status.test>",
     );
     assert!(
         missing
             .err()
             .is_some_and(|e| e.to_string().contains("tls_ca_file")),
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_goes_out_over_starttls_to_a_server_whose_private_ca_is_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = TestPki::new(dir.path());
+    let (url, received) = smtp_server_with(mailin_embedded::SslConfig::SelfSigned {
+        cert_path: pki.cert_file.display().to_string(),
+        key_path: pki.key_file.display().to_string(),
+    });
+    let port = url.rsplit(':').next().unwrap();
+    let url = format!("smtp+starttls://localhost:{port}");
+    delivers_only_with_the_private_ca(&url, &pki, &received).await;
 }
 
 // ---------------------------------------------------------------- HTTP receiver
