@@ -9,6 +9,7 @@
 #   EMAILS=2000 WEBHOOKS=2000 BIG=0 bench/fanout.sh
 #   BIG_EMAILS=0 bench/fanout.sh          # the 100,000 as webhooks only
 #   KEEP_LOGS=/tmp/logs HERALD_LOG="warn,herald::notify=debug" bench/fanout.sh  # keeps the logs
+#   PERF=/tmp/fanout.perf BIG=0 bench/fanout.sh   # perf record of Herald during the fan-out
 #
 # Then the sending path alone (examples/webhook_blast.rs: no database), to show the ceiling.
 # Both sinks are examples/notify_sink.rs: a real SMTP server (mailin-embedded) and an actix-web
@@ -92,6 +93,7 @@ fan_out() { # emails webhooks -> prints first/last delivery times and peak RSS
     -d '{"name":"Sign-in failures for some customers","status":"investigating","impact":"major","body":"We are investigating failed sign-ins."}' >/dev/null
   posted=$(now_ms)
   local cpu0; cpu0=$(cpu_ms "$herald_pid")
+  [[ -n "${PERF:-}" ]] && { perf record -F 2000 -g -p "$herald_pid" -o "$PERF" 2>/dev/null & perf_pid=$!; }
   deadline=$((posted + TIMEOUT_SECS * 1000))
   while :; do
     s="$(stats)"
@@ -99,6 +101,7 @@ fan_out() { # emails webhooks -> prints first/last delivery times and peak RSS
     if (( $(now_ms) > deadline )); then echo "timed out: $s" >&2; exit 1; fi
     sleep 0.2
   done
+  [[ -n "${perf_pid:-}" ]] && { kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true; perf_pid=""; }
   local ef el wf wl rss
   ef=$(field email_first_ms <<<"$s"); el=$(field email_last_ms <<<"$s")
   wf=$(field webhook_first_ms <<<"$s"); wl=$(field webhook_last_ms <<<"$s")

@@ -50,8 +50,12 @@ async fn main() -> anyhow::Result<()> {
     let shared = Arc::new(SharedBody::new(body));
     // Each worker keeps to one host (64 workers over 16 hosts: 4 each, under the cap of 8).
     let port = port.clone();
+    let url_port = port.clone();
     let url = move |worker: usize, i: usize| {
-        format!("http://127.0.0.{}:{port}/hook/blast{i}", 1 + worker % hosts)
+        format!(
+            "http://127.0.0.{}:{url_port}/hook/blast{i}",
+            1 + worker % hosts
+        )
     };
 
     let policy = Policy {
@@ -63,6 +67,10 @@ async fn main() -> anyhow::Result<()> {
         .pool_max_idle_per_host(policy.per_host_concurrency)
         .build()?;
     let secret = new_secret();
+    let legacy: hyper_util::client::legacy::Client<_, http_body_util::Full<bytes::Bytes>> =
+        hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+            .pool_max_idle_per_host(policy.per_host_concurrency)
+            .build_http();
     let next = Arc::new(AtomicUsize::new(0));
     let failed = Arc::new(AtomicUsize::new(0));
 
@@ -73,15 +81,68 @@ async fn main() -> anyhow::Result<()> {
         let (mode, next, failed) = (mode.clone(), next.clone(), failed.clone());
         let (client, bare, shared, secret) =
             (client.clone(), bare.clone(), shared.clone(), secret.clone());
+        let legacy = legacy.clone();
         let url = url.clone();
+        let port = port.clone();
         workers.spawn(async move {
+            let mut conn: Option<
+                hyper::client::conn::http1::SendRequest<http_body_util::Full<bytes::Bytes>>,
+            > = None;
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= count {
                     break;
                 }
                 let body = WebhookBody::with_unsubscribe(shared.clone(), format!("http://x/u/{i}"));
-                let ok = if mode == "bare" {
+                let ok = if mode == "pooled" {
+                    let bytes = body.to_bytes().unwrap_or_default();
+                    let req = hyper::Request::post(url(worker, i))
+                        .header("content-type", "application/json")
+                        .body(http_body_util::Full::new(bytes::Bytes::from(bytes)))
+                        .expect("a valid request");
+                    match legacy.request(req).await {
+                        Ok(answer) if answer.status().is_success() => {
+                            use http_body_util::BodyExt;
+                            answer.into_body().collect().await.is_ok()
+                        }
+                        _ => false,
+                    }
+                } else if mode == "hyper" {
+                    // One connection per worker, kept open: hyper's HTTP/1 connection API.
+                    if conn.is_none() {
+                        let addr = format!("127.0.0.{}:{}", 1 + worker % hosts, port);
+                        let Ok(stream) = tokio::net::TcpStream::connect(&addr).await else {
+                            failed.fetch_add(1, Ordering::Relaxed);
+                            continue;
+                        };
+                        let _ = stream.set_nodelay(true);
+                        let io = hyper_util::rt::TokioIo::new(stream);
+                        let Ok((send, driver)) = hyper::client::conn::http1::handshake(io).await
+                        else {
+                            failed.fetch_add(1, Ordering::Relaxed);
+                            continue;
+                        };
+                        tokio::spawn(driver);
+                        conn = Some(send);
+                    }
+                    let send = conn.as_mut().expect("connected above");
+                    let bytes = body.to_bytes().unwrap_or_default();
+                    let req = hyper::Request::post(format!("/hook/blast{i}"))
+                        .header("host", "127.0.0.1")
+                        .header("content-type", "application/json")
+                        .body(http_body_util::Full::new(bytes::Bytes::from(bytes)))
+                        .expect("a valid request");
+                    match send.send_request(req).await {
+                        Ok(answer) if answer.status().is_success() => {
+                            use http_body_util::BodyExt;
+                            answer.into_body().collect().await.is_ok()
+                        }
+                        _ => {
+                            conn = None;
+                            false
+                        }
+                    }
+                } else if mode == "bare" {
                     let bytes = body.to_bytes().unwrap_or_default();
                     let sent = bare
                         .post(url(worker, i))
@@ -99,7 +160,7 @@ async fn main() -> anyhow::Result<()> {
                         url: url(worker, i),
                         secret: secret.clone(),
                         body,
-                        summary: ChatMessage::default(),
+                        summary: ChatMessage::default().into(),
                     };
                     client.send(&req).await == Attempt::Delivered
                 };

@@ -185,7 +185,8 @@ mod tests {
                 text: "We are investigating. @everyone".into(),
                 url: "https://status.example.com/status/acme/incidents/1".into(),
                 status: "major_outage".into(),
-            },
+            }
+            .into(),
         }
     }
 
@@ -280,8 +281,9 @@ mod tests {
     #[test]
     fn long_texts_are_cut_to_the_products_limits() {
         let mut req = request("https://discord.com/api/webhooks/1/x");
-        req.summary.text = "x".repeat(10_000);
-        req.summary.title = "t".repeat(1000);
+        let summary = std::sync::Arc::make_mut(&mut req.summary);
+        summary.text = "x".repeat(10_000);
+        summary.title = "t".repeat(1000);
         let d = body(Flavor::Discord, &req);
         assert_eq!(
             d["embeds"][0]["description"]

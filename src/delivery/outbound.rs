@@ -250,14 +250,25 @@ impl GuardedResolver {
     }
 }
 
-impl reqwest::dns::Resolve for GuardedResolver {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+/// hyper's connector asks this for each new connection's addresses.
+impl tower_service::Service<hyper_util::client::legacy::connect::dns::Name> for GuardedResolver {
+    type Response = std::vec::IntoIter<SocketAddr>;
+    type Error = UrlRefusal;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<Self::Response, UrlRefusal>> + Send>,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), UrlRefusal>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, name: hyper_util::client::legacy::connect::dns::Name) -> Self::Future {
         let resolver = self.clone();
         let host = name.as_str().to_owned();
-        Box::pin(async move {
-            let addrs = resolver.lookup(&host).await?;
-            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
-        })
+        Box::pin(async move { Ok(resolver.lookup(&host).await?.into_iter()) })
     }
 }
 

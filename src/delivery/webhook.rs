@@ -6,8 +6,17 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use reqwest::StatusCode;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION, RETRY_AFTER};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::StatusCode;
+use hyper::body::Incoming;
+use hyper::header::{
+    CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION, RETRY_AFTER, USER_AGENT as UA,
+};
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tokio::sync::Semaphore;
 
 use super::backoff::parse_retry_after;
@@ -30,8 +39,8 @@ pub struct WebhookRequest {
     pub secret: String,
     /// The Statuspage-shaped body (built by `notify`).
     pub body: WebhookBody,
-    /// The same news for chat products (Slack, Discord, Teams).
-    pub summary: ChatMessage,
+    /// The same news for chat products (Slack, Discord, Teams), shared by an event's recipients.
+    pub summary: Arc<ChatMessage>,
 }
 
 /// Sends webhooks. Cheap to clone: clones share the connection pool, caps and circuits.
@@ -40,8 +49,11 @@ pub struct WebhookClient {
     inner: Arc<Inner>,
 }
 
+/// hyper's pooled keep-alive client over the guarded resolver, with rustls for https.
+type Http = Client<HttpsConnector<HttpConnector<GuardedResolver>>, Full<Bytes>>;
+
 struct Inner {
-    http: Result<reqwest::Client, String>,
+    http: Result<Http, String>,
     policy: Policy,
     clock: Arc<dyn Clock>,
     hosts: Mutex<HashMap<String, Host>>,
@@ -85,20 +97,10 @@ impl WebhookClient {
     }
 
     fn with_resolver(policy: Policy, clock: Arc<dyn Clock>, resolver: GuardedResolver) -> Self {
-        let http = reqwest::Client::builder()
-            .timeout(policy.timeout)
-            .connect_timeout(policy.timeout.min(Duration::from_secs(5)))
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .dns_resolver(Arc::new(resolver))
-            .pool_idle_timeout(Duration::from_secs(60))
-            .pool_max_idle_per_host(policy.per_host_concurrency.max(1))
-            .user_agent(USER_AGENT)
-            .build()
-            .map_err(|e| {
-                tracing::error!(error = %e, "the webhook HTTP client could not be built");
-                format!("the webhook HTTP client could not be built: {e}")
-            });
+        let http = http_client(&policy, resolver).map_err(|e| {
+            tracing::error!(error = %e, "the webhook HTTP client could not be built");
+            format!("the webhook HTTP client could not be built: {e}")
+        });
         Self {
             inner: Arc::new(Inner {
                 http,
@@ -153,10 +155,30 @@ impl WebhookClient {
             Ok(headers) => headers,
             Err(error) => return Attempt::Failed { error },
         };
-        let result = http.post(url).headers(headers).body(bytes).send().await;
-        let (attempt, host_failed) = match result {
-            Ok(answer) => judge(answer).await,
-            Err(e) => judge_error(&e, policy.timeout),
+        let mut request = hyper::Request::post(url.as_str());
+        if let Some(h) = request.headers_mut() {
+            *h = headers;
+        }
+        let request = match request.body(Full::new(Bytes::from(bytes))) {
+            Ok(request) => request,
+            Err(_) => return refused(&UrlRefusal::Malformed),
+        };
+        // The whole exchange (connect, send, answer and its body) within the timeout.
+        let exchange = async {
+            match http.request(request).await {
+                Ok(answer) => judge(answer).await,
+                Err(e) => judge_error(&e),
+            }
+        };
+        let (attempt, host_failed) = match tokio::time::timeout(policy.timeout, exchange).await {
+            Ok(judged) => judged,
+            Err(_) => (
+                Attempt::Retry {
+                    retry_after: None,
+                    error: format!("no answer within {} s", policy.timeout.as_secs_f32()),
+                },
+                Some(true),
+            ),
         };
         if let Some(failed) = host_failed {
             self.report(&host, failed);
@@ -234,11 +256,32 @@ fn signed_headers(req: &WebhookRequest, body: &[u8]) -> Result<HeaderMap, String
         HeaderValue::from_str(&signature).map_err(|_| "unusable signature".to_owned())?,
     );
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(UA, HeaderValue::from_static(USER_AGENT));
     Ok(headers)
 }
 
+/// The pooled client: no proxy, no redirects (hyper follows none), TCP_NODELAY, a connect
+/// timeout, idle connections kept a minute, as many per host as the host's cap; names
+/// resolved through `resolver` (the SSRF guard) at every connection.
+fn http_client(policy: &Policy, resolver: GuardedResolver) -> Result<Http, rustls::Error> {
+    let mut http = HttpConnector::new_with_resolver(resolver);
+    http.enforce_http(false);
+    http.set_nodelay(true);
+    http.set_connect_timeout(Some(policy.timeout.min(Duration::from_secs(5))));
+    let https = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())?
+        .https_or_http()
+        .enable_http1()
+        .wrap_connector(http);
+    Ok(Client::builder(TokioExecutor::new())
+        .pool_timer(TokioTimer::new())
+        .pool_idle_timeout(Duration::from_secs(60))
+        .pool_max_idle_per_host(policy.per_host_concurrency.max(1))
+        .build(https))
+}
+
 /// The attempt an answer makes, and whether it counts against the host's circuit.
-async fn judge(answer: reqwest::Response) -> (Attempt, Option<bool>) {
+async fn judge(answer: hyper::Response<Incoming>) -> (Attempt, Option<bool>) {
     let status = answer.status();
     let retry_after = answer
         .headers()
@@ -291,12 +334,17 @@ async fn judge(answer: reqwest::Response) -> (Attempt, Option<bool>) {
 
 /// Reads up to [`MAX_ANSWER`] bytes of the answer (so a short answer leaves the connection
 /// reusable) and returns its start as one line.
-async fn drain(mut answer: reqwest::Response) -> String {
+async fn drain(answer: hyper::Response<Incoming>) -> String {
+    let mut body = answer.into_body();
     let mut read = Vec::new();
     while read.len() < MAX_ANSWER {
-        match answer.chunk().await {
-            Ok(Some(chunk)) => read.extend_from_slice(&chunk),
-            Ok(None) | Err(_) => break,
+        match body.frame().await {
+            Some(Ok(frame)) => {
+                if let Some(chunk) = frame.data_ref() {
+                    read.extend_from_slice(chunk);
+                }
+            }
+            Some(Err(_)) | None => break,
         }
     }
     one_line(&String::from_utf8_lossy(&read), 200)
@@ -304,7 +352,7 @@ async fn drain(mut answer: reqwest::Response) -> String {
 
 /// The attempt a transport error makes. A refused destination is final and says nothing about
 /// the host's health; everything else (timeouts, refused connections) is retried.
-fn judge_error(e: &reqwest::Error, timeout: Duration) -> (Attempt, Option<bool>) {
+fn judge_error(e: &hyper_util::client::legacy::Error) -> (Attempt, Option<bool>) {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = source {
         if let Some(refusal) = err.downcast_ref::<UrlRefusal>() {
@@ -312,9 +360,7 @@ fn judge_error(e: &reqwest::Error, timeout: Duration) -> (Attempt, Option<bool>)
         }
         source = err.source();
     }
-    let error = if e.is_timeout() {
-        format!("no answer within {} s", timeout.as_secs_f32())
-    } else if e.is_connect() {
+    let error = if e.is_connect() {
         format!("could not connect: {}", chain(e))
     } else {
         format!("the request failed: {}", chain(e))
@@ -329,7 +375,7 @@ fn judge_error(e: &reqwest::Error, timeout: Duration) -> (Attempt, Option<bool>)
 }
 
 /// An error and its causes on one line, without the URL (it may carry a token).
-fn chain(e: &reqwest::Error) -> String {
+fn chain(e: &hyper_util::client::legacy::Error) -> String {
     let mut parts = Vec::new();
     let mut source = std::error::Error::source(e);
     while let Some(err) = source {

@@ -91,7 +91,7 @@ pub struct EventContent {
     pub view: Value,
     /// The webhook body, without `meta.unsubscribe` (shared by every recipient).
     pub webhook: std::sync::Arc<SharedBody>,
-    pub chat: ChatMessage,
+    pub chat: std::sync::Arc<ChatMessage>,
     /// The incident's first event: its emails start the thread every later one replies to.
     pub thread_root: Option<String>,
 }
@@ -158,7 +158,7 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
         template,
         view,
         webhook: std::sync::Arc::new(SharedBody::new(webhook)),
-        chat,
+        chat: chat.into(),
         thread_root,
     }))
 }

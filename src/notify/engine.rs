@@ -169,6 +169,8 @@ struct Finished {
     attempt: Option<Attempt>,
     /// Whether a failure counts against the subscriber (not for notices to one subscriber).
     counts: bool,
+    /// Whether the subscriber had failures counted when claimed (a delivery resets them).
+    had_failures: bool,
 }
 
 impl Finished {
@@ -519,6 +521,7 @@ impl Engine {
                         .into(),
                 }),
                 counts: false,
+                had_failures: false,
             });
             return;
         };
@@ -527,6 +530,7 @@ impl Engine {
                 delivery,
                 attempt: None,
                 counts: false,
+                had_failures: false,
             });
             return;
         };
@@ -542,29 +546,41 @@ impl Engine {
                     after: Duration::from_secs(1),
                 }),
                 counts: false,
+                had_failures: false,
             });
             return;
         }
         *waiting += 1;
         let counts = content.event.subscriber_id.is_none();
+        let had_failures = subscriber.consecutive_failures > 0;
         let id = delivery.id.clone();
         let (sender, book, links) = (
             self.sender.clone(),
             self.mailbook.clone(),
             self.links.clone(),
         );
+        let task_host = host.clone();
         let task = self.tasks.spawn(async move {
-            let attempt =
-                match message::build(&book, &links, &content, &subscriber, &delivery, recipient) {
-                    Ok(outgoing) => sender.send(&outgoing).await,
-                    Err(e) => Attempt::Failed {
-                        error: format!("the message could not be built: {e:#}"),
-                    },
-                };
+            let built = message::build(
+                &book,
+                &links,
+                &content,
+                &subscriber,
+                &delivery,
+                recipient,
+                task_host,
+            );
+            let attempt = match built {
+                Ok(outgoing) => sender.send(&outgoing).await,
+                Err(e) => Attempt::Failed {
+                    error: format!("the message could not be built: {e:#}"),
+                },
+            };
             Finished {
                 delivery,
                 attempt: Some(attempt),
                 counts,
+                had_failures,
             }
         });
         self.held.insert(task.id(), (id, host, channel));
@@ -752,12 +768,15 @@ fn record(conn: &mut DbConn, finished: &[Finished], config: &EngineConfig) -> Ap
         .collect();
     if !delivered.is_empty() {
         rows::mark_delivered(conn, &delivered, at)?;
+        // Only subscribers with failures counted (as claimed) need their count reset.
         let subscribers: Vec<String> = finished
             .iter()
-            .filter(|f| f.delivered() && f.counts)
+            .filter(|f| f.delivered() && f.counts && f.had_failures)
             .map(|f| f.delivery.subscriber_id.clone())
             .collect();
-        rows::reset_failures(conn, &subscribers)?;
+        if !subscribers.is_empty() {
+            rows::reset_failures(conn, &subscribers)?;
+        }
     }
     for f in finished.iter().filter(|f| !f.delivered()) {
         let outcome = outcome(f, config, at);

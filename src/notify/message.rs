@@ -109,7 +109,8 @@ impl Outgoing {
     }
 }
 
-/// Builds the message of `delivery` for `recipient`.
+/// Builds the message of `delivery` for `recipient`, whose destination is `host`
+/// ([`Recipient::host`]).
 pub fn build(
     book: &Mailbook,
     links: &Links,
@@ -117,16 +118,12 @@ pub fn build(
     subscriber: &Subscriber,
     delivery: &Delivery,
     recipient: Recipient,
+    host: String,
 ) -> anyhow::Result<Outgoing> {
     let slug = &content.page_slug;
     let manage_url = links.manage_url(slug, subscriber);
     match recipient {
         Recipient::Webhook { url, secret } => {
-            let host = Recipient::Webhook {
-                url: url.clone(),
-                secret: String::new(),
-            }
-            .host();
             let body = WebhookBody::with_unsubscribe(content.webhook.clone(), manage_url);
             Ok(Outgoing::Webhook(
                 WebhookRequest {

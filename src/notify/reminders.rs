@@ -148,7 +148,8 @@ pub fn messages(
             text: text.lines().next().unwrap_or_default().to_owned(),
             url: view["console_url"].as_str().unwrap_or_default().to_owned(),
             status: incident.status.clone(),
-        },
+        }
+        .into(),
     });
     Ok(ReminderMessages { mails, webhook })
 }

@@ -220,7 +220,7 @@ impl Notifier {
                 ),
                 url: view["console_url"].as_str().unwrap_or_default().to_owned(),
                 status: s.topic.clone(),
-            },
+            }.into(),
         };
         for _ in 0..DEFERRALS {
             match self.webhooks.send(&request).await {

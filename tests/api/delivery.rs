@@ -522,7 +522,7 @@ fn webhook(url: &str) -> WebhookRequest {
             text: "We found the cause.".into(),
             url: "https://status.test/status/acme/incidents/1".into(),
             status: "identified".into(),
-        },
+        }.into(),
     }
 }
 

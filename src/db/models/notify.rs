@@ -427,10 +427,11 @@ pub fn claim_deliveries(
     })
 }
 
-/// `state = 'pending'`, written so that SQLite's planner cannot use the `(state, ...)` index
-/// for it: beside `id IN (...)` it would (it guesses an equality on an index matches about ten
-/// rows), and every statement on a batch of ids would walk all pending deliveries (O(n) per
-/// batch at 100,000 subscribers; `EXPLAIN QUERY PLAN` shows the primary key used this way).
+/// `state = 'pending'`, written so that SQLite's planner cannot use the due index (the
+/// partial index of pending deliveries) for it: beside `id IN (...)` it would (it guesses an
+/// index matches about ten rows), and every statement on a batch of ids would walk all pending
+/// deliveries (O(n) per batch at 100,000 subscribers; `EXPLAIN QUERY PLAN` shows the primary
+/// key used this way).
 fn still_pending() -> diesel::dsl::not<diesel::dsl::EqAny<deliveries::state, [&'static str; 4]>> {
     diesel::dsl::not(deliveries::state.eq_any(["delivered", "failed", "dead", "skipped"]))
 }
