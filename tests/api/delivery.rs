@@ -276,7 +276,7 @@ impl TestPki {
     }
 }
 
-/// A TLS front for the plain SMTP server at `backend` (`smtps://`: TLS from the first byte),
+/// A TLS front for the plain server at `backend` (SMTP for `smtps://`, or HTTP for `https://`),
 /// with `pki`'s certificate, forwarding the bytes as they are. Answers its port.
 async fn smtps_front(backend: SocketAddr, pki: &TestPki) -> u16 {
     use tokio_rustls::rustls::{self, pki_types};
@@ -637,6 +637,33 @@ async fn webhooks_are_signed_so_that_an_independent_verifier_accepts_them() {
         .map(|h| h.headers["webhook-id"].clone())
         .collect();
     assert_eq!(ids, vec!["msg_2bQx9w7Vd3".to_owned(); 2]);
+}
+
+/// https receivers are reached over TLS and their certificate is verified against the public
+/// roots: one issued by a private CA is refused (retried, since the receiver may yet fix it)
+/// and nothing reaches the receiver.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn https_receivers_must_present_a_trusted_certificate() {
+    let receiver = Receiver::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let pki = TestPki::new(dir.path());
+    let port = smtps_front(receiver.addr, &pki).await;
+    let client = WebhookClient::with_pinned_hosts(
+        open_policy(),
+        Arc::new(herald::delivery::breaker::SystemClock),
+        &[("localhost", "127.0.0.1".parse().unwrap())],
+    );
+    match client
+        .send(&webhook(&format!("https://localhost:{port}/ok")))
+        .await
+    {
+        Attempt::Retry { error, .. } => assert!(
+            error.contains("certificate"),
+            "the error names the certificate: {error}"
+        ),
+        other => panic!("an untrusted certificate must not deliver: {other:?}"),
+    }
+    assert!(receiver.hits().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
