@@ -132,10 +132,11 @@ LUA
 direct="$(wrk -t2 -c64 -d10s -s "$work/post.lua" "http://127.0.0.1:$SINK_PORT/hook/direct" | awk '/Requests\/sec/ {print $2}')"
 echo "receiver direct: $direct req/s (wrk -t2 -c64, $(stat -c %s "$work/body.json")-byte body); Herald's webhook rate / direct: $(awk -v a="$webhook_rate" -v b="$direct" 'BEGIN { printf "%.2fx", a / b }')"
 
-# The ceiling of the sending path alone, without the database: plain reqwest, then Herald's
-# WebhookClient (signing, SSRF guard, per-host caps), at the engine's 64 requests in flight.
+# The ceiling of the sending path alone, without the database, at the engine's 64 requests in
+# flight: hyper's bare connections, hyper-util's pooled client (Herald's), then Herald's
+# WebhookClient (signing, SSRF guard, per-host caps and breakers).
 if (( WEBHOOKS > 0 )); then
-  for mode in bare herald; do
+  for mode in hyper pooled herald; do
     blast="$(./target/release/examples/webhook_blast "$mode" "$WEBHOOKS" "$SINK_PORT" "$HOSTS" "$work/body.json")"
     echo "send path alone ($mode): $(field per_second <<<"$blast") req/s, $(field cpu_us_per_request <<<"$blast") us CPU per request; / direct: $(awk -v a="$(field per_second <<<"$blast")" -v b="$direct" 'BEGIN { printf "%.2fx", a / b }')"
   done

@@ -4,10 +4,13 @@
 //!
 //!     cargo run --release --example webhook_blast -- MODE COUNT HTTP_PORT HOSTS BODY_FILE
 //!
-//! MODE `bare`: plain reqwest POSTs of the body (no signature, no checks), the cheapest a
-//! reqwest sender can be. MODE `herald`: Herald's own `WebhookClient::send`: a signed Standard
-//! Webhooks request per recipient with its own `meta.unsubscribe`, through the SSRF guard, the
-//! per-host caps and circuit breakers. Prints one line of JSON:
+//! MODE `bare`: plain reqwest POSTs of the body (no signature, no checks). MODE `pooled`:
+//! the same through hyper-util's pooled client, the one Herald's webhooks use. MODE `hyper`:
+//! hyper's bare connection API, one kept-alive connection per worker (no pool at all), the
+//! cheapest an HTTP/1 sender in Rust gets. MODE `herald`: Herald's own
+//! `WebhookClient::send`: a signed Standard Webhooks request per recipient with its own
+//! `meta.unsubscribe`, through the SSRF guard, the per-host caps and circuit breakers. Prints
+//! one line of JSON:
 //! `{"mode": "...", "count": N, "per_second": R, "cpu_us_per_request": C}`.
 
 use std::sync::Arc;
@@ -42,7 +45,9 @@ fn cpu_us() -> u64 {
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let [_, mode, count, port, hosts, body_file] = args.as_slice() else {
-        anyhow::bail!("usage: webhook_blast bare|herald COUNT HTTP_PORT HOSTS BODY_FILE");
+        anyhow::bail!(
+            "usage: webhook_blast bare|pooled|hyper|herald COUNT HTTP_PORT HOSTS BODY_FILE"
+        );
     };
     let count: usize = count.parse()?;
     let hosts: usize = hosts.parse()?;
