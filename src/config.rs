@@ -120,6 +120,9 @@ pub struct Settings {
     pub allow_private_webhooks: bool,
     /// Webhook requests in flight to one destination host at a time.
     pub webhook_host_concurrency: usize,
+    /// CA certificates https webhook receivers may also be signed by (an on-premises CA),
+    /// besides the public roots; read from `HERALD_WEBHOOK_CA_FILE` (PEM) at start.
+    pub webhook_ca: Vec<rustls::pki_types::CertificateDer<'static>>,
     /// Reverse proxies whose `X-Forwarded-For` is believed (addresses or CIDR ranges).
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Local data (the support form's spool), default `./data`.
@@ -146,6 +149,10 @@ impl std::fmt::Debug for Settings {
             .field("mail_from", &self.mail_from)
             .field("allow_private_webhooks", &self.allow_private_webhooks)
             .field("webhook_host_concurrency", &self.webhook_host_concurrency)
+            .field(
+                "webhook_ca",
+                &format!("{} certificate(s)", self.webhook_ca.len()),
+            )
             .field("trusted_proxies", &self.trusted_proxies)
             .field("data_dir", &self.data_dir)
             .field("support_rate_per_min", &self.support_rate_per_min)
@@ -173,6 +180,7 @@ struct FileSettings {
     mail_from: Option<String>,
     allow_private_webhooks: Option<bool>,
     webhook_host_concurrency: Option<usize>,
+    webhook_ca_file: Option<String>,
     trusted_proxies: Option<String>,
     data_dir: Option<String>,
     support_rate_per_min: Option<u32>,
@@ -199,6 +207,7 @@ pub const SETTINGS_KEYS: &[(&str, &str)] = &[
         "webhook_host_concurrency",
         "HERALD_WEBHOOK_HOST_CONCURRENCY",
     ),
+    ("webhook_ca_file", "HERALD_WEBHOOK_CA_FILE"),
     ("trusted_proxies", "HERALD_TRUSTED_PROXIES"),
     ("data_dir", "HERALD_DATA_DIR"),
     ("support_rate_per_min", "HERALD_SUPPORT_RATE_PER_MIN"),
@@ -393,6 +402,15 @@ impl Settings {
                 "must be between 1 and 1024",
             ));
         }
+        let webhook_ca = match env
+            .get("HERALD_WEBHOOK_CA_FILE")
+            .or(file.webhook_ca_file.as_deref())
+            .filter(|path| !path.trim().is_empty())
+        {
+            Some(path) => crate::delivery::outbound::read_ca_file(Path::new(path))
+                .map_err(|e| ConfigError::invalid("HERALD_WEBHOOK_CA_FILE", e))?,
+            None => Vec::new(),
+        };
         Ok(Self {
             database_url,
             db_pool_size,
@@ -409,6 +427,7 @@ impl Settings {
             mail_from,
             allow_private_webhooks,
             webhook_host_concurrency,
+            webhook_ca,
             trusted_proxies,
             data_dir,
             support_rate_per_min,
@@ -602,6 +621,8 @@ mod tests {
             ("HERALD_ALLOW_PRIVATE_WEBHOOKS", "maybe"),
             ("HERALD_WEBHOOK_HOST_CONCURRENCY", "0"),
             ("HERALD_WEBHOOK_HOST_CONCURRENCY", "many"),
+            ("HERALD_WEBHOOK_CA_FILE", "/nonexistent/ca.pem"),
+            ("HERALD_WEBHOOK_CA_FILE", "Cargo.toml"),
             ("HERALD_REMINDER_LEAD_MINUTES", "0"),
             ("HERALD_REMINDER_LEAD_MINUTES", "1441"),
             ("HERALD_REMINDER_LEAD_MINUTES", "soon"),

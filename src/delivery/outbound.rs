@@ -26,6 +26,9 @@ pub struct Policy {
     pub breaker: BreakerConfig,
     /// How long a request turned away by a full host waits before it is tried again.
     pub defer: Duration,
+    /// CA certificates trusted for https receivers besides the public roots
+    /// (`HERALD_WEBHOOK_CA_FILE`).
+    pub extra_roots: Arc<[rustls::pki_types::CertificateDer<'static>]>,
 }
 
 impl Default for Policy {
@@ -38,6 +41,7 @@ impl Default for Policy {
             timeout: Duration::from_secs(10),
             breaker: BreakerConfig::default(),
             defer: Duration::from_secs(1),
+            extra_roots: Arc::from(Vec::new()),
         }
     }
 }
@@ -48,9 +52,26 @@ impl Policy {
         Self {
             allow_private: settings.allow_private_webhooks,
             per_host_concurrency: settings.webhook_host_concurrency,
+            extra_roots: Arc::from(settings.webhook_ca.clone()),
             ..Self::default()
         }
     }
+}
+
+/// The PEM certificates of `path` (a private CA for https webhook receivers), or why not.
+pub fn read_ca_file(
+    path: &std::path::Path,
+) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
+    use rustls::pki_types::pem::PemObject;
+    let pem = std::fs::read(path)
+        .map_err(|e| format!("cannot read the CA file {}: {e}", path.display()))?;
+    let certs = rustls::pki_types::CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("{} is not PEM certificates: {e}", path.display()))?;
+    if certs.is_empty() {
+        return Err(format!("{} holds no PEM certificate", path.display()));
+    }
+    Ok(certs)
 }
 
 /// Why a webhook URL is refused; `Display` is a message for the person who entered it.

@@ -262,17 +262,31 @@ fn signed_headers(req: &WebhookRequest, body: &[u8]) -> Result<HeaderMap, String
 
 /// The pooled client: no proxy, no redirects (hyper follows none), TCP_NODELAY, a connect
 /// timeout, idle connections kept a minute, as many per host as the host's cap; names
-/// resolved through `resolver` (the SSRF guard) at every connection.
+/// resolved through `resolver` (the SSRF guard) at every connection; https receivers trusted
+/// by the public (webpki) roots and the policy's extra CAs.
 fn http_client(policy: &Policy, resolver: GuardedResolver) -> Result<Http, rustls::Error> {
     let mut http = HttpConnector::new_with_resolver(resolver);
     http.enforce_http(false);
     http.set_nodelay(true);
     http.set_connect_timeout(Some(policy.timeout.min(Duration::from_secs(5))));
-    let https = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())?
-        .https_or_http()
-        .enable_http1()
-        .wrap_connector(http);
+    let provider = rustls::crypto::ring::default_provider();
+    let tls = hyper_rustls::HttpsConnectorBuilder::new();
+    let tls = if policy.extra_roots.is_empty() {
+        tls.with_provider_and_webpki_roots(provider)?
+    } else {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        for ca in policy.extra_roots.iter() {
+            roots.add(ca.clone())?;
+        }
+        tls.with_tls_config(
+            rustls::ClientConfig::builder_with_provider(Arc::new(provider))
+                .with_safe_default_protocol_versions()?
+                .with_root_certificates(roots)
+                .with_no_client_auth(),
+        )
+    };
+    let https = tls.https_or_http().enable_http1().wrap_connector(http);
     Ok(Client::builder(TokioExecutor::new())
         .pool_timer(TokioTimer::new())
         .pool_idle_timeout(Duration::from_secs(60))

@@ -666,6 +666,36 @@ async fn https_receivers_must_present_a_trusted_certificate() {
     assert!(receiver.hits().is_empty());
 }
 
+/// An on-premises receiver whose certificate comes from the operator's own CA is reached
+/// once that CA is given (`HERALD_WEBHOOK_CA_FILE`): the signed body arrives over TLS, twice
+/// (the second time over the pooled connection or a new one, either way verified).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn https_receivers_signed_by_a_configured_ca_are_reached() {
+    let receiver = Receiver::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let pki = TestPki::new(dir.path());
+    let port = smtps_front(receiver.addr, &pki).await;
+    let policy = Policy {
+        extra_roots: outbound::read_ca_file(&pki.ca_file).unwrap().into(),
+        ..open_policy()
+    };
+    let client = WebhookClient::with_pinned_hosts(
+        policy,
+        Arc::new(herald::delivery::breaker::SystemClock),
+        &[("localhost", "127.0.0.1".parse().unwrap())],
+    );
+    let req = webhook(&format!("https://localhost:{port}/ok"));
+    assert_eq!(client.send(&req).await, Attempt::Delivered);
+    assert_eq!(client.send(&req).await, Attempt::Delivered);
+    let hits = receiver.hits();
+    assert_eq!(hits.len(), 2);
+    assert!(independently_verified(&req.secret, &hits[0]));
+    assert_eq!(hits[0].headers["webhook-id"], req.id);
+    // A CA file that cannot be read is refused, naming it.
+    let err = outbound::read_ca_file(&pki.key_file.with_extension("missing")).unwrap_err();
+    assert!(err.contains("cannot read the CA file"), "{err}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn receivers_answers_decide_between_retry_and_failure() {
     let receiver = Receiver::start().await;
