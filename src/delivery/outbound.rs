@@ -71,6 +71,13 @@ pub fn read_ca_file(
     if certs.is_empty() {
         return Err(format!("{} holds no PEM certificate", path.display()));
     }
+    // Each must be usable as a trust anchor (checked here, so a bad file stops the start).
+    let mut store = rustls::RootCertStore::empty();
+    for cert in &certs {
+        store
+            .add(cert.clone())
+            .map_err(|e| format!("{} holds an unusable certificate: {e}", path.display()))?;
+    }
     Ok(certs)
 }
 
@@ -299,6 +306,23 @@ mod tests {
 
     fn strict() -> Policy {
         Policy::default()
+    }
+
+    #[test]
+    fn ca_files_must_hold_usable_pem_certificates() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let err = read_ca_file(&dir.path().join("missing.pem")).unwrap_err();
+        assert!(err.starts_with("cannot read the CA file"), "{err}");
+        let err = read_ca_file(&write("notes.txt", "no certificates here\n")).unwrap_err();
+        assert!(err.ends_with("holds no PEM certificate"), "{err}");
+        let garbage = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+        let err = read_ca_file(&write("bad.pem", garbage)).unwrap_err();
+        assert!(err.contains("holds an unusable certificate"), "{err}");
     }
 
     #[test]
