@@ -401,8 +401,9 @@ pub fn claim_deliveries(
     // One statement: the due ids are chosen, leased and answered in full at once (in an
     // immediate transaction on SQLite, so it waits its turn to write instead of failing).
     // The next attempt moves to the lease's end: a held delivery leaves the due range of the
-    // (state, next_attempt_at) index, so the next claim does not walk past every delivery in
-    // flight, and comes back into it when the lease runs out (its holder crashed).
+    // due index (pending deliveries by channel and next_attempt_at), so the next claim does not
+    // walk past every delivery in flight, and comes back into it when the lease runs out (its
+    // holder crashed).
     let lock = match conn {
         DbConn::Postgres(_) => "FOR UPDATE SKIP LOCKED",
         DbConn::Sqlite(_) => "",
