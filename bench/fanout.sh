@@ -10,6 +10,7 @@
 #   BIG_EMAILS=0 bench/fanout.sh          # the 100,000 as webhooks only
 #   KEEP_LOGS=/tmp/logs HERALD_LOG="warn,herald::notify=debug" bench/fanout.sh  # keeps the logs
 #   PERF=/tmp/fanout.perf BIG=0 bench/fanout.sh   # perf record of Herald during the fan-out
+#   PERF_CALLGRAPH=dwarf PERF_FREQ=500 ...       # call stacks without a frame-pointer build
 #
 # Then the sending path alone (examples/webhook_blast.rs: no database), to show the ceiling.
 # Both sinks are examples/notify_sink.rs: a real SMTP server (mailin-embedded) and an actix-web
@@ -93,7 +94,7 @@ fan_out() { # emails webhooks -> prints first/last delivery times and peak RSS
     -d '{"name":"Sign-in failures for some customers","status":"investigating","impact":"major","body":"We are investigating failed sign-ins."}' >/dev/null
   posted=$(now_ms)
   local cpu0; cpu0=$(cpu_ms "$herald_pid")
-  [[ -n "${PERF:-}" ]] && { perf record -F 2000 -g -p "$herald_pid" -o "$PERF" 2>/dev/null & perf_pid=$!; }
+  [[ -n "${PERF:-}" ]] && { perf record -F "${PERF_FREQ:-2000}" --call-graph "${PERF_CALLGRAPH:-fp}" -p "$herald_pid" -o "$PERF" 2>/dev/null & perf_pid=$!; }
   deadline=$((posted + TIMEOUT_SECS * 1000))
   while :; do
     s="$(stats)"

@@ -8,6 +8,7 @@ pub mod backoff;
 pub mod body;
 pub mod breaker;
 pub mod chat;
+pub mod connections;
 pub mod mail;
 pub mod outbound;
 pub mod signature;

@@ -7,22 +7,19 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::StatusCode;
-use hyper::body::Incoming;
 use hyper::header::{
     CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION, RETRY_AFTER, USER_AGENT as UA,
 };
-use hyper_rustls::HttpsConnector;
-use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tokio::sync::Semaphore;
 
 use super::backoff::parse_retry_after;
 use super::body::WebhookBody;
 use super::breaker::{Breaker, Clock, Permit, SystemClock};
 use super::chat::{self, ChatMessage};
+use super::connections::{Answer, Connections, Connector, ExchangeError};
 use super::outbound::{self, GuardedResolver, Policy, UrlRefusal};
 use super::{Attempt, one_line, signature};
 
@@ -49,11 +46,9 @@ pub struct WebhookClient {
     inner: Arc<Inner>,
 }
 
-/// hyper's pooled keep-alive client over the guarded resolver, with rustls for https.
-type Http = Client<HttpsConnector<HttpConnector<GuardedResolver>>, Full<Bytes>>;
-
 struct Inner {
-    http: Result<Http, String>,
+    /// Kept-alive connections per destination, opened through the guarded resolver.
+    http: Result<Connections, String>,
     policy: Policy,
     clock: Arc<dyn Clock>,
     hosts: Mutex<HashMap<String, Host>>,
@@ -155,7 +150,7 @@ impl WebhookClient {
             Ok(headers) => headers,
             Err(error) => return Attempt::Failed { error },
         };
-        let mut request = hyper::Request::post(url.as_str());
+        let mut request = hyper::Request::post(super::connections::origin_form(&url));
         if let Some(h) = request.headers_mut() {
             *h = headers;
         }
@@ -165,8 +160,8 @@ impl WebhookClient {
         };
         // The whole exchange (connect, send, answer and its body) within the timeout.
         let exchange = async {
-            match http.request(request).await {
-                Ok(answer) => judge(answer).await,
+            match http.exchange(&host, &url, request, MAX_ANSWER).await {
+                Ok(answer) => judge(answer),
                 Err(e) => judge_error(&e),
             }
         };
@@ -260,11 +255,11 @@ fn signed_headers(req: &WebhookRequest, body: &[u8]) -> Result<HeaderMap, String
     Ok(headers)
 }
 
-/// The pooled client: no proxy, no redirects (hyper follows none), TCP_NODELAY, a connect
+/// The connections: no proxy, no redirects (hyper follows none), TCP_NODELAY, a connect
 /// timeout, idle connections kept a minute, as many per host as the host's cap; names
 /// resolved through `resolver` (the SSRF guard) at every connection; https receivers trusted
 /// by the public (webpki) roots and the policy's extra CAs.
-fn http_client(policy: &Policy, resolver: GuardedResolver) -> Result<Http, rustls::Error> {
+fn http_client(policy: &Policy, resolver: GuardedResolver) -> Result<Connections, rustls::Error> {
     let mut http = HttpConnector::new_with_resolver(resolver);
     http.enforce_http(false);
     http.set_nodelay(true);
@@ -286,29 +281,28 @@ fn http_client(policy: &Policy, resolver: GuardedResolver) -> Result<Http, rustl
                 .with_no_client_auth(),
         )
     };
-    let https = tls.https_or_http().enable_http1().wrap_connector(http);
-    Ok(Client::builder(TokioExecutor::new())
-        .pool_timer(TokioTimer::new())
-        .pool_idle_timeout(Duration::from_secs(60))
-        .pool_max_idle_per_host(policy.per_host_concurrency.max(1))
-        .build(https))
+    let https: Connector = tls.https_or_http().enable_http1().wrap_connector(http);
+    Ok(Connections::new(
+        https,
+        policy.per_host_concurrency.max(1),
+        Duration::from_secs(60),
+    ))
 }
 
 /// The attempt an answer makes, and whether it counts against the host's circuit.
-async fn judge(answer: hyper::Response<Incoming>) -> (Attempt, Option<bool>) {
-    let status = answer.status();
+fn judge(answer: Answer) -> (Attempt, Option<bool>) {
+    let status = answer.status;
     let retry_after = answer
-        .headers()
+        .headers
         .get(RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| parse_retry_after(v, SystemTime::now()));
     let location = answer
-        .headers()
+        .headers
         .get(LOCATION)
         .and_then(|v| v.to_str().ok())
         .map(|v| one_line(v, 200));
     if status.is_success() {
-        drain(answer).await;
         return (Attempt::Delivered, Some(false));
     }
     if status.is_redirection() {
@@ -318,7 +312,7 @@ async fn judge(answer: hyper::Response<Incoming>) -> (Attempt, Option<bool>) {
         );
         return (Attempt::Failed { error }, Some(false));
     }
-    let text = drain(answer).await;
+    let text = one_line(&String::from_utf8_lossy(&answer.body), 200);
     let error = if text.is_empty() {
         format!("the receiver answered {status}")
     } else {
@@ -346,38 +340,16 @@ async fn judge(answer: hyper::Response<Incoming>) -> (Attempt, Option<bool>) {
     }
 }
 
-/// Reads up to [`MAX_ANSWER`] bytes of the answer (so a short answer leaves the connection
-/// reusable) and returns its start as one line.
-async fn drain(answer: hyper::Response<Incoming>) -> String {
-    let mut body = answer.into_body();
-    let mut read = Vec::new();
-    while read.len() < MAX_ANSWER {
-        match body.frame().await {
-            Some(Ok(frame)) => {
-                if let Some(chunk) = frame.data_ref() {
-                    read.extend_from_slice(chunk);
-                }
-            }
-            Some(Err(_)) | None => break,
-        }
-    }
-    one_line(&String::from_utf8_lossy(&read), 200)
-}
-
 /// The attempt a transport error makes. A refused destination is final and says nothing about
 /// the host's health; everything else (timeouts, refused connections) is retried.
-fn judge_error(e: &hyper_util::client::legacy::Error) -> (Attempt, Option<bool>) {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if let Some(refusal) = err.downcast_ref::<UrlRefusal>() {
-            return (refused(refusal), None);
-        }
-        source = err.source();
+fn judge_error(e: &ExchangeError) -> (Attempt, Option<bool>) {
+    let causes = e.source_chain();
+    if let Some(refusal) = causes.iter().find_map(|c| c.downcast_ref::<UrlRefusal>()) {
+        return (refused(refusal), None);
     }
-    let error = if e.is_connect() {
-        format!("could not connect: {}", chain(e))
-    } else {
-        format!("the request failed: {}", chain(e))
+    let error = match e {
+        ExchangeError::Connect(_) => format!("could not connect: {}", chain(&causes)),
+        ExchangeError::Http(_) => format!("the request failed: {}", chain(&causes)),
     };
     (
         Attempt::Retry {
@@ -388,13 +360,15 @@ fn judge_error(e: &hyper_util::client::legacy::Error) -> (Attempt, Option<bool>)
     )
 }
 
-/// An error and its causes on one line, without the URL (it may carry a token).
-fn chain(e: &hyper_util::client::legacy::Error) -> String {
-    let mut parts = Vec::new();
-    let mut source = std::error::Error::source(e);
-    while let Some(err) = source {
-        parts.push(err.to_string());
-        source = err.source();
+/// An error and its causes on one line, without the URL (it may carry a token): each cause
+/// once, where a wrapper repeats its source's text.
+fn chain(causes: &[&(dyn std::error::Error + 'static)]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in causes {
+        let text = cause.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
     }
     if parts.is_empty() {
         parts.push("error".to_owned());

@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::message::{self, Outgoing};
 use super::{EngineClock, content, events, reminders};
 use crate::config::Settings;
-use crate::db::models::notify::{self as rows, Audience, Delivery, Outcome};
+use crate::db::models::notify::{self as rows, Audience, ClaimedDelivery, Outcome};
 use crate::db::{Db, DbConn, write_tx};
 use crate::delivery::Attempt;
 use crate::delivery::backoff::Backoff;
@@ -164,7 +164,7 @@ impl Sender {
 
 /// The result of one dispatched delivery.
 struct Finished {
-    delivery: Delivery,
+    delivery: ClaimedDelivery,
     /// `None`: not sent, because nobody should receive it any more (unsubscribed, ...).
     attempt: Option<Attempt>,
     /// Whether a failure counts against the subscriber (not for notices to one subscriber).
@@ -261,7 +261,7 @@ struct Engine {
 
 /// What a claim hands over: the deliveries, their subscribers and the events' content.
 type Claimed = (
-    Vec<Delivery>,
+    Vec<ClaimedDelivery>,
     Vec<rows::Subscriber>,
     HashMap<String, Option<Arc<content::EventContent>>>,
 );
@@ -509,7 +509,7 @@ impl Engine {
     /// Starts one delivery, or records at once why it is not sent.
     fn dispatch(
         &mut self,
-        delivery: Delivery,
+        delivery: ClaimedDelivery,
         content: Option<Arc<content::EventContent>>,
         subscriber: Option<rows::Subscriber>,
     ) {
@@ -736,7 +736,7 @@ impl Channel {
         }
     }
 
-    fn of(delivery: &Delivery) -> Self {
+    fn of(delivery: &ClaimedDelivery) -> Self {
         if delivery.channel == "email" {
             Self::Email
         } else {

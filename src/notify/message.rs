@@ -10,7 +10,7 @@ use super::content::{EventContent, Mailbook};
 use super::events::kind;
 use super::subscribe::link_token;
 use super::token::Purpose;
-use crate::db::models::notify::{Delivery, Subscriber};
+use crate::db::models::notify::{ClaimedDelivery, Subscriber};
 use crate::delivery::body::WebhookBody;
 use crate::delivery::mail::EmailMessage;
 use crate::delivery::webhook::WebhookRequest;
@@ -116,7 +116,7 @@ pub fn build(
     links: &Links,
     content: &EventContent,
     subscriber: &Subscriber,
-    delivery: &Delivery,
+    delivery: &ClaimedDelivery,
     recipient: Recipient,
     host: String,
 ) -> anyhow::Result<Outgoing> {

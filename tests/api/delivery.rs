@@ -390,10 +390,12 @@ struct Hit {
 /// A loopback HTTP/1.1 server (keep-alive) answering by path:
 /// `/ok` 200, `/429` 429 with `Retry-After: 7`, `/503` 503 with an HTTP-date `Retry-After`,
 /// `/500` 500, `/410` 410, `/400` 400, `/408` 408, `/redirect` 302 to `/ok`, `/slow` 200
-/// after 5 s.
+/// after 5 s, `/close` 200 and closes the connection (without saying so) soon after.
 struct Receiver {
     addr: SocketAddr,
     hits: Arc<Mutex<Vec<Hit>>>,
+    /// Connections accepted.
+    connections: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Receiver {
@@ -401,13 +403,23 @@ impl Receiver {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let hits = Arc::new(Mutex::new(Vec::new()));
-        let shared = Arc::clone(&hits);
+        let connections = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (shared, accepted) = (Arc::clone(&hits), Arc::clone(&connections));
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
+                accepted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 tokio::spawn(serve_connection(stream, Arc::clone(&shared)));
             }
         });
-        Self { addr, hits }
+        Self {
+            addr,
+            hits,
+            connections,
+        }
+    }
+
+    fn connections(&self) -> usize {
+        self.connections.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     fn url(&self, path: &str) -> String {
@@ -494,6 +506,10 @@ async fn serve_connection(stream: tokio::net::TcpStream, hits: Arc<Mutex<Vec<Hit
             .await
             .is_err()
         {
+            return;
+        }
+        if path == "/close" {
+            tokio::time::sleep(Duration::from_millis(50)).await;
             return;
         }
     }
@@ -642,6 +658,46 @@ async fn webhooks_are_signed_so_that_an_independent_verifier_accepts_them() {
 /// https receivers are reached over TLS and their certificate is verified against the public
 /// roots: one issued by a private CA is refused (retried, since the receiver may yet fix it)
 /// and nothing reaches the receiver.
+/// Webhooks to one receiver share a kept-alive connection, asking for the path alone and naming
+/// the host; a connection the receiver closed while idle is replaced and nothing is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_are_kept_alive_and_one_closed_by_the_receiver_is_replaced() {
+    let receiver = Receiver::start().await;
+    let client = WebhookClient::new(open_policy());
+    for _ in 0..3 {
+        assert_eq!(
+            client.send(&webhook(&receiver.url("/ok?a=1"))).await,
+            Attempt::Delivered
+        );
+    }
+    assert_eq!(
+        receiver.connections(),
+        1,
+        "one connection for three webhooks"
+    );
+    let hits = receiver.hits();
+    assert!(hits.iter().all(|h| h.path == "/ok?a=1"), "{hits:?}");
+    assert_eq!(hits[0].headers["host"], receiver.addr.to_string());
+
+    // The receiver closes this one after answering, without saying so beforehand.
+    assert_eq!(
+        client.send(&webhook(&receiver.url("/close"))).await,
+        Attempt::Delivered
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        client.send(&webhook(&receiver.url("/ok"))).await,
+        Attempt::Delivered
+    );
+    assert_eq!(
+        receiver.connections(),
+        2,
+        "a new connection once the kept one closed"
+    );
+    assert_eq!(receiver.count("/ok"), 1);
+    assert_eq!(receiver.count("/ok?a=1"), 3);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn https_receivers_must_present_a_trusted_certificate() {
     let receiver = Receiver::start().await;
