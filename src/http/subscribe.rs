@@ -101,7 +101,13 @@ pub fn webhook_answer(
     s: &crate::db::models::notify::Subscriber,
     components: Option<Vec<String>>,
 ) -> Value {
-    let token = subscribe::link_token(state.secret.expose(), s, Purpose::Manage, Utc::now());
+    let token = subscribe::link_token(
+        state.secret.expose(),
+        &s.id,
+        &s.manage_token_id,
+        Purpose::Manage,
+        Utc::now(),
+    );
     json!({
         "id": s.id,
         "type": "webhook",

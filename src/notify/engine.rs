@@ -262,7 +262,7 @@ struct Engine {
 /// What a claim hands over: the deliveries, their subscribers and the events' content.
 type Claimed = (
     Vec<ClaimedDelivery>,
-    Vec<rows::Subscriber>,
+    Vec<rows::Addressee>,
     HashMap<String, Option<Arc<content::EventContent>>>,
 );
 
@@ -443,6 +443,7 @@ impl Engine {
             let claimed = db
                 .run(move |c| {
                     let at = clock.now();
+                    let step = std::time::Instant::now();
                     let mut batch = Vec::new();
                     for (channel, room) in rooms {
                         batch.extend(rows::claim_deliveries(
@@ -454,8 +455,14 @@ impl Engine {
                             at + lease,
                         )?);
                     }
+                    let claim_us = step.elapsed().as_micros() as u64;
                     let ids: Vec<String> = batch.iter().map(|d| d.subscriber_id.clone()).collect();
-                    let subscribers = rows::subscribers_by_ids(c, &ids)?;
+                    let subscribers = rows::addressees_by_ids(c, &ids)?;
+                    tracing::debug!(
+                        claim_us,
+                        subscribers_us = step.elapsed().as_micros() as u64 - claim_us,
+                        "claim steps"
+                    );
                     let mut contents = HashMap::new();
                     for d in &batch {
                         if cached.contains(&d.event_id) || contents.contains_key(&d.event_id) {
@@ -511,7 +518,7 @@ impl Engine {
         &mut self,
         delivery: ClaimedDelivery,
         content: Option<Arc<content::EventContent>>,
-        subscriber: Option<rows::Subscriber>,
+        subscriber: Option<rows::Addressee>,
     ) {
         let (Some(content), Some(subscriber)) = (content, subscriber) else {
             self.finished.push(Finished {

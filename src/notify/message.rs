@@ -10,7 +10,7 @@ use super::content::{EventContent, Mailbook};
 use super::events::kind;
 use super::subscribe::link_token;
 use super::token::Purpose;
-use crate::db::models::notify::{ClaimedDelivery, Subscriber};
+use crate::db::models::notify::{Addressee, ClaimedDelivery};
 use crate::delivery::body::WebhookBody;
 use crate::delivery::mail::EmailMessage;
 use crate::delivery::webhook::WebhookRequest;
@@ -24,14 +24,26 @@ pub struct Links {
 
 impl Links {
     /// The manage page, whose button (and a one-click POST) unsubscribes.
-    pub fn manage_url(&self, slug: &str, subscriber: &Subscriber) -> String {
-        let token = link_token(self.key.expose(), subscriber, Purpose::Manage, Utc::now());
+    pub fn manage_url(&self, slug: &str, subscriber: &Addressee) -> String {
+        let token = link_token(
+            self.key.expose(),
+            &subscriber.id,
+            &subscriber.manage_token_id,
+            Purpose::Manage,
+            Utc::now(),
+        );
         format!("{}/status/{slug}/unsubscribe/{token}", self.base_url)
     }
 
     /// The double opt-in link (expires).
-    pub fn confirm_url(&self, slug: &str, subscriber: &Subscriber) -> String {
-        let token = link_token(self.key.expose(), subscriber, Purpose::Confirm, Utc::now());
+    pub fn confirm_url(&self, slug: &str, subscriber: &Addressee) -> String {
+        let token = link_token(
+            self.key.expose(),
+            &subscriber.id,
+            &subscriber.manage_token_id,
+            Purpose::Confirm,
+            Utc::now(),
+        );
         format!("{}/status/{slug}/confirm/{token}", self.base_url)
     }
 
@@ -72,7 +84,7 @@ impl Recipient {
 
 /// The recipient of an event's delivery to `subscriber`, or `None` when it should no longer
 /// be sent (unsubscribed or quarantined since, or already confirmed).
-pub fn recipient(content: &EventContent, subscriber: &Subscriber) -> Option<Recipient> {
+pub fn recipient(content: &EventContent, subscriber: &Addressee) -> Option<Recipient> {
     match content.event.kind.as_str() {
         kind::SUBSCRIBER_CONFIRMATION => (subscriber.state == "pending")
             .then(|| subscriber.email.clone().map(Recipient::Email))
@@ -115,7 +127,7 @@ pub fn build(
     book: &Mailbook,
     links: &Links,
     content: &EventContent,
-    subscriber: &Subscriber,
+    subscriber: &Addressee,
     delivery: &ClaimedDelivery,
     recipient: Recipient,
     host: String,

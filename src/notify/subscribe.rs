@@ -286,7 +286,8 @@ fn check_components(conn: &mut DbConn, page_id: &str, ids: Option<&[String]>) ->
 /// A signed link token for a subscriber.
 pub fn link_token(
     key: &[u8],
-    subscriber: &Subscriber,
+    subscriber_id: &str,
+    token_id: &str,
     purpose: Purpose,
     now: DateTime<Utc>,
 ) -> String {
@@ -298,8 +299,8 @@ pub fn link_token(
         key,
         purpose,
         &Claims {
-            subscriber_id: subscriber.id.clone(),
-            token_id: subscriber.manage_token_id.clone(),
+            subscriber_id: subscriber_id.to_owned(),
+            token_id: token_id.to_owned(),
             expires,
         },
     )

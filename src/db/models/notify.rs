@@ -146,11 +146,28 @@ pub fn find_subscriber(conn: &mut DbConn, id: &str) -> QueryResult<Option<Subscr
         .optional()
 }
 
-/// Subscribers by id (the engine loads a batch's recipients at once).
-pub fn subscribers_by_ids(conn: &mut DbConn, ids: &[String]) -> QueryResult<Vec<Subscriber>> {
+/// What sending to a subscriber needs: where, how, and whether it still should (the engine
+/// loads a batch's recipients this way, without the timestamps it does not read).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = subscribers)]
+pub struct Addressee {
+    pub id: String,
+    /// `email` or `webhook`.
+    pub kind: String,
+    pub email: Option<String>,
+    pub url: Option<String>,
+    pub contact_email: Option<String>,
+    pub secret: Option<String>,
+    pub state: String,
+    pub consecutive_failures: i32,
+    pub manage_token_id: String,
+}
+
+/// Subscribers by id, as addressees (the engine loads a batch's recipients at once).
+pub fn addressees_by_ids(conn: &mut DbConn, ids: &[String]) -> QueryResult<Vec<Addressee>> {
     subscribers::table
         .filter(subscribers::id.eq_any(ids))
-        .select(Subscriber::as_select())
+        .select(Addressee::as_select())
         .load(conn)
 }
 
