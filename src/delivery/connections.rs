@@ -140,9 +140,7 @@ impl Connections {
             body: read,
         })
     }
-}
 
-impl Connections {
     /// Opens a connection to `url`'s destination and sends `request` on it.
     async fn send_new(
         &self,

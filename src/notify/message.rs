@@ -25,26 +25,19 @@ pub struct Links {
 impl Links {
     /// The manage page, whose button (and a one-click POST) unsubscribes.
     pub fn manage_url(&self, slug: &str, subscriber: &Addressee) -> String {
-        let token = link_token(
-            self.key.expose(),
-            &subscriber.id,
-            &subscriber.manage_token_id,
-            Purpose::Manage,
-            Utc::now(),
-        );
+        let token = self.token(subscriber, Purpose::Manage);
         format!("{}/status/{slug}/unsubscribe/{token}", self.base_url)
     }
 
     /// The double opt-in link (expires).
     pub fn confirm_url(&self, slug: &str, subscriber: &Addressee) -> String {
-        let token = link_token(
-            self.key.expose(),
-            &subscriber.id,
-            &subscriber.manage_token_id,
-            Purpose::Confirm,
-            Utc::now(),
-        );
+        let token = self.token(subscriber, Purpose::Confirm);
         format!("{}/status/{slug}/confirm/{token}", self.base_url)
+    }
+
+    fn token(&self, subscriber: &Addressee, purpose: Purpose) -> String {
+        let (id, token_id) = (&subscriber.id, &subscriber.manage_token_id);
+        link_token(self.key.expose(), id, token_id, purpose, Utc::now())
     }
 
     /// The host of the base URL, for Message-IDs and List-Id.
