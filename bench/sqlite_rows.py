@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""What SQLite itself spends per delivery row, without Herald: the engine's claim (lease a batch
+of due deliveries, UPDATE ... RETURNING) and its record of delivered ones (UPDATE ... WHERE id IN),
+on the deliveries table as migrations/sqlite creates it (same indexes, WAL, synchronous=NORMAL).
+Python's sqlite3 module calls the same C library, so this is a floor under Herald's database
+cost per delivery. Prints microseconds per row, best of ROUNDS.
+
+    python3 bench/sqlite_rows.py            # 10,000 rows, 3 rounds
+    ROWS=50000 ROUNDS=5 python3 bench/sqlite_rows.py
+"""
+import os, sqlite3, tempfile, time, uuid
+
+ROWS = int(os.environ.get("ROWS", "10000"))
+ROUNDS = int(os.environ.get("ROUNDS", "3"))
+SCHEMA = """PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
+CREATE TABLE deliveries (
+    id TEXT PRIMARY KEY NOT NULL, event_id TEXT NOT NULL, subscriber_id TEXT NOT NULL,
+    page_id TEXT NOT NULL, channel TEXT NOT NULL CHECK (channel IN ('email', 'webhook')),
+    state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'dead', 'skipped')),
+    attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at TIMESTAMP NOT NULL, last_error TEXT,
+    locked_by TEXT, locked_until TIMESTAMP, delivered_at TIMESTAMP,
+    created_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL,
+    UNIQUE (event_id, subscriber_id, channel));
+CREATE INDEX deliveries_subscriber ON deliveries (subscriber_id, created_at);
+CREATE INDEX deliveries_page ON deliveries (page_id, created_at);
+CREATE INDEX deliveries_due ON deliveries (channel, next_attempt_at) WHERE state = 'pending';
+"""
+NOW, AT, LEASE = "2026-11-30 18:00:00.123456", "2026-11-30 18:00:01.000000", "2026-11-30 18:00:30.000000"
+
+
+def one_round(path):
+    c = sqlite3.connect(path, isolation_level=None)
+    c.executescript(SCHEMA)
+    ev, page = str(uuid.uuid4()), str(uuid.uuid4())
+    rows = []
+    for _ in range(ROWS):
+        s = str(uuid.uuid4())
+        rows.append((f"{ev}.{s}.webhook", ev, s, page, "webhook", "pending", 0, NOW, NOW, NOW))
+    started = time.perf_counter()
+    c.execute("BEGIN IMMEDIATE")
+    c.executemany("INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, "
+                  "attempts, next_attempt_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+    c.execute("COMMIT")
+    insert = time.perf_counter() - started
+    c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    # The engine's claim, as in src/db/models/notify.rs (batches of 1,024).
+    started, claimed = time.perf_counter(), []
+    while True:
+        c.execute("BEGIN IMMEDIATE")
+        got = c.execute(
+            "UPDATE deliveries SET locked_by = 'w', locked_until = ?, next_attempt_at = ? "
+            "WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND channel = 'webhook' "
+            "AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until < ?) "
+            "ORDER BY next_attempt_at LIMIT 1024) "
+            "RETURNING id, event_id, subscriber_id, channel, attempts, last_error",
+            (LEASE, LEASE, AT, AT)).fetchall()
+        c.execute("COMMIT")
+        if not got:
+            break
+        claimed += got
+    claim = time.perf_counter() - started
+    assert len(claimed) == ROWS, len(claimed)
+    # Recording delivered, in batches of 256 ids.
+    ids = [r[0] for r in claimed]
+    started = time.perf_counter()
+    for i in range(0, ROWS, 256):
+        batch = ids[i:i + 256]
+        c.execute("BEGIN IMMEDIATE")
+        c.execute("UPDATE deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at = ?, "
+                  "last_error = NULL, locked_by = NULL, locked_until = NULL, updated_at = ? "
+                  f"WHERE id IN ({','.join('?' * len(batch))}) "
+                  "AND NOT state IN ('delivered', 'failed', 'dead', 'skipped')", [AT, AT] + batch)
+        c.execute("COMMIT")
+    mark = time.perf_counter() - started
+    c.close()
+    return insert, claim, mark
+
+
+best = [float("inf")] * 3
+for _ in range(ROUNDS):
+    with tempfile.TemporaryDirectory() as work:
+        for i, t in enumerate(one_round(os.path.join(work, "bench.db"))):
+            best[i] = min(best[i], t)
+per_row = [t / ROWS * 1e6 for t in best]
+print(f"{ROWS} rows, best of {ROUNDS}: expand (insert) {per_row[0]:.1f} us/row, "
+      f"claim {per_row[1]:.1f} us/row, record delivered {per_row[2]:.1f} us/row")
