@@ -1,8 +1,8 @@
 //! Kept-alive HTTP/1 connections to webhook receivers, kept per destination (`host:port`) on
 //! hyper's own connection API: a request takes an idle connection of its destination or opens
 //! one (through the SSRF-guarded resolver, with TLS for https), and gives it back once the
-//! answer has been read to its end. About half the CPU per request of hyper-util's pooled
-//! client, which spawns a task per request to return its connection (`bench/fanout.sh`).
+//! answer has been read to its end. Cheaper per request than hyper-util's pooled client, which
+//! spawns a task per request to hand its connection back (`bench/fanout.sh` prints both).
 //!
 //! How many connections a destination gets is the caller's cap (`WebhookClient` admits at most
 //! `per_host_concurrency` requests to one host at once); this keeps that many idle at most, for
@@ -64,6 +64,13 @@ pub struct Answer {
 struct Idle {
     send: SendRequest<Full<Bytes>>,
     since: Instant,
+}
+
+impl Idle {
+    /// Still open, and idle for less than `timeout`.
+    fn usable(&self, timeout: Duration) -> bool {
+        self.since.elapsed() < timeout && !self.send.is_closed()
+    }
 }
 
 /// The connections of every destination.
@@ -189,7 +196,7 @@ impl Connections {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         let list = idle.get_mut(key)?;
         let timeout = self.idle_timeout;
-        list.retain(|c| c.since.elapsed() < timeout && !c.send.is_closed());
+        list.retain(|c| c.usable(timeout));
         let found = list.pop().map(|c| c.send);
         if list.is_empty() {
             idle.remove(key);
@@ -225,15 +232,9 @@ impl Connections {
         let timeout = self.idle_timeout;
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         idle.retain(|_, list| {
-            list.retain(|c| c.since.elapsed() < timeout && !c.send.is_closed());
+            list.retain(|c| c.usable(timeout));
             !list.is_empty()
         });
-    }
-
-    /// Idle connections kept, over every destination (tests).
-    pub fn idle_count(&self) -> usize {
-        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        idle.values().map(Vec::len).sum()
     }
 }
 

@@ -1,5 +1,5 @@
-//! Webhooks over HTTP: one signed POST per attempt through a pooled keep-alive client that
-//! follows no redirects and resolves through the SSRF guard; a concurrency cap and a circuit
+//! Webhooks over HTTP: one signed POST per attempt over kept-alive connections, following no
+//! redirects and resolving through the SSRF guard; a concurrency cap and a circuit
 //! breaker per destination host keep one slow or dead receiver from holding up the others.
 
 use std::collections::HashMap;

@@ -428,8 +428,9 @@ pub fn claim_deliveries(
     at: NaiveDateTime,
     lease_until: NaiveDateTime,
 ) -> QueryResult<Vec<ClaimedDelivery>> {
-    // One statement: the due ids are chosen, leased and answered in full at once (in an
-    // immediate transaction on SQLite, so it waits its turn to write instead of failing).
+    // One statement: the due ids are chosen, leased and answered (what the engine reads) at
+    // once (in an immediate transaction on SQLite, so it waits its turn to write instead of
+    // failing).
     // The next attempt moves to the lease's end: a held delivery leaves the due range of the
     // due index (pending deliveries by channel and next_attempt_at), so the next claim does not
     // walk past every delivery in flight, and comes back into it when the lease runs out (its
