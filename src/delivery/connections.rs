@@ -107,7 +107,13 @@ impl Connections {
         if let Some(host) = host_header(url) {
             request.headers_mut().insert(HOST, host);
         }
-        let answer = match self.take_idle(key) {
+        let idle = match self.take_idle(key) {
+            // A kept connection is ready once its driver has seen the last answer through,
+            // which may be a moment after its body was read; one that closed meanwhile is not.
+            Some(mut send) => send.ready().await.is_ok().then_some(send),
+            None => None,
+        };
+        let answer = match idle {
             Some(mut send) => match send.try_send_request(request).await {
                 Ok(answer) => Ok((answer, send)),
                 // The kept connection closed before the request went out (the receiver closed
@@ -204,9 +210,10 @@ impl Connections {
         found
     }
 
-    /// Keeps a connection whose answer was read to its end for the next request to `key`.
+    /// Keeps a connection whose answer was read to its end for the next request to `key`
+    /// (its driver may not have marked it ready yet: [`Connections::exchange`] waits for that).
     fn give_back(&self, key: &str, send: SendRequest<Full<Bytes>>) {
-        if !send.is_ready() {
+        if send.is_closed() {
             return;
         }
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
