@@ -360,6 +360,7 @@ diesel::table! {
         impact -> Nullable<Text>,
         created_at -> Timestamp,
         expanded_at -> Nullable<Timestamp>,
+        expanded_through -> Nullable<Text>,
     }
 }
 

@@ -1,9 +1,10 @@
-//! The durable fan-out engine. Each pass expands unexpanded events into delivery rows (the
-//! unique key makes this idempotent), claims due deliveries with a lease (renewed while they
-//! are held, taken over by another process once it runs out), sends them with bounded
-//! concurrency (a global cap and a per-destination cap, so one slow host never holds up the
-//! others) and records each outcome in batches. Claims and records run in the background, one
-//! database job at a time, while the held deliveries keep going out.
+//! The durable fan-out engine. Each pass expands unexpanded events into delivery rows, a chunk
+//! of subscribers at a time (the unique key makes this idempotent; sends start after the
+//! first chunk), claims due deliveries with a lease (renewed while they are held, taken over
+//! by another process once it runs out), sends them with bounded concurrency (a global cap and
+//! a per-destination cap, so one slow host never holds up the others) and records each
+//! outcome in batches. Claims and records run in the background, one database job at a time,
+//! while the held deliveries keep going out.
 //!
 //! It wakes at once on a local write ([`NotifyHandle::wake`]) and polls for work written by
 //! other processes. On shutdown it stops claiming, lets sends finish within the grace period,
@@ -33,6 +34,9 @@ use crate::secret::SecretKey;
 
 /// SMTP sessions in flight at once (to the one configured relay).
 const SMTP_SESSIONS: usize = 16;
+
+/// Subscribers an event is expanded for at a time (one transaction each).
+const EXPAND_CHUNK: i64 = 2_000;
 
 /// How often responders' reminders are looked for.
 const REMINDER_TICK: Duration = Duration::from_secs(5);
@@ -279,10 +283,17 @@ impl Engine {
         let mut last_flush = tokio::time::Instant::now();
         let mut last_renew = tokio::time::Instant::now();
         let mut last_reminders: Option<tokio::time::Instant> = None;
+        // A poll every `poll` even while the loop is busy (a sleep made afresh each turn
+        // would never end while sends keep finishing).
+        let mut poll = tokio::time::interval(self.config.poll);
+        poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         while !stop.is_cancelled() {
             if expand {
-                self.expand().await;
-                expand = false;
+                let (inserted, more) = self.expand().await;
+                if inserted > 0 {
+                    self.due = [true; 2];
+                }
+                expand = more;
             }
             // One database job at a time (SQLite has one writer; waiting on its lock costs
             // more than taking turns): outcomes first when due, then claims.
@@ -328,7 +339,7 @@ impl Engine {
                     expand = true;
                     self.due = [true; 2];
                 }
-                _ = tokio::time::sleep(self.config.poll) => {
+                _ = poll.tick() => {
                     expand = true;
                     self.due = [true; 2];
                 }
@@ -344,6 +355,8 @@ impl Engine {
                         self.finish(done);
                     }
                 }
+                // An event has more chunks to expand: on with it after what is ready.
+                _ = std::future::ready(()), if expand => {}
             }
         }
     }
@@ -393,29 +406,35 @@ impl Engine {
         }
     }
 
-    /// Expands every unexpanded event into its deliveries.
-    async fn expand(&mut self) {
+    /// Expands the next chunk of every unexpanded event into its deliveries; answers how many
+    /// were written and whether any event has more to expand (the engine claims and sends
+    /// between chunks, so a large page's first deliveries go out while the rest are written).
+    async fn expand(&mut self) -> (usize, bool) {
         let clock = self.config.clock.clone();
         let result = self
             .db
             .run(move |c| {
-                let mut total = 0;
-                loop {
-                    let batch = rows::unexpanded_events(c, 50)?;
-                    if batch.is_empty() {
-                        return Ok(total);
-                    }
-                    for event in &batch {
-                        let audience = audience(c, event)?;
-                        total += rows::expand_event(c, event, audience, clock.now())?;
-                    }
+                let (mut total, mut more) = (0, false);
+                for event in &rows::unexpanded_events(c, 50)? {
+                    let audience = audience(c, event)?;
+                    let step = rows::expand_event(c, event, audience, clock.now(), EXPAND_CHUNK)?;
+                    total += step.inserted;
+                    more |= !step.done;
                 }
+                Ok((total, more))
             })
             .await;
         match result {
-            Ok(0) => {}
-            Ok(count) => tracing::info!(count, "notification events expanded into deliveries"),
-            Err(e) => tracing::warn!(error = %e, "expanding notification events failed"),
+            Ok((count, more)) => {
+                if count > 0 {
+                    tracing::debug!(count, "notification events expanded into deliveries");
+                }
+                (count, more)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "expanding notification events failed");
+                (0, false)
+            }
         }
     }
 

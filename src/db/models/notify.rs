@@ -7,7 +7,7 @@
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Text, Timestamp};
+use diesel::sql_types::{BigInt, Bool, Nullable, Text, Timestamp};
 
 use crate::db::schema::{
     deliveries, notification_event_components, notification_events, subscriber_components,
@@ -358,18 +358,59 @@ pub struct Audience {
     pub component_updates_only: bool,
 }
 
-/// Expands an event into its delivery rows and marks it expanded, in one transaction. Rows that
-/// already exist are left alone, so expanding twice is harmless. Answers the rows inserted.
+/// What one expansion step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expanded {
+    /// Delivery rows inserted.
+    pub inserted: usize,
+    /// Whether the event is now wholly expanded.
+    pub done: bool,
+}
+
+/// Expands the next chunk of an event (up to `chunk` subscribers, in subscriber id order, after
+/// those already expanded) into delivery rows, in one transaction with the event's progress;
+/// marks the event expanded when no subscriber is left. Rows that already exist are left alone,
+/// so repeating a step is harmless; two processes expanding one event take turns (the event's
+/// row is locked).
 pub fn expand_event(
     conn: &mut DbConn,
     event: &NotificationEvent,
     audience: Audience,
     at: NaiveDateTime,
-) -> QueryResult<usize> {
+    chunk: i64,
+) -> QueryResult<Expanded> {
+    let lock = match conn {
+        DbConn::Postgres(_) => " FOR UPDATE",
+        DbConn::Sqlite(_) => "",
+    };
     write_tx(conn, |c| {
-        let inserted = match &event.subscriber_id {
+        #[derive(QueryableByName)]
+        struct Progress {
+            #[diesel(sql_type = Nullable<Timestamp>)]
+            expanded_at: Option<NaiveDateTime>,
+            #[diesel(sql_type = Nullable<Text>)]
+            expanded_through: Option<String>,
+        }
+        let progress = diesel::sql_query(format!(
+            "SELECT expanded_at, expanded_through FROM notification_events WHERE id = $1{lock}"
+        ))
+        .bind::<Text, _>(&event.id)
+        .get_result::<Progress>(c)
+        .optional()?;
+        let Some(progress) = progress.filter(|p| p.expanded_at.is_none()) else {
+            return Ok(Expanded {
+                inserted: 0,
+                done: true,
+            });
+        };
+        let finish = |c: &mut DbConn| {
+            diesel::update(notification_events::table.find(&event.id))
+                .set(notification_events::expanded_at.eq(Some(at)))
+                .execute(c)
+        };
+        if let Some(subscriber_id) = &event.subscriber_id {
             // A notice to one subscriber (confirmation, quarantine) always goes by email.
-            Some(subscriber_id) => diesel::sql_query(
+            let inserted = diesel::sql_query(
                 "INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, \
                  attempts, next_attempt_at, created_at, updated_at) \
                  SELECT $1 || '.' || s.id || '.email', $1, s.id, s.page_id, 'email', 'pending', \
@@ -379,31 +420,67 @@ pub fn expand_event(
             .bind::<Text, _>(&event.id)
             .bind::<Timestamp, _>(at)
             .bind::<Text, _>(subscriber_id)
-            .execute(c)?,
-            None => diesel::sql_query(
-                "INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, \
-                 attempts, next_attempt_at, created_at, updated_at) \
-                 SELECT $1 || '.' || s.id || '.' || s.kind, $1, s.id, s.page_id, s.kind, \
-                 'pending', 0, $2, $2, $2 FROM subscribers s \
-                 WHERE s.page_id = $3 AND s.state = 'confirmed' \
-                 AND ($4 = FALSE OR s.component_updates = TRUE) \
-                 AND ($5 = TRUE OR s.whole_page = TRUE OR EXISTS ( \
-                   SELECT 1 FROM subscriber_components sc \
-                   JOIN notification_event_components ec ON ec.component_id = sc.component_id \
-                   WHERE sc.subscriber_id = s.id AND ec.event_id = $1)) \
-                 ON CONFLICT DO NOTHING",
-            )
-            .bind::<Text, _>(&event.id)
-            .bind::<Timestamp, _>(at)
-            .bind::<Text, _>(&event.page_id)
-            .bind::<Bool, _>(audience.component_updates_only)
-            .bind::<Bool, _>(audience.everyone)
-            .execute(c)?,
-        };
-        diesel::update(notification_events::table.find(&event.id))
-            .set(notification_events::expanded_at.eq(Some(at)))
             .execute(c)?;
-        Ok(inserted)
+            finish(c)?;
+            return Ok(Expanded {
+                inserted,
+                done: true,
+            });
+        }
+        // The chunk: the next `chunk` confirmed subscribers of the page after the last one
+        // expanded (an index range of subscribers_page_state).
+        let after = progress.expanded_through.unwrap_or_default();
+        #[derive(QueryableByName)]
+        struct Upto {
+            #[diesel(sql_type = Nullable<Text>)]
+            upto: Option<String>,
+        }
+        let upto = diesel::sql_query(
+            "SELECT MAX(id) AS upto FROM (SELECT s.id FROM subscribers s \
+             WHERE s.page_id = $1 AND s.state = 'confirmed' AND s.id > $2 \
+             ORDER BY s.id LIMIT $3) chunk",
+        )
+        .bind::<Text, _>(&event.page_id)
+        .bind::<Text, _>(&after)
+        .bind::<BigInt, _>(chunk.max(1))
+        .get_result::<Upto>(c)?
+        .upto;
+        let Some(upto) = upto else {
+            finish(c)?;
+            return Ok(Expanded {
+                inserted: 0,
+                done: true,
+            });
+        };
+        let inserted = diesel::sql_query(
+            "INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, \
+             attempts, next_attempt_at, created_at, updated_at) \
+             SELECT $1 || '.' || s.id || '.' || s.kind, $1, s.id, s.page_id, s.kind, \
+             'pending', 0, $2, $2, $2 FROM subscribers s \
+             WHERE s.page_id = $3 AND s.state = 'confirmed' \
+             AND ($4 = FALSE OR s.component_updates = TRUE) \
+             AND ($5 = TRUE OR s.whole_page = TRUE OR EXISTS ( \
+               SELECT 1 FROM subscriber_components sc \
+               JOIN notification_event_components ec ON ec.component_id = sc.component_id \
+               WHERE sc.subscriber_id = s.id AND ec.event_id = $1)) \
+             AND s.id > $6 AND s.id <= $7 \
+             ON CONFLICT DO NOTHING",
+        )
+        .bind::<Text, _>(&event.id)
+        .bind::<Timestamp, _>(at)
+        .bind::<Text, _>(&event.page_id)
+        .bind::<Bool, _>(audience.component_updates_only)
+        .bind::<Bool, _>(audience.everyone)
+        .bind::<Text, _>(&after)
+        .bind::<Text, _>(&upto)
+        .execute(c)?;
+        diesel::update(notification_events::table.find(&event.id))
+            .set(notification_events::expanded_through.eq(Some(&upto)))
+            .execute(c)?;
+        Ok(Expanded {
+            inserted,
+            done: false,
+        })
     })
 }
 

@@ -4,6 +4,7 @@
 //! its signature, SSRF refusals, rate limits, the responder API, and a crash mid fan-out.
 
 mod crash;
+mod expansion;
 pub mod sinks;
 mod timing;
 

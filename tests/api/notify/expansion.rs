@@ -1,0 +1,147 @@
+//! An event is expanded into deliveries a chunk of subscribers at a time: every recipient the
+//! filters select gets exactly one delivery, whatever the chunk size, and repeating a step
+//! (a crash after it, a second process) adds nothing.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use herald::config::DatabaseUrl;
+use herald::db::Db;
+use herald::db::models::notify::{self as rows, Audience, NotificationEvent};
+use herald::notify::subscribe::{self, Origin, SubscribeInput};
+use serde_json::json;
+
+use crate::helpers::TestDb;
+
+on_both_backends!(an_event_is_expanded_chunk_by_chunk_into_one_delivery_per_recipient);
+
+async fn an_event_is_expanded_chunk_by_chunk_into_one_delivery_per_recipient(db: TestDb) {
+    let db = Db::connect_url(
+        &DatabaseUrl::parse(&db.url()).unwrap(),
+        2,
+        Duration::from_secs(10),
+    )
+    .unwrap();
+    let expected = db
+        .run(|c| {
+            herald::db::migrations::run_pending(c).map_err(herald::error::AppError::Internal)?;
+            let input: herald::services::pages::NewPageInput =
+                serde_json::from_value(json!({"slug": "acme", "name": "Acme"})).unwrap();
+            let page = herald::services::pages::create_page(c, &input)?;
+            let mut components = Vec::new();
+            for name in ["API", "Website"] {
+                let input: herald::services::components::NewComponentInput =
+                    serde_json::from_value(json!({ "name": name })).unwrap();
+                components
+                    .push(herald::services::components::create_component(c, &page.id, &input)?.id);
+            }
+            // Seven subscribers: whole page (email and webhook), the API only, the Website only.
+            let mut expected = Vec::new();
+            for i in 0..7 {
+                let chosen = match i % 3 {
+                    0 => None,
+                    1 => Some(vec![components[0].clone()]),
+                    _ => Some(vec![components[1].clone()]),
+                };
+                let input = if i % 2 == 0 {
+                    SubscribeInput {
+                        kind: Some("email".into()),
+                        email: Some(format!("reader{i}@example.com")),
+                        components: chosen.clone(),
+                        ..SubscribeInput::default()
+                    }
+                } else {
+                    SubscribeInput {
+                        kind: Some("webhook".into()),
+                        url: Some(format!("https://hooks.example.com/{i}")),
+                        components: chosen.clone(),
+                        ..SubscribeInput::default()
+                    }
+                };
+                let subscribed = subscribe::subscribe(
+                    c,
+                    &page.id,
+                    &input.check()?,
+                    Origin::Responder,
+                    herald::delivery::signature::new_secret,
+                )?;
+                let (subscribe::Subscribed::Email(subscriber)
+                | subscribe::Subscribed::Webhook(subscriber)) = subscribed;
+                if chosen.is_none_or(|chosen| chosen[0] == components[0]) {
+                    expected.push(subscriber.id);
+                }
+            }
+            // An incident on the API: the whole-page and API subscribers get it.
+            let event = NotificationEvent {
+                id: "evt_chunks".into(),
+                page_id: page.id.clone(),
+                kind: "incident.opened".into(),
+                incident_id: None,
+                update_id: None,
+                component_id: None,
+                subscriber_id: None,
+                impact: Some("minor".into()),
+                created_at: herald::db::now(),
+                expanded_at: None,
+            };
+            rows::insert_event(c, &event, &components[..1])?;
+            Ok(expected)
+        })
+        .await
+        .unwrap();
+    assert_eq!(expected.len(), 5);
+
+    let audience = Audience {
+        everyone: false,
+        component_updates_only: false,
+    };
+    let steps = db
+        .run(move |c| {
+            let event = rows::find_event(c, "evt_chunks")?.unwrap();
+            let mut steps = Vec::new();
+            loop {
+                let step = rows::expand_event(c, &event, audience, herald::db::now(), 2)?;
+                steps.push((step.inserted, step.done));
+                if step.done {
+                    break;
+                }
+                assert!(steps.len() < 10, "expansion does not end: {steps:?}");
+            }
+            // Done: a further step adds nothing, and the event is no longer unexpanded.
+            let again = rows::expand_event(c, &event, audience, herald::db::now(), 2)?;
+            assert_eq!((again.inserted, again.done), (0, true));
+            assert!(rows::unexpanded_events(c, 10)?.is_empty());
+            Ok(steps)
+        })
+        .await
+        .unwrap();
+    // Chunks of two subscribers (seven in all: four chunks), then the step that finds none left.
+    assert_eq!(steps.len(), 5, "{steps:?}");
+    assert!(
+        steps[..4].iter().all(|(n, done)| *n <= 2 && !done),
+        "{steps:?}"
+    );
+    assert_eq!(steps[4], (0, true));
+    assert_eq!(steps.iter().map(|(n, _)| n).sum::<usize>(), 5);
+
+    let delivered_to: Vec<String> = db
+        .run(|c| {
+            let page = herald::db::models::pages::find_by_slug(c, "acme")?.unwrap();
+            let listed = rows::list_deliveries(
+                c,
+                &rows::DeliveryQuery {
+                    page_id: &page.id,
+                    limit: 100,
+                    ..Default::default()
+                },
+            )?;
+            Ok(listed.into_iter().map(|d| d.subscriber_id).collect())
+        })
+        .await
+        .unwrap();
+    assert_eq!(delivered_to.len(), 5, "one delivery per recipient");
+    assert_eq!(
+        delivered_to.iter().collect::<HashSet<_>>(),
+        expected.iter().collect::<HashSet<_>>()
+    );
+}
