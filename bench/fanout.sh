@@ -11,6 +11,7 @@
 #   KEEP_LOGS=/tmp/logs HERALD_LOG="warn,herald::notify=debug" bench/fanout.sh  # keeps the logs
 #   PERF=/tmp/fanout.perf BIG=0 bench/fanout.sh   # perf record of Herald during the fan-out
 #   PERF_CALLGRAPH=dwarf PERF_FREQ=500 ...       # call stacks without a frame-pointer build
+#   HERALD_BIN=/tmp/herald-old SEND_PATH=0 ...   # another build; without the send-path-alone part
 #
 # Then the sending path alone (examples/webhook_blast.rs: no database), to show the ceiling.
 # Both sinks are examples/notify_sink.rs: a real SMTP server (mailin-embedded) and an actix-web
@@ -83,7 +84,7 @@ PY
 }
 
 now_ms() { date +%s%3N; }
-cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
 stats() { curl -fsS "http://127.0.0.1:$SINK_PORT/stats"; }
 field() { python3 -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$1"; }
 
@@ -93,7 +94,7 @@ fan_out() { # emails webhooks -> prints first/last delivery times and peak RSS
   curl -fsS -X POST "$api/pages/demo/incidents" -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
     -d '{"name":"Sign-in failures for some customers","status":"investigating","impact":"major","body":"We are investigating failed sign-ins."}' >/dev/null
   posted=$(now_ms)
-  local cpu0; cpu0=$(cpu_ms "$herald_pid")
+  local cpu0 sink0; cpu0=$(cpu_ms "$herald_pid"); sink0=$(cpu_ms "$sink_pid")
   [[ -n "${PERF:-}" ]] && { perf record -F "${PERF_FREQ:-2000}" --call-graph "${PERF_CALLGRAPH:-fp}" -p "$herald_pid" -o "$PERF" 2>/dev/null & perf_pid=$!; }
   deadline=$((posted + TIMEOUT_SECS * 1000))
   while :; do
@@ -108,6 +109,7 @@ fan_out() { # emails webhooks -> prints first/last delivery times and peak RSS
   wf=$(field webhook_first_ms <<<"$s"); wl=$(field webhook_last_ms <<<"$s")
   rss=$(awk '/VmHWM/ {printf "%.1f", $2 / 1024}' "/proc/$herald_pid/status")
   local cpu; cpu=$(( $(cpu_ms "$herald_pid") - cpu0 ))
+  sink_cpu_us=$(awk -v c=$(( $(cpu_ms "$sink_pid") - sink0 )) -v n=$((emails + hooks)) 'BEGIN { printf "%.1f", c * 1000 / n }')
   (( emails > 0 )) && printf 'emails %s: first %s ms, last %s ms after the API answered (%.0f/s)\n' "$emails" $((ef - posted)) \
     $((el - posted)) "$(awk -v n="$emails" -v a="$ef" -v b="$el" 'BEGIN { print (b > a) ? n * 1000 / (b - a) : n }')"
   (( hooks > 0 )) && printf 'webhooks %s: first %s ms, last %s ms after the API answered (%.0f/s), distinct ids %s\n' "$hooks" $((wf - posted)) \
@@ -130,13 +132,19 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 local f = io.open("$work/body.json", "rb"); wrk.body = f:read("*a"); f:close()
 LUA
-direct="$(wrk -t2 -c64 -d10s -s "$work/post.lua" "http://127.0.0.1:$SINK_PORT/hook/direct" | awk '/Requests\/sec/ {print $2}')"
+sink0=$(cpu_ms "$sink_pid")
+/usr/bin/time -f "%U %S" -o "$work/wrk.cpu" wrk -t2 -c64 -d10s -s "$work/post.lua" "http://127.0.0.1:$SINK_PORT/hook/direct" >"$work/wrk.out"
+direct="$(awk '/Requests\/sec/ {print $2}' "$work/wrk.out")"
+total="$(awk '/requests in/ {print $1}' "$work/wrk.out")"
+# Where the two cores go per request: the receiver (driven directly, and by Herald), wrk, Herald.
+echo "CPU per request: receiver $(awk -v c=$(( $(cpu_ms "$sink_pid") - sink0 )) -v n="$total" 'BEGIN { printf "%.1f", c * 1000 / n }') us driven by wrk," \
+  "$sink_cpu_us us driven by Herald; wrk $(awk -v n="$total" '{ printf "%.1f", ($1 + $2) * 1e6 / n }' "$work/wrk.cpu") us; Herald: above"
 echo "receiver direct: $direct req/s (wrk -t2 -c64, $(stat -c %s "$work/body.json")-byte body); Herald's webhook rate / direct: $(awk -v a="$webhook_rate" -v b="$direct" 'BEGIN { printf "%.2fx", a / b }')"
 
 # The ceiling of the sending path alone, without the database, at the engine's 64 requests in
 # flight: hyper's bare connections, hyper-util's pooled client (Herald's), then Herald's
 # WebhookClient (signing, SSRF guard, per-host caps and breakers).
-if (( WEBHOOKS > 0 )); then
+if (( WEBHOOKS > 0 )) && [[ "${SEND_PATH:-1}" != 0 ]]; then
   for mode in hyper pooled herald; do
     blast="$(./target/release/examples/webhook_blast "$mode" "$WEBHOOKS" "$SINK_PORT" "$HOSTS" "$work/body.json")"
     echo "send path alone ($mode): $(field per_second <<<"$blast") req/s, $(field cpu_us_per_request <<<"$blast") us CPU per request; / direct: $(awk -v a="$(field per_second <<<"$blast")" -v b="$direct" 'BEGIN { printf "%.2fx", a / b }')"
