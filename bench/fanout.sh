@@ -137,8 +137,8 @@ sink0=$(cpu_ms "$sink_pid")
 direct="$(awk '/Requests\/sec/ {print $2}' "$work/wrk.out")"
 total="$(awk '/requests in/ {print $1}' "$work/wrk.out")"
 # Where the two cores go per request: the receiver (driven directly, and by Herald), wrk, Herald.
-echo "CPU per request: receiver $(awk -v c=$(( $(cpu_ms "$sink_pid") - sink0 )) -v n="$total" 'BEGIN { printf "%.1f", c * 1000 / n }') us driven by wrk," \
-  "$sink_cpu_us us driven by Herald; wrk $(awk -v n="$total" '{ printf "%.1f", ($1 + $2) * 1e6 / n }' "$work/wrk.cpu") us; Herald: above"
+echo "CPU per request driven by wrk: receiver $(awk -v c=$(( $(cpu_ms "$sink_pid") - sink0 )) -v n="$total" 'BEGIN { printf "%.1f", c * 1000 / n }') us," \
+  "wrk $(awk -v n="$total" '{ printf "%.1f", ($1 + $2) * 1e6 / n }' "$work/wrk.cpu") us; during Herald's fan-out: the sinks (SMTP and HTTP) $sink_cpu_us us per delivery"
 echo "receiver direct: $direct req/s (wrk -t2 -c64, $(stat -c %s "$work/body.json")-byte body); Herald's webhook rate / direct: $(awk -v a="$webhook_rate" -v b="$direct" 'BEGIN { printf "%.2fx", a / b }')"
 
 # The ceiling of the sending path alone, without the database, at the engine's 64 requests in
