@@ -3,7 +3,9 @@
 of due deliveries, UPDATE ... RETURNING) and its record of delivered ones (UPDATE ... WHERE id IN),
 on the deliveries table as migrations/sqlite creates it (same indexes, WAL, synchronous=NORMAL).
 Python's sqlite3 module calls the same C library, so this is a floor under Herald's database
-cost per delivery. Prints microseconds per row, best of ROUNDS.
+cost per delivery. Then the same for a design the claim could move to (leased runs: one row
+leases a chunk of an event's deliveries, which are read rather than written). Prints
+microseconds per row, best of ROUNDS.
 
     python3 bench/sqlite_rows.py            # 10,000 rows, 3 rounds
     ROWS=50000 ROUNDS=5 python3 bench/sqlite_rows.py
@@ -76,6 +78,55 @@ def one_round(path):
     return insert, claim, mark
 
 
+def runs_round(path):
+    """The design the claim could move to: a run (one chunk of an event's subscribers, as
+    expansion writes them) is leased with one row, and its deliveries are read, not written,
+    through the unique index's (event_id, subscriber_id) range; outcomes are recorded as now."""
+    c = sqlite3.connect(path, isolation_level=None)
+    c.executescript(SCHEMA + """CREATE TABLE runs (event_id TEXT NOT NULL, after_id TEXT NOT NULL,
+        upto_id TEXT NOT NULL, locked_by TEXT, locked_until TIMESTAMP, PRIMARY KEY (event_id, after_id));""")
+    ev, page = str(uuid.uuid4()), str(uuid.uuid4())
+    subs = sorted(str(uuid.uuid4()) for _ in range(ROWS))
+    c.execute("BEGIN IMMEDIATE")
+    c.executemany("INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, "
+                  "attempts, next_attempt_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                  [(f"{ev}.{s}.webhook", ev, s, page, "webhook", "pending", 0, NOW, NOW, NOW) for s in subs])
+    bounds = [""] + subs[1023::1024] + ([subs[-1]] if ROWS % 1024 else [])
+    c.executemany("INSERT INTO runs (event_id, after_id, upto_id) VALUES (?,?,?)",
+                  [(ev, a, b) for a, b in zip(bounds, bounds[1:])])
+    c.execute("COMMIT")
+    c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    started, claimed = time.perf_counter(), []
+    while True:
+        c.execute("BEGIN IMMEDIATE")
+        run = c.execute("UPDATE runs SET locked_by = 'w', locked_until = ? WHERE rowid = (SELECT rowid "
+                        "FROM runs WHERE locked_until IS NULL LIMIT 1) RETURNING event_id, after_id, upto_id",
+                        (LEASE,)).fetchone()
+        got = [] if run is None else c.execute(
+            "SELECT id, event_id, subscriber_id, channel, attempts, last_error FROM deliveries "
+            "WHERE event_id = ? AND subscriber_id > ? AND subscriber_id <= ? AND channel = 'webhook' "
+            "AND state = 'pending'", run).fetchall()
+        c.execute("COMMIT")
+        if run is None:
+            break
+        claimed += got
+    claim = time.perf_counter() - started
+    assert len(claimed) == ROWS, len(claimed)
+    ids = [r[0] for r in claimed]
+    started = time.perf_counter()
+    for i in range(0, ROWS, 256):
+        batch = ids[i:i + 256]
+        c.execute("BEGIN IMMEDIATE")
+        c.execute("UPDATE deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at = ?, "
+                  "last_error = NULL, updated_at = ? "
+                  f"WHERE id IN ({','.join('?' * len(batch))}) "
+                  "AND NOT state IN ('delivered', 'failed', 'dead', 'skipped')", [AT, AT] + batch)
+        c.execute("COMMIT")
+    mark = time.perf_counter() - started
+    c.close()
+    return claim, mark
+
+
 best = [float("inf")] * 3
 for _ in range(ROUNDS):
     with tempfile.TemporaryDirectory() as work:
@@ -84,3 +135,10 @@ for _ in range(ROUNDS):
 per_row = [t / ROWS * 1e6 for t in best]
 print(f"{ROWS} rows, best of {ROUNDS}: expand (insert) {per_row[0]:.1f} us/row, "
       f"claim {per_row[1]:.1f} us/row, record delivered {per_row[2]:.1f} us/row")
+best = [float("inf")] * 2
+for _ in range(ROUNDS):
+    with tempfile.TemporaryDirectory() as work:
+        for i, t in enumerate(runs_round(os.path.join(work, "bench.db"))):
+            best[i] = min(best[i], t)
+per_row = [t / ROWS * 1e6 for t in best]
+print(f"leased runs instead: claim (read) {per_row[0]:.1f} us/row, record delivered {per_row[1]:.1f} us/row")
