@@ -37,6 +37,8 @@ const SMTP_SESSIONS: usize = 16;
 
 /// Subscribers an event is expanded for at a time (one transaction each).
 const EXPAND_CHUNK: i64 = 2_000;
+/// Events expanded a chunk of in one pass.
+const EXPAND_EVENTS: i64 = 50;
 
 /// How often responders' reminders are looked for.
 const REMINDER_TICK: Duration = Duration::from_secs(5);
@@ -414,8 +416,10 @@ impl Engine {
         let result = self
             .db
             .run(move |c| {
-                let (mut total, mut more) = (0, false);
-                for event in &rows::unexpanded_events(c, 50)? {
+                let events = rows::unexpanded_events(c, EXPAND_EVENTS)?;
+                // A full batch of events may have more behind it.
+                let (mut total, mut more) = (0, events.len() as i64 == EXPAND_EVENTS);
+                for event in &events {
                     let audience = audience(c, event)?;
                     let step = rows::expand_event(c, event, audience, clock.now(), EXPAND_CHUNK)?;
                     total += step.inserted;
