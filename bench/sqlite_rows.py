@@ -27,21 +27,24 @@ CREATE INDEX deliveries_subscriber ON deliveries (subscriber_id, created_at);
 CREATE INDEX deliveries_page ON deliveries (page_id, created_at);
 CREATE INDEX deliveries_due ON deliveries (channel, next_attempt_at) WHERE state = 'pending';
 """
+INSERT = ("INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, attempts, "
+          "next_attempt_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)")
 NOW, AT, LEASE = "2026-11-30 18:00:00.123456", "2026-11-30 18:00:01.000000", "2026-11-30 18:00:30.000000"
+
+
+def delivery_rows(ev, page, subscribers):
+    """Pending webhook deliveries of event `ev` to `subscribers`, as expansion writes them."""
+    return [(f"{ev}.{s}.webhook", ev, s, page, "webhook", "pending", 0, NOW, NOW, NOW) for s in subscribers]
 
 
 def one_round(path):
     c = sqlite3.connect(path, isolation_level=None)
     c.executescript(SCHEMA)
     ev, page = str(uuid.uuid4()), str(uuid.uuid4())
-    rows = []
-    for _ in range(ROWS):
-        s = str(uuid.uuid4())
-        rows.append((f"{ev}.{s}.webhook", ev, s, page, "webhook", "pending", 0, NOW, NOW, NOW))
+    rows = delivery_rows(ev, page, [str(uuid.uuid4()) for _ in range(ROWS)])
     started = time.perf_counter()
     c.execute("BEGIN IMMEDIATE")
-    c.executemany("INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, "
-                  "attempts, next_attempt_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+    c.executemany(INSERT, rows)
     c.execute("COMMIT")
     insert = time.perf_counter() - started
     c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -91,9 +94,7 @@ def runs_round(path):
     ev, page = str(uuid.uuid4()), str(uuid.uuid4())
     subs = sorted(str(uuid.uuid4()) for _ in range(ROWS))
     c.execute("BEGIN IMMEDIATE")
-    c.executemany("INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, "
-                  "attempts, next_attempt_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                  [(f"{ev}.{s}.webhook", ev, s, page, "webhook", "pending", 0, NOW, NOW, NOW) for s in subs])
+    c.executemany(INSERT, delivery_rows(ev, page, subs))
     bounds = [""] + subs[1023::1024] + ([subs[-1]] if ROWS % 1024 else [])
     c.executemany("INSERT INTO runs (event_id, after_id, upto_id) VALUES (?,?,?)",
                   [(ev, a, b) for a, b in zip(bounds, bounds[1:])])
