@@ -35,8 +35,10 @@ use crate::secret::SecretKey;
 /// SMTP sessions in flight at once (to the one configured relay).
 const SMTP_SESSIONS: usize = 16;
 
-/// Subscribers an event is expanded for at a time (one transaction each).
+/// Subscribers an event is expanded for at a time (one transaction each), at most...
 const EXPAND_CHUNK: i64 = 2_000;
+/// ...and at least (the chunk follows the engine's room: what it writes, it leases and starts).
+const EXPAND_CHUNK_MIN: i64 = 256;
 /// Events expanded a chunk of in one pass.
 const EXPAND_EVENTS: i64 = 50;
 
@@ -235,6 +237,7 @@ pub async fn run(
         finished: Vec::new(),
         db_jobs: JoinSet::new(),
         due: [true; 2],
+        asked: [0; 2],
     };
     tracing::info!(worker = %engine.worker, "notification engine started");
     engine.serve(&handle.wake, &stop).await;
@@ -263,6 +266,8 @@ struct Engine {
     /// Per channel: whether deliveries may be due (cleared when a claim comes back short,
     /// set again on a wake-up or a poll).
     due: [bool; 2],
+    /// Per channel: deliveries asked of the claim under way (room it may fill).
+    asked: [usize; 2],
 }
 
 /// What a claim hands over: the deliveries, their subscribers and the events' content.
@@ -282,6 +287,10 @@ enum DbDone {
 impl Engine {
     async fn serve(&mut self, wake: &Notify, stop: &CancellationToken) {
         let mut expand = true;
+        // Expansion keeps pace with sending: a step is taken when there is room to lease what
+        // it writes, and at least on every wake-up and poll (so events are written out even
+        // while sends are stuck on slow receivers).
+        let mut forced = true;
         let mut last_flush = tokio::time::Instant::now();
         let mut last_renew = tokio::time::Instant::now();
         let mut last_reminders: Option<tokio::time::Instant> = None;
@@ -290,15 +299,13 @@ impl Engine {
         let mut poll = tokio::time::interval(self.config.poll);
         poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         while !stop.is_cancelled() {
-            if expand {
-                let (inserted, more) = self.expand().await;
-                if inserted > 0 {
-                    self.due = [true; 2];
-                }
-                expand = more;
-            }
             // One database job at a time (SQLite has one writer; waiting on its lock costs
-            // more than taking turns): outcomes first when due, then claims.
+            // more than taking turns): expansion waits for the claim or record under way.
+            if expand && self.db_jobs.is_empty() && (forced || self.has_room()) {
+                forced = false;
+                expand = self.expand().await;
+            }
+            // Then outcomes when due, then claims.
             if self.db_jobs.is_empty()
                 && !self.finished.is_empty()
                 && (self.finished.len() >= 256
@@ -339,10 +346,12 @@ impl Engine {
                 _ = stop.cancelled() => break,
                 _ = wake.notified() => {
                     expand = true;
+                    forced = true;
                     self.due = [true; 2];
                 }
                 _ = poll.tick() => {
                     expand = true;
+                    forced = true;
                     self.due = [true; 2];
                 }
                 Some(done) = self.db_jobs.join_next(), if !self.db_jobs.is_empty() => {
@@ -358,7 +367,7 @@ impl Engine {
                     }
                 }
                 // An event has more chunks to expand: on with it after what is ready.
-                _ = std::future::ready(()), if expand => {}
+                _ = std::future::ready(()), if expand && self.db_jobs.is_empty() && self.has_room() => {}
             }
         }
     }
@@ -367,6 +376,7 @@ impl Engine {
     fn db_done(&mut self, done: Result<DbDone, tokio::task::JoinError>) {
         match done {
             Ok(DbDone::Claimed(rooms, claimed)) => {
+                self.asked = [0; 2];
                 // A channel that handed over less than asked has nothing more due until the
                 // next wake-up or poll.
                 for (channel, room) in rooms {
@@ -380,6 +390,7 @@ impl Engine {
             Ok(DbDone::Flushed) => {}
             // A panicked job: what it held is found again when the leases run out.
             Err(e) => {
+                self.asked = [0; 2];
                 tracing::error!(error = %e, "a notification database job failed");
                 self.due = [false; 2];
             }
@@ -408,38 +419,86 @@ impl Engine {
         }
     }
 
-    /// Expands the next chunk of every unexpanded event into its deliveries; answers how many
-    /// were written and whether any event has more to expand (the engine claims and sends
+    /// Expands the next chunk of every unexpanded event into its deliveries; answers whether
+    /// any event has more to expand (the engine claims and sends
     /// between chunks, so a large page's first deliveries go out while the rest are written).
-    async fn expand(&mut self) -> (usize, bool) {
+    /// As many of the new deliveries as there is room for are leased to this engine as they
+    /// are written and started at once: no claim has to rewrite them first.
+    async fn expand(&mut self) -> bool {
         let clock = self.config.clock.clone();
+        let worker = self.worker.clone();
+        let lease = chrono::Duration::from_std(self.config.lease).unwrap_or_default();
+        let room = |c: Channel| self.room(c) as i64;
+        let (mut webhooks, mut emails) = (room(Channel::Webhook), room(Channel::Email));
+        let chunk = (webhooks + emails).clamp(EXPAND_CHUNK_MIN, EXPAND_CHUNK);
+        let cached: Vec<String> = self.cache.keys().cloned().collect();
+        let base_url = self.links.base_url.clone();
         let result = self
             .db
             .run(move |c| {
                 let events = rows::unexpanded_events(c, EXPAND_EVENTS)?;
                 // A full batch of events may have more behind it.
                 let (mut total, mut more) = (0, events.len() as i64 == EXPAND_EVENTS);
+                let mut leased = Vec::new();
                 for event in &events {
                     let audience = audience(c, event)?;
-                    let step = rows::expand_event(c, event, audience, clock.now(), EXPAND_CHUNK)?;
+                    let at = clock.now();
+                    let lease = rows::Lease {
+                        worker: &worker,
+                        until: at + lease,
+                        webhooks,
+                        emails,
+                    };
+                    let step = rows::expand_event(c, event, audience, at, chunk, Some(lease))?;
                     total += step.inserted;
                     more |= !step.done;
+                    for d in &step.leased {
+                        match Channel::of(d) {
+                            Channel::Webhook => webhooks -= 1,
+                            Channel::Email => emails -= 1,
+                        }
+                    }
+                    leased.extend(step.leased);
                 }
-                Ok((total, more))
+                let handed = (leased.len(), total);
+                let claimed = hand_over(c, leased, &cached, &base_url)?;
+                Ok((handed, more, claimed))
             })
             .await;
         match result {
-            Ok((count, more)) => {
+            Ok(((leased, count), more, claimed)) => {
                 if count > 0 {
-                    tracing::debug!(count, "notification events expanded into deliveries");
+                    tracing::debug!(
+                        count,
+                        leased,
+                        "notification events expanded into deliveries"
+                    );
                 }
-                (count, more)
+                // Deliveries written due (no room to lease them) are for the next claims.
+                if count > leased {
+                    self.due = [true; 2];
+                }
+                self.claimed(Ok(claimed));
+                more
             }
             Err(e) => {
                 tracing::warn!(error = %e, "expanding notification events failed");
-                (0, false)
+                false
             }
         }
+    }
+
+    /// Deliveries of `channel` that could be taken on now.
+    fn room(&self, channel: Channel) -> usize {
+        let taken = self.held_count[channel as usize] + self.asked[channel as usize];
+        self.cap(channel).saturating_sub(taken)
+    }
+
+    /// Whether either channel has room for a good batch (a quarter of its cap).
+    fn has_room(&self) -> bool {
+        Channel::ALL
+            .into_iter()
+            .any(|c| self.room(c) >= (self.cap(c) / 4).max(1))
     }
 
     /// Deliveries of `channel` held at most.
@@ -461,6 +520,9 @@ impl Engine {
         let clock = self.config.clock.clone();
         let held = self.held.len();
         let asked = rooms.clone();
+        for (channel, room) in &rooms {
+            self.asked[*channel as usize] += room;
+        }
         self.db_jobs.spawn(async move {
             let started = std::time::Instant::now();
             let claimed = db
@@ -479,28 +541,13 @@ impl Engine {
                         )?);
                     }
                     let claim_us = step.elapsed().as_micros() as u64;
-                    let ids: Vec<String> = batch.iter().map(|d| d.subscriber_id.clone()).collect();
-                    let subscribers = rows::addressees_by_ids(c, &ids)?;
+                    let claimed = hand_over(c, batch, &cached, &base_url)?;
                     tracing::debug!(
                         claim_us,
                         subscribers_us = step.elapsed().as_micros() as u64 - claim_us,
                         "claim steps"
                     );
-                    let mut contents = HashMap::new();
-                    for d in &batch {
-                        if cached.contains(&d.event_id) || contents.contains_key(&d.event_id) {
-                            continue;
-                        }
-                        let built = match content::build(c, &d.event_id, &base_url) {
-                            Ok(built) => built.map(Arc::new),
-                            Err(e) => {
-                                tracing::warn!(event = %d.event_id, error = %e, "notification content could not be built");
-                                None
-                            }
-                        };
-                        contents.insert(d.event_id.clone(), built);
-                    }
-                    Ok((batch, subscribers, contents))
+                    Ok(claimed)
                 })
                 .await;
             tracing::debug!(
@@ -773,6 +820,36 @@ impl Channel {
             Self::Webhook
         }
     }
+}
+
+/// What the engine needs to start `batch`: its subscribers, and the content of its events not
+/// in the engine's cache (`cached`).
+fn hand_over(
+    c: &mut DbConn,
+    batch: Vec<ClaimedDelivery>,
+    cached: &[String],
+    base_url: &str,
+) -> AppResult<Claimed> {
+    if batch.is_empty() {
+        return Ok((batch, Vec::new(), HashMap::new()));
+    }
+    let ids: Vec<String> = batch.iter().map(|d| d.subscriber_id.clone()).collect();
+    let subscribers = rows::addressees_by_ids(c, &ids)?;
+    let mut contents = HashMap::new();
+    for d in &batch {
+        if cached.contains(&d.event_id) || contents.contains_key(&d.event_id) {
+            continue;
+        }
+        let built = match content::build(c, &d.event_id, base_url) {
+            Ok(built) => built.map(Arc::new),
+            Err(e) => {
+                tracing::warn!(event = %d.event_id, error = %e, "notification content could not be built");
+                None
+            }
+        };
+        contents.insert(d.event_id.clone(), built);
+    }
+    Ok((batch, subscribers, contents))
 }
 
 /// Who an event reaches.

@@ -16,12 +16,167 @@ use crate::helpers::TestDb;
 on_both_backends!(an_event_is_expanded_chunk_by_chunk_into_one_delivery_per_recipient);
 
 async fn an_event_is_expanded_chunk_by_chunk_into_one_delivery_per_recipient(db: TestDb) {
-    let db = Db::connect_url(
+    let db = connect(&db);
+    let expected = seven_subscribers(&db).await;
+
+    let audience = Audience {
+        everyone: false,
+        component_updates_only: false,
+    };
+    let steps = db
+        .run(move |c| {
+            let event = rows::find_event(c, "evt_chunks")?.unwrap();
+            let mut steps = Vec::new();
+            loop {
+                let step = rows::expand_event(c, &event, audience, herald::db::now(), 2, None)?;
+                steps.push((step.inserted, step.done));
+                if step.done {
+                    break;
+                }
+                assert!(steps.len() < 10, "expansion does not end: {steps:?}");
+            }
+            // Done: a further step adds nothing, and the event is no longer unexpanded.
+            let again = rows::expand_event(c, &event, audience, herald::db::now(), 2, None)?;
+            assert_eq!((again.inserted, again.done), (0, true));
+            assert!(rows::unexpanded_events(c, 10)?.is_empty());
+            Ok(steps)
+        })
+        .await
+        .unwrap();
+    // Chunks of two subscribers (seven in all: four chunks), then the step that finds none left.
+    assert_eq!(steps.len(), 5, "{steps:?}");
+    assert!(
+        steps[..4].iter().all(|(n, done)| *n <= 2 && !done),
+        "{steps:?}"
+    );
+    assert_eq!(steps[4], (0, true));
+    assert_eq!(steps.iter().map(|(n, _)| n).sum::<usize>(), 5);
+
+    let delivered_to: Vec<String> = db
+        .run(|c| {
+            let page = herald::db::models::pages::find_by_slug(c, "acme")?.unwrap();
+            let listed = rows::list_deliveries(
+                c,
+                &rows::DeliveryQuery {
+                    page_id: &page.id,
+                    limit: 100,
+                    ..Default::default()
+                },
+            )?;
+            Ok(listed.into_iter().map(|d| d.subscriber_id).collect())
+        })
+        .await
+        .unwrap();
+    assert_eq!(delivered_to.len(), 5, "one delivery per recipient");
+    assert_eq!(
+        delivered_to.iter().collect::<HashSet<_>>(),
+        expected.iter().collect::<HashSet<_>>()
+    );
+}
+
+on_both_backends!(an_expansion_step_leases_its_first_deliveries_to_the_expanding_worker);
+
+/// The engine has room for one webhook and two emails: an expansion step leases those to it
+/// as it writes them (in subscriber id order), and leaves the others due for any process.
+async fn an_expansion_step_leases_its_first_deliveries_to_the_expanding_worker(db: TestDb) {
+    let db = connect(&db);
+    let mut expected = seven_subscribers(&db).await;
+    expected.sort();
+    let audience = Audience {
+        everyone: false,
+        component_updates_only: false,
+    };
+    let (step, listed, claimed, until) = db
+        .run(move |c| {
+            let event = rows::find_event(c, "evt_chunks")?.unwrap();
+            let at = herald::db::now();
+            let until = at + chrono::Duration::seconds(30);
+            let lease = rows::Lease {
+                worker: "engine-a",
+                until,
+                webhooks: 1,
+                emails: 2,
+            };
+            let step = rows::expand_event(c, &event, audience, at, 100, Some(lease))?;
+            let page = herald::db::models::pages::find_by_slug(c, "acme")?.unwrap();
+            let listed = rows::list_deliveries(
+                c,
+                &rows::DeliveryQuery {
+                    page_id: &page.id,
+                    limit: 100,
+                    ..Default::default()
+                },
+            )?;
+            // Another engine claims what is due: only what was not leased.
+            let mut claimed = rows::claim_deliveries(c, "engine-b", "webhook", 10, at, until)?;
+            claimed.extend(rows::claim_deliveries(
+                c, "engine-b", "email", 10, at, until,
+            )?);
+            Ok((step, listed, claimed, until))
+        })
+        .await
+        .unwrap();
+    assert_eq!(step.inserted, 5);
+    assert_eq!(listed.len(), 5);
+    let channel_of = |id: &String| {
+        let found = listed.iter().find(|d| &d.subscriber_id == id);
+        found.expect("a delivery per recipient").channel.clone()
+    };
+    let (mut webhooks, mut emails, mut first) = (0, 0, HashSet::new());
+    for id in &expected {
+        let room = match channel_of(id).as_str() {
+            "webhook" => &mut webhooks,
+            _ => &mut emails,
+        };
+        if *room < if channel_of(id) == "webhook" { 1 } else { 2 } {
+            *room += 1;
+            first.insert(id.clone());
+        }
+    }
+    let leased: HashSet<String> = step
+        .leased
+        .iter()
+        .map(|d| d.subscriber_id.clone())
+        .collect();
+    assert_eq!(leased.len(), 3, "{:?}", step.leased);
+    assert_eq!(leased, first);
+    for d in &listed {
+        if leased.contains(&d.subscriber_id) {
+            assert_eq!(d.locked_by.as_deref(), Some("engine-a"), "{d:?}");
+            assert_eq!(d.locked_until, Some(until), "{d:?}");
+            assert_eq!(
+                d.next_attempt_at, until,
+                "leased: not due until the lease ends"
+            );
+        } else {
+            assert_eq!(d.locked_by, None, "{d:?}");
+        }
+    }
+    let claimed: HashSet<String> = claimed.into_iter().map(|d| d.subscriber_id).collect();
+    let rest: HashSet<String> = expected
+        .into_iter()
+        .filter(|id| !leased.contains(id))
+        .collect();
+    assert_eq!(
+        claimed, rest,
+        "the other engine claims only what was left due"
+    );
+}
+
+/// A migrated database of its own.
+fn connect(db: &TestDb) -> Db {
+    Db::connect_url(
         &DatabaseUrl::parse(&db.url()).unwrap(),
         2,
         Duration::from_secs(10),
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// Page "acme" with seven subscribers (whole page, the API only, the Website only; email and
+/// webhook in turn) and an unexpanded incident on the API, "evt_chunks": answers the five it
+/// reaches, in subscriber id order (three emails, two webhooks).
+async fn seven_subscribers(db: &Db) -> Vec<String> {
     let expected = db
         .run(|c| {
             herald::db::migrations::run_pending(c).map_err(herald::error::AppError::Internal)?;
@@ -90,58 +245,5 @@ async fn an_event_is_expanded_chunk_by_chunk_into_one_delivery_per_recipient(db:
         .await
         .unwrap();
     assert_eq!(expected.len(), 5);
-
-    let audience = Audience {
-        everyone: false,
-        component_updates_only: false,
-    };
-    let steps = db
-        .run(move |c| {
-            let event = rows::find_event(c, "evt_chunks")?.unwrap();
-            let mut steps = Vec::new();
-            loop {
-                let step = rows::expand_event(c, &event, audience, herald::db::now(), 2)?;
-                steps.push((step.inserted, step.done));
-                if step.done {
-                    break;
-                }
-                assert!(steps.len() < 10, "expansion does not end: {steps:?}");
-            }
-            // Done: a further step adds nothing, and the event is no longer unexpanded.
-            let again = rows::expand_event(c, &event, audience, herald::db::now(), 2)?;
-            assert_eq!((again.inserted, again.done), (0, true));
-            assert!(rows::unexpanded_events(c, 10)?.is_empty());
-            Ok(steps)
-        })
-        .await
-        .unwrap();
-    // Chunks of two subscribers (seven in all: four chunks), then the step that finds none left.
-    assert_eq!(steps.len(), 5, "{steps:?}");
-    assert!(
-        steps[..4].iter().all(|(n, done)| *n <= 2 && !done),
-        "{steps:?}"
-    );
-    assert_eq!(steps[4], (0, true));
-    assert_eq!(steps.iter().map(|(n, _)| n).sum::<usize>(), 5);
-
-    let delivered_to: Vec<String> = db
-        .run(|c| {
-            let page = herald::db::models::pages::find_by_slug(c, "acme")?.unwrap();
-            let listed = rows::list_deliveries(
-                c,
-                &rows::DeliveryQuery {
-                    page_id: &page.id,
-                    limit: 100,
-                    ..Default::default()
-                },
-            )?;
-            Ok(listed.into_iter().map(|d| d.subscriber_id).collect())
-        })
-        .await
-        .unwrap();
-    assert_eq!(delivered_to.len(), 5, "one delivery per recipient");
-    assert_eq!(
-        delivered_to.iter().collect::<HashSet<_>>(),
-        expected.iter().collect::<HashSet<_>>()
-    );
+    expected
 }
