@@ -12,6 +12,7 @@
 #   PERF=/tmp/fanout.perf BIG=0 bench/fanout.sh   # perf record of Herald during the fan-out
 #   PERF_CALLGRAPH=dwarf PERF_FREQ=500 ...       # call stacks without a frame-pointer build
 #   HERALD_BIN=/tmp/herald-old SEND_PATH=0 ...   # another build; without the send-path-alone part
+#   BLAST_MODES="hyper herald" ...               # which send paths alone (webhook_blast modes)
 #
 # Then the sending path alone (examples/webhook_blast.rs: no database), to show the ceiling.
 # Both sinks are examples/notify_sink.rs: a real SMTP server (mailin-embedded) and an actix-web
@@ -137,7 +138,8 @@ sink0=$(cpu_ms "$sink_pid")
 direct="$(awk '/Requests\/sec/ {print $2}' "$work/wrk.out")"
 total="$(awk '/requests in/ {print $1}' "$work/wrk.out")"
 # Where the two cores go per request: the receiver (driven directly, and by Herald), wrk, Herald.
-echo "CPU per request driven by wrk: receiver $(awk -v c=$(( $(cpu_ms "$sink_pid") - sink0 )) -v n="$total" 'BEGIN { printf "%.1f", c * 1000 / n }') us," \
+receiver_us="$(awk -v c=$(( $(cpu_ms "$sink_pid") - sink0 )) -v n="$total" 'BEGIN { printf "%.1f", c * 1000 / n }')"
+echo "CPU per request driven by wrk: receiver $receiver_us us," \
   "wrk $(awk -v n="$total" '{ printf "%.1f", ($1 + $2) * 1e6 / n }' "$work/wrk.cpu") us; during Herald's fan-out: the sinks (SMTP and HTTP) $sink_cpu_us us per delivery"
 echo "receiver direct: $direct req/s (wrk -t2 -c64, $(stat -c %s "$work/body.json")-byte body); Herald's webhook rate / direct: $(awk -v a="$webhook_rate" -v b="$direct" 'BEGIN { printf "%.2fx", a / b }')"
 
@@ -145,10 +147,25 @@ echo "receiver direct: $direct req/s (wrk -t2 -c64, $(stat -c %s "$work/body.jso
 # flight: hyper's bare connections, hyper-util's pooled client (Herald's), then Herald's
 # WebhookClient (signing, SSRF guard, per-host caps and breakers).
 if (( WEBHOOKS > 0 )) && [[ "${SEND_PATH:-1}" != 0 ]]; then
-  for mode in hyper pooled herald; do
+  for mode in ${BLAST_MODES:-hyper pooled herald}; do
     blast="$(./target/release/examples/webhook_blast "$mode" "$WEBHOOKS" "$SINK_PORT" "$HOSTS" "$work/body.json")"
     echo "send path alone ($mode): $(field per_second <<<"$blast") req/s, $(field cpu_us_per_request <<<"$blast") us CPU per request; / direct: $(awk -v a="$(field per_second <<<"$blast")" -v b="$direct" 'BEGIN { printf "%.2fx", a / b }')"
+    [[ "$mode" == hyper ]] && client_us="$(field cpu_us_per_request <<<"$blast")"
   done
+fi
+
+# The ceiling of any durable fan-out on this machine, before any of Herald's own work: the
+# receiver's CPU per request (driven by wrk, its cheapest), the cheapest HTTP/1 client's
+# (hyper's bare connections), and SQLite's own floor for writing a delivery row and recording
+# its outcome (bench/sqlite_rows.py), shared by the same cores.
+if [[ -n "${client_us:-}" ]]; then
+  floor="$(python3 bench/sqlite_rows.py)"
+  floor="${floor%%$'\n'*}"
+  insert_us="$(sed -E 's/.*expand \(insert\) ([0-9.]+) us.*/\1/' <<<"$floor")"
+  record_us="$(sed -E 's/.*record delivered ([0-9.]+) us.*/\1/' <<<"$floor")"
+  awk -v cores="$(nproc)" -v r="$receiver_us" -v c="$client_us" -v i="$insert_us" -v w="$record_us" -v d="$direct" 'BEGIN {
+    total = r + c + i + w; rate = cores * 1e6 / total
+    printf "ceiling with nothing of Herald but its rows: %d cores / (receiver %.1f + HTTP client %.1f + SQLite insert %.1f + record %.1f us) = %.0f/s = %.2fx of direct\n", cores, r, c, i, w, rate, rate / d }'
 fi
 
 if (( BIG > 0 )); then

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""What SQLite itself spends per delivery row, without Herald: the engine's claim (lease a batch
-of due deliveries, UPDATE ... RETURNING) and its record of delivered ones (UPDATE ... WHERE id IN),
+"""What SQLite itself spends per delivery row, without Herald: expansion's insert (one
+INSERT ... SELECT from the subscribers), the engine's claim (lease a batch of due deliveries,
+UPDATE ... RETURNING) and its record of delivered ones (UPDATE ... WHERE id IN),
 on the deliveries table as migrations/sqlite creates it (same indexes, WAL, synchronous=NORMAL).
 Python's sqlite3 module calls the same C library, so this is a floor under Herald's database
 cost per delivery. Then the same for a design the claim could move to (leased runs: one row
@@ -41,10 +42,15 @@ def one_round(path):
     c = sqlite3.connect(path, isolation_level=None)
     c.executescript(SCHEMA)
     ev, page = str(uuid.uuid4()), str(uuid.uuid4())
-    rows = delivery_rows(ev, page, [str(uuid.uuid4()) for _ in range(ROWS)])
+    # Expansion writes the rows in one INSERT ... SELECT from the subscribers (no row passes
+    # through the program), so the floor is measured the same way.
+    c.execute("CREATE TABLE subs (id TEXT PRIMARY KEY NOT NULL)")
+    c.executemany("INSERT INTO subs (id) VALUES (?)", [(str(uuid.uuid4()),) for _ in range(ROWS)])
     started = time.perf_counter()
     c.execute("BEGIN IMMEDIATE")
-    c.executemany(INSERT, rows)
+    c.execute("INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, attempts, "
+              "next_attempt_at, created_at, updated_at) SELECT ? || '.' || id || '.webhook', ?, id, ?, "
+              "'webhook', 'pending', 0, ?, ?, ? FROM subs ORDER BY id", (ev, ev, page, NOW, NOW, NOW))
     c.execute("COMMIT")
     insert = time.perf_counter() - started
     c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
