@@ -433,6 +433,7 @@ impl Engine {
         let chunk = (webhooks + emails).clamp(EXPAND_CHUNK_MIN, EXPAND_CHUNK);
         let cached: Vec<String> = self.cache.keys().cloned().collect();
         let base_url = self.links.base_url.clone();
+        let started = std::time::Instant::now();
         let result = self
             .db
             .run(move |c| {
@@ -461,7 +462,13 @@ impl Engine {
                     leased.extend(step.leased);
                 }
                 let handed = (leased.len(), total);
+                let written_us = started.elapsed().as_micros() as u64;
                 let claimed = hand_over(c, leased, &cached, &base_url)?;
+                tracing::debug!(
+                    written_us,
+                    handed_us = started.elapsed().as_micros() as u64 - written_us,
+                    "expansion steps"
+                );
                 Ok((handed, more, claimed))
             })
             .await;
@@ -471,6 +478,7 @@ impl Engine {
                     tracing::debug!(
                         count,
                         leased,
+                        took_us = started.elapsed().as_micros() as u64,
                         "notification events expanded into deliveries"
                     );
                 }
