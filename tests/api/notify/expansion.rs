@@ -54,15 +54,7 @@ async fn an_event_is_expanded_chunk_by_chunk_into_one_delivery_per_recipient(db:
 
     let delivered_to: Vec<String> = db
         .run(|c| {
-            let page = herald::db::models::pages::find_by_slug(c, "acme")?.unwrap();
-            let listed = rows::list_deliveries(
-                c,
-                &rows::DeliveryQuery {
-                    page_id: &page.id,
-                    limit: 100,
-                    ..Default::default()
-                },
-            )?;
+            let listed = acme_deliveries(c)?;
             Ok(listed.into_iter().map(|d| d.subscriber_id).collect())
         })
         .await
@@ -98,15 +90,7 @@ async fn an_expansion_step_leases_its_first_deliveries_to_the_expanding_worker(d
                 emails: 2,
             };
             let step = rows::expand_event(c, &event, audience, at, 100, Some(lease))?;
-            let page = herald::db::models::pages::find_by_slug(c, "acme")?.unwrap();
-            let listed = rows::list_deliveries(
-                c,
-                &rows::DeliveryQuery {
-                    page_id: &page.id,
-                    limit: 100,
-                    ..Default::default()
-                },
-            )?;
+            let listed = acme_deliveries(c)?;
             // Another engine claims what is due: only what was not leased.
             let mut claimed = rows::claim_deliveries(c, "engine-b", "webhook", 10, at, until)?;
             claimed.extend(rows::claim_deliveries(
@@ -161,6 +145,17 @@ async fn an_expansion_step_leases_its_first_deliveries_to_the_expanding_worker(d
         claimed, rest,
         "the other engine claims only what was left due"
     );
+}
+
+/// The deliveries of page "acme".
+fn acme_deliveries(c: &mut herald::db::DbConn) -> herald::error::AppResult<Vec<rows::Delivery>> {
+    let page = herald::db::models::pages::find_by_slug(c, "acme")?.unwrap();
+    let query = rows::DeliveryQuery {
+        page_id: &page.id,
+        limit: 100,
+        ..Default::default()
+    };
+    Ok(rows::list_deliveries(c, &query)?)
 }
 
 /// A migrated database of its own.
