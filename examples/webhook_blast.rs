@@ -186,7 +186,7 @@ async fn main() -> anyhow::Result<()> {
             "mode": mode,
             "count": count,
             "per_second": (count as f64 / elapsed).round(),
-            "cpu_us_per_request": cpu / count as u64,
+            "cpu_us_per_request": (cpu as f64 / count as f64 * 10.0).round() / 10.0,
         })
     );
     Ok(())
