@@ -127,18 +127,18 @@ def runs_round(path):
     return claim, mark
 
 
-best = [float("inf")] * 3
-for _ in range(ROUNDS):
-    with tempfile.TemporaryDirectory() as work:
-        for i, t in enumerate(one_round(os.path.join(work, "bench.db"))):
-            best[i] = min(best[i], t)
-per_row = [t / ROWS * 1e6 for t in best]
+def best_of(round_fn):
+    """Microseconds per row of each figure `round_fn` answers, the best of ROUNDS fresh files."""
+    best = None
+    for _ in range(ROUNDS):
+        with tempfile.TemporaryDirectory() as work:
+            times = round_fn(os.path.join(work, "bench.db"))
+            best = times if best is None else [min(a, b) for a, b in zip(best, times)]
+    return [t / ROWS * 1e6 for t in best]
+
+
+per_row = best_of(one_round)
 print(f"{ROWS} rows, best of {ROUNDS}: expand (insert) {per_row[0]:.1f} us/row, "
       f"claim {per_row[1]:.1f} us/row, record delivered {per_row[2]:.1f} us/row")
-best = [float("inf")] * 2
-for _ in range(ROUNDS):
-    with tempfile.TemporaryDirectory() as work:
-        for i, t in enumerate(runs_round(os.path.join(work, "bench.db"))):
-            best[i] = min(best[i], t)
-per_row = [t / ROWS * 1e6 for t in best]
+per_row = best_of(runs_round)
 print(f"leased runs instead: claim (read) {per_row[0]:.1f} us/row, record delivered {per_row[1]:.1f} us/row")

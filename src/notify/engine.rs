@@ -1,6 +1,6 @@
 //! The durable fan-out engine. Each pass expands unexpanded events into delivery rows, a chunk
-//! of subscribers at a time (the unique key makes this idempotent; sends start after the
-//! first chunk), claims due deliveries with a lease (renewed while they are held, taken over
+//! of subscribers at a time as room allows (the unique key makes this idempotent; the first
+//! rows of a chunk are written leased to this engine and sent at once), claims due deliveries with a lease (renewed while they are held, taken over
 //! by another process once it runs out), sends them with bounded concurrency (a global cap and
 //! a per-destination cap, so one slow host never holds up the others) and records each
 //! outcome in batches. Claims and records run in the background, one database job at a time,
@@ -237,7 +237,6 @@ pub async fn run(
         finished: Vec::new(),
         db_jobs: JoinSet::new(),
         due: [true; 2],
-        asked: [0; 2],
     };
     tracing::info!(worker = %engine.worker, "notification engine started");
     engine.serve(&handle.wake, &stop).await;
@@ -266,8 +265,6 @@ struct Engine {
     /// Per channel: whether deliveries may be due (cleared when a claim comes back short,
     /// set again on a wake-up or a poll).
     due: [bool; 2],
-    /// Per channel: deliveries asked of the claim under way (room it may fill).
-    asked: [usize; 2],
 }
 
 /// What a claim hands over: the deliveries, their subscribers and the events' content.
@@ -318,17 +315,8 @@ impl Engine {
             if self.db_jobs.is_empty() {
                 let rooms: Vec<(Channel, usize)> = Channel::ALL
                     .into_iter()
-                    .filter(|c| self.due[*c as usize])
-                    .map(|c| {
-                        let (cap, held) = (self.cap(c), self.held_count[c as usize]);
-                        (
-                            c,
-                            cap.saturating_sub(held),
-                            held == 0 || held <= cap - cap / 4,
-                        )
-                    })
-                    .filter(|(_, room, wanted)| *room > 0 && *wanted)
-                    .map(|(c, room, _)| (c, room))
+                    .filter(|c| self.due[*c as usize] && self.wants(*c))
+                    .map(|c| (c, self.room(c)))
                     .collect();
                 if !rooms.is_empty() {
                     self.claim(rooms);
@@ -376,7 +364,6 @@ impl Engine {
     fn db_done(&mut self, done: Result<DbDone, tokio::task::JoinError>) {
         match done {
             Ok(DbDone::Claimed(rooms, claimed)) => {
-                self.asked = [0; 2];
                 // A channel that handed over less than asked has nothing more due until the
                 // next wake-up or poll.
                 for (channel, room) in rooms {
@@ -390,7 +377,6 @@ impl Engine {
             Ok(DbDone::Flushed) => {}
             // A panicked job: what it held is found again when the leases run out.
             Err(e) => {
-                self.asked = [0; 2];
                 tracing::error!(error = %e, "a notification database job failed");
                 self.due = [false; 2];
             }
@@ -420,8 +406,8 @@ impl Engine {
     }
 
     /// Expands the next chunk of every unexpanded event into its deliveries; answers whether
-    /// any event has more to expand (the engine claims and sends
-    /// between chunks, so a large page's first deliveries go out while the rest are written).
+    /// any event has more to expand (the engine claims and sends between chunks, so a large
+    /// page's first deliveries go out while the rest are written).
     /// As many of the new deliveries as there is room for are leased to this engine as they
     /// are written and started at once: no claim has to rewrite them first.
     async fn expand(&mut self) -> bool {
@@ -496,17 +482,21 @@ impl Engine {
         }
     }
 
-    /// Deliveries of `channel` that could be taken on now.
+    /// Deliveries of `channel` that could be taken on now (asked only between database jobs,
+    /// so no claim under way is about to fill the room).
     fn room(&self, channel: Channel) -> usize {
-        let taken = self.held_count[channel as usize] + self.asked[channel as usize];
-        self.cap(channel).saturating_sub(taken)
+        self.cap(channel)
+            .saturating_sub(self.held_count[channel as usize])
     }
 
-    /// Whether either channel has room for a good batch (a quarter of its cap).
+    /// Whether `channel` has room for a good batch (a quarter of its cap).
+    fn wants(&self, channel: Channel) -> bool {
+        self.room(channel) >= (self.cap(channel) / 4).max(1)
+    }
+
+    /// Whether either channel has room for a good batch.
     fn has_room(&self) -> bool {
-        Channel::ALL
-            .into_iter()
-            .any(|c| self.room(c) >= (self.cap(c) / 4).max(1))
+        Channel::ALL.into_iter().any(|c| self.wants(c))
     }
 
     /// Deliveries of `channel` held at most.
@@ -528,9 +518,6 @@ impl Engine {
         let clock = self.config.clock.clone();
         let held = self.held.len();
         let asked = rooms.clone();
-        for (channel, room) in &rooms {
-            self.asked[*channel as usize] += room;
-        }
         self.db_jobs.spawn(async move {
             let started = std::time::Instant::now();
             let claimed = db
