@@ -30,8 +30,10 @@ pub struct AppState {
     pub metrics: PrometheusHandle,
     /// The public pages, rendered and held in memory.
     pub site: Arc<PublicSite>,
-    /// Failed sign-ins per account and address, shared by this application's workers.
+    /// Sign-in attempts per account and network, shared by this application's workers.
     pub login_limiter: Arc<crate::auth::limit::LoginLimiter>,
+    /// Where sign-in passwords are verified, off the database pool.
+    pub password_checks: Arc<crate::auth::verify::PasswordChecks>,
     /// Subscriber notifications: the engine's wake-up, the webhook policy, subscribe limits.
     pub notify: crate::notify::NotifyHandle,
     /// The support contact form: its token key, spool and rate limiter.
@@ -116,6 +118,7 @@ impl Application {
             metrics: telemetry::metrics_handle(),
             site: site.clone(),
             login_limiter: Arc::default(),
+            password_checks: Arc::default(),
             notify: crate::notify::NotifyHandle::new(&settings),
             support,
         };

@@ -1,7 +1,14 @@
 //! Signing in and out of the console: `GET /admin/login` (a plain form, no JavaScript, no
-//! external assets), `POST /admin/login` (rate limited per account and per IP; a wrong email
-//! and a wrong password get the same answer), `POST /admin/logout` (CSRF-protected; revokes the
+//! external assets), `POST /admin/login` (throttled per account and network, [`super::limit`];
+//! a wrong email and a wrong password get the same answer; the password is verified off the
+//! database pool, [`super::verify`]), `POST /admin/logout` (CSRF-protected; revokes the
 //! session and clears the cookie).
+//!
+//! The sign-in form has its own CSRF token (against login CSRF: a page elsewhere signing the
+//! browser in to an account of the attacker's). There is no session yet, so the form page sets
+//! a random nonce in a cookie scoped to the form (`herald_login`, `HttpOnly`,
+//! `SameSite=Strict`) and the form carries the nonce's HMAC under the server key; a POST needs
+//! both to match.
 
 use std::sync::OnceLock;
 
@@ -10,7 +17,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use handlebars::Handlebars;
 use serde::{Deserialize, Serialize};
 
-use super::{AuthMethod, Authenticated, session};
+use super::{AuthMethod, Authenticated, csrf, session};
 use crate::error::{AppError, AppResult};
 use crate::services;
 use crate::startup::AppState;
@@ -22,6 +29,11 @@ const SIGN_IN: &str = "/admin/login";
 /// The one message for an unknown email and a wrong password.
 pub const BAD_CREDENTIALS: &str = "Incorrect email or password.";
 const TEMPLATE: &str = include_str!("../../templates/admin/login.html.hbs");
+/// The cookie holding the sign-in form's nonce.
+pub const LOGIN_COOKIE: &str = "herald_login";
+/// What a sign-in form that fails its CSRF check says.
+pub const FORM_EXPIRED: &str =
+    "This sign-in form has expired or did not come from this site. Please sign in again.";
 
 /// Registers the sign-in and sign-out routes.
 pub fn routes(cfg: &mut web::ServiceConfig) {
@@ -36,6 +48,7 @@ struct LoginView<'a> {
     css: String,
     email: &'a str,
     error: Option<String>,
+    csrf_token: String,
 }
 
 fn registry() -> AppResult<&'static Handlebars<'static>> {
@@ -51,34 +64,63 @@ fn registry() -> AppResult<&'static Handlebars<'static>> {
     Ok(REGISTRY.get_or_init(|| registry))
 }
 
-/// The sign-in page with `status`, the email typed so far and an error message.
+/// The sign-in page with `status`, the email typed so far and an error message; it keeps the
+/// browser's form nonce when it has a well-formed one, else sets a new one.
 fn login_page(
     state: &AppState,
+    req: &HttpRequest,
     status: StatusCode,
     email: &str,
     error: Option<String>,
 ) -> AppResult<HttpResponse> {
+    let nonce = form_nonce(req).unwrap_or_else(|| hex::encode(rand::random::<[u8; 16]>()));
     let view = LoginView {
         css: state.site.renderer.assets.url("app.css"),
         email,
         error,
+        csrf_token: form_token(state, &nonce),
     };
     let html = registry()?
         .render("login", &view)
         .map_err(|e| AppError::Internal(anyhow::anyhow!("rendering admin/login: {e}")))?;
+    let cookie = actix_web::cookie::Cookie::build(LOGIN_COOKIE, nonce)
+        .http_only(true)
+        .same_site(actix_web::cookie::SameSite::Strict)
+        .path(SIGN_IN)
+        .secure(state.settings.public_url.starts_with("https://"))
+        .finish();
     Ok(HttpResponse::build(status)
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .insert_header((
             header::CONTENT_SECURITY_POLICY,
             "default-src 'self'; form-action 'self'; frame-ancestors 'none'",
         ))
+        .cookie(cookie)
         .content_type("text/html; charset=utf-8")
         .body(html))
 }
 
+/// The browser's sign-in form nonce, when it sent a well-formed one.
+fn form_nonce(req: &HttpRequest) -> Option<String> {
+    let value = req.cookie(LOGIN_COOKIE)?.value().to_owned();
+    (value.len() == 32 && value.bytes().all(|b| b.is_ascii_hexdigit())).then_some(value)
+}
+
+/// The token a sign-in form with `nonce` carries.
+fn form_token(state: &AppState, nonce: &str) -> String {
+    csrf::token_for(&format!("sign-in\0{nonce}"), state.secret.expose())
+}
+
+/// Whether the posted form token belongs to the browser's nonce.
+fn form_is_ours(state: &AppState, req: &HttpRequest, given: &str) -> bool {
+    form_nonce(req).is_some_and(|nonce| {
+        csrf::matches(&format!("sign-in\0{nonce}"), state.secret.expose(), given)
+    })
+}
+
 #[tracing::instrument(skip_all)]
-async fn show_login(state: web::Data<AppState>) -> AppResult<HttpResponse> {
-    login_page(&state, StatusCode::OK, "", None)
+async fn show_login(req: HttpRequest, state: web::Data<AppState>) -> AppResult<HttpResponse> {
+    login_page(&state, &req, StatusCode::OK, "", None)
 }
 
 /// The sign-in form.
@@ -86,6 +128,8 @@ async fn show_login(state: web::Data<AppState>) -> AppResult<HttpResponse> {
 pub struct SignIn {
     email: String,
     password: String,
+    #[serde(default)]
+    csrf_token: String,
 }
 
 #[tracing::instrument(skip_all)]
@@ -94,46 +138,94 @@ async fn sign_in(
     state: web::Data<AppState>,
     form: web::Form<SignIn>,
 ) -> AppResult<HttpResponse> {
-    let SignIn { email, password } = form.into_inner();
+    let SignIn {
+        email,
+        password,
+        csrf_token,
+    } = form.into_inner();
     let email = email.trim().to_lowercase();
-    let ip = crate::http::client_ip(&req, &state.settings.trusted_proxies).to_string();
-    let limiter = state.login_limiter.clone();
-    if let Err(wait) = limiter.check(&email, &ip) {
-        return too_many(&state, &email, wait);
+    if !form_is_ours(&state, &req, &csrf_token) {
+        tracing::info!("refused a sign-in form without its CSRF token");
+        let message = Some(FORM_EXPIRED.to_owned());
+        return login_page(&state, &req, StatusCode::FORBIDDEN, &email, message);
     }
-    let key = state.secret.clone();
-    let lookup = email.clone();
-    let started = state
-        .db
-        .run(
-            move |c| match services::auth::check_password(c, &lookup, &password)? {
-                Some(user) => services::auth::start_session(c, key.expose(), &user).map(Some),
-                None => Ok(None),
-            },
-        )
-        .await?;
-    let Some((_, value)) = started else {
-        limiter.record_failure(&email, &ip);
-        tracing::info!("refused a sign-in");
-        let message = Some(BAD_CREDENTIALS.to_owned());
-        return login_page(&state, StatusCode::UNAUTHORIZED, &email, message);
+    let net = crate::http::client_net(&req, &state.settings.trusted_proxies);
+    let attempt = match state.login_limiter.reserve(&email, net) {
+        Ok(attempt) => attempt,
+        Err(wait) => return too_many(&state, &req, &email, wait),
     };
-    limiter.record_success(&email);
-    Ok(HttpResponse::SeeOther()
-        .insert_header((header::LOCATION, AFTER_SIGN_IN))
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .cookie(session::cookie(&state.settings, value))
-        .finish())
+    match check(&state, &email, password).await {
+        Ok(Some(value)) => {
+            state.login_limiter.succeeded(attempt);
+            Ok(HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, AFTER_SIGN_IN))
+                .insert_header((header::CACHE_CONTROL, "no-store"))
+                .cookie(session::cookie(&state.settings, value))
+                .finish())
+        }
+        Ok(None) => {
+            tracing::info!("refused a sign-in");
+            let message = Some(BAD_CREDENTIALS.to_owned());
+            login_page(&state, &req, StatusCode::UNAUTHORIZED, &email, message)
+        }
+        Err(AppError::Unavailable {
+            reason,
+            retry_after_secs,
+        }) => {
+            tracing::warn!(%reason, "sign-in answered 503");
+            let message = format!(
+                "Sign-in is busy right now. Please try again in {retry_after_secs} seconds."
+            );
+            let status = StatusCode::SERVICE_UNAVAILABLE;
+            let mut res = login_page(&state, &req, status, &email, Some(message))?;
+            res.headers_mut().insert(
+                header::RETRY_AFTER,
+                header::HeaderValue::from(retry_after_secs),
+            );
+            Ok(res)
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// Checks the credentials and starts a session: its cookie value, or `None` when they are
+/// wrong. The account is read and the session written on the pool; the password is verified
+/// between the two, holding no connection.
+async fn check(state: &AppState, email: &str, password: String) -> AppResult<Option<String>> {
+    let lookup = email.to_owned();
+    let account = state
+        .db
+        .run(move |c| services::auth::find_account(c, &lookup))
+        .await?;
+    let hash = account.as_ref().map(|u| u.password_hash.clone());
+    if !state.password_checks.verify(hash, password).await? {
+        return Ok(None);
+    }
+    let Some(user) = account else {
+        return Ok(None);
+    };
+    let key = state.secret.clone();
+    let (_, value) = state
+        .db
+        .run(move |c| services::auth::start_session(c, key.expose(), &user))
+        .await?;
+    Ok(Some(value))
 }
 
 /// 429 with `Retry-After`, the sign-in page saying when to try again.
-fn too_many(state: &AppState, email: &str, wait_secs: u32) -> AppResult<HttpResponse> {
+fn too_many(
+    state: &AppState,
+    req: &HttpRequest,
+    email: &str,
+    wait_secs: u32,
+) -> AppResult<HttpResponse> {
     let minutes = wait_secs.div_ceil(60);
     let message = format!(
         "Too many sign-in attempts. Try again in {minutes} minute{}.",
         if minutes == 1 { "" } else { "s" }
     );
-    let mut res = login_page(state, StatusCode::TOO_MANY_REQUESTS, email, Some(message))?;
+    let status = StatusCode::TOO_MANY_REQUESTS;
+    let mut res = login_page(state, req, status, email, Some(message))?;
     res.headers_mut()
         .insert(header::RETRY_AFTER, header::HeaderValue::from(wait_secs));
     Ok(res)

@@ -20,6 +20,7 @@ pub mod jwt;
 pub mod limit;
 pub mod login;
 pub mod session;
+pub mod verify;
 
 use crate::domain::Role;
 use crate::error::{AppError, AppResult};

@@ -1,9 +1,11 @@
 //! The client's address for rate limits: the peer address, or, when the peer is a trusted
 //! reverse proxy (`HERALD_TRUSTED_PROXIES`), the right-most address of `X-Forwarded-For` that
 //! is not itself a trusted proxy. Addresses a client writes into the header itself sit to the
-//! left of what its proxies append, so they are never believed.
+//! left of what its proxies append, so they are never believed. Limits count a [`ClientNet`]:
+//! an IPv6 client by its /64, since one host can take any of the 2^64 addresses in it.
 
-use std::net::IpAddr;
+use std::fmt;
+use std::net::{IpAddr, Ipv6Addr};
 
 use actix_web::HttpRequest;
 use ipnet::IpNet;
@@ -19,6 +21,39 @@ pub fn client_ip(req: &HttpRequest, trusted: &[IpNet]) -> IpAddr {
         .get_all("x-forwarded-for")
         .filter_map(|value| value.to_str().ok());
     resolve(peer, forwarded, trusted)
+}
+
+/// The network rate limits should count `req` against: [`client_ip`] as a [`ClientNet`].
+pub fn client_net(req: &HttpRequest, trusted: &[IpNet]) -> ClientNet {
+    ClientNet::of(client_ip(req, trusted))
+}
+
+/// What a rate limit counts as one client: an IPv4 address, or the /64 an IPv6 address is in
+/// (the allocation of one subscriber line or one host, per RFC 6177, where privacy addresses
+/// and any number of others are free to take).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ClientNet(IpAddr);
+
+impl ClientNet {
+    /// The network of `ip` (an IPv4-mapped IPv6 address counts as its IPv4 address).
+    pub fn of(ip: IpAddr) -> Self {
+        match canonical(ip) {
+            IpAddr::V6(v6) => {
+                let [a, b, c, d, ..] = v6.segments();
+                Self(IpAddr::V6(Ipv6Addr::new(a, b, c, d, 0, 0, 0, 0)))
+            }
+            v4 => Self(v4),
+        }
+    }
+}
+
+impl fmt::Display for ClientNet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            IpAddr::V6(v6) => write!(f, "{v6}/64"),
+            v4 => write!(f, "{v4}"),
+        }
+    }
 }
 
 /// [`client_ip`] on plain values: `forwarded` are the header's values in the order received.
@@ -113,6 +148,24 @@ mod tests {
                 &trusted
             ),
             ip("127.0.0.1")
+        );
+    }
+
+    #[test]
+    fn an_ipv6_client_counts_as_its_64_and_an_ipv4_client_as_itself() {
+        let a = ClientNet::of(ip("2001:db8:1:2:aaaa::1"));
+        let b = ClientNet::of(ip("2001:db8:1:2:ffff:ffff:ffff:ffff"));
+        let other = ClientNet::of(ip("2001:db8:1:3::1"));
+        assert_eq!(a, b);
+        assert_ne!(a, other);
+        assert_eq!(a.to_string(), "2001:db8:1:2::/64");
+        assert_ne!(
+            ClientNet::of(ip("192.0.2.1")),
+            ClientNet::of(ip("192.0.2.2"))
+        );
+        assert_eq!(
+            ClientNet::of(ip("::ffff:192.0.2.1")).to_string(),
+            "192.0.2.1"
         );
     }
 

@@ -4,13 +4,14 @@ pub mod admin;
 pub mod api;
 pub mod client_ip;
 pub mod health;
+pub mod limiter;
 pub mod middleware;
 pub mod public;
 pub mod subscribe;
 pub mod subscribers_console;
 pub mod support;
 
-pub use client_ip::client_ip;
+pub use client_ip::{ClientNet, client_ip, client_net};
 
 use actix_web::middleware::Compress;
 use actix_web::web;

@@ -71,11 +71,12 @@ async fn accept(
         Target::Email(email) => email.as_str().to_owned(),
         Target::Webhook { url, .. } => url.clone(),
     };
-    let ip = crate::http::client_ip(req, &state.settings.trusted_proxies);
-    state.notify.limits.check(ip, &target)?;
+    let client = crate::http::client_net(req, &state.settings.trusted_proxies);
+    state.notify.limits.check_client(client)?;
     if let Target::Webhook { url, .. } = &subscription.target {
         check_webhook_url(state, url).await?;
     }
+    state.notify.limits.check_target(&target)?;
     let subscribed = state
         .db
         .run(move |c| subscribe::subscribe(c, &page_id, &subscription, Origin::Public, new_secret))

@@ -22,6 +22,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::error::{AppError, AppResult, FieldErrors};
+use crate::http::ClientNet;
 use crate::render::site::{PageSnapshot, PublicSite};
 use crate::startup::AppState;
 use crate::support::form::{BODY_LIMIT, Refusal, SupportForm, SupportJson};
@@ -110,7 +111,7 @@ fn locate(req: &HttpRequest, site: &PublicSite) -> Option<(Arc<PageSnapshot>, Pl
     }
 }
 
-/// The address the rate limit counts a request against (trusted proxies honoured).
+/// The client's address (trusted proxies honoured), kept with the submission.
 fn client_address(req: &HttpRequest, state: &AppState) -> IpAddr {
     crate::http::client_ip(req, &state.settings.trusted_proxies)
 }
@@ -178,7 +179,7 @@ pub async fn submit_form(
         Ok(html(status, body))
     };
     let ip = client_address(&req, &state);
-    if let Err(AppError::RateLimited { retry_after_secs }) = support.check_rate(ip) {
+    if let Err(AppError::RateLimited { retry_after_secs }) = support.check_rate(ClientNet::of(ip)) {
         let notice = format!(
             "Too many messages were sent from your network. Please wait {retry_after_secs} seconds and send it again; what you typed is kept."
         );
@@ -288,7 +289,7 @@ pub async fn submit_json(
     };
     let support = &state.support;
     let ip = client_address(&req, &state);
-    support.check_rate(ip)?;
+    support.check_rate(ClientNet::of(ip))?;
     let typed = SupportForm::from(body.into_inner());
     let checked = match typed.check(&page.data, &support.tokens, Utc::now()) {
         Ok(checked) => checked,

@@ -1,26 +1,28 @@
-//! Rate limits on subscribing: per client address and per subscribed address (so nobody can
+//! Rate limits on subscribing: per client network and per subscribed address (so nobody can
 //! flood a mailbox with confirmation requests from many addresses). Kept in the application
-//! state, per process.
+//! state, per process, each in a bounded map ([`crate::http::limiter`]).
 
-use std::net::IpAddr;
 use std::num::NonZeroU32;
 
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use governor::Quota;
 
-use crate::error::{AppError, AppResult};
+use crate::error::AppResult;
+use crate::http::ClientNet;
+use crate::http::limiter::{self, BoundedLimiter};
 
-/// Subscribe requests per client address: a burst of 10, then one every 30 s.
-const PER_IP_BURST: u32 = 10;
-const PER_IP_EVERY_SECS: u64 = 30;
+/// Subscribe requests per client network: a burst of 10, then one every 30 s.
+const PER_CLIENT_BURST: u32 = 10;
+const PER_CLIENT_EVERY_SECS: u64 = 30;
 /// Requests per subscribed address (or webhook URL): a burst of 3, then one every 10 minutes.
 const PER_TARGET_BURST: u32 = 3;
 const PER_TARGET_EVERY_SECS: u64 = 600;
+/// Keys each limiter remembers at most (about 100 bytes each).
+const MAX_KEYS: usize = 100_000;
 
 /// The two keyed limiters.
 pub struct SubscribeLimits {
-    by_ip: DefaultKeyedRateLimiter<IpAddr>,
-    by_target: DefaultKeyedRateLimiter<String>,
+    by_client: BoundedLimiter<ClientNet>,
+    by_target: BoundedLimiter<String>,
 }
 
 fn quota(every_secs: u64, burst: u32) -> Quota {
@@ -33,30 +35,21 @@ fn quota(every_secs: u64, burst: u32) -> Quota {
 impl Default for SubscribeLimits {
     fn default() -> Self {
         Self {
-            by_ip: RateLimiter::keyed(quota(PER_IP_EVERY_SECS, PER_IP_BURST)),
-            by_target: RateLimiter::keyed(quota(PER_TARGET_EVERY_SECS, PER_TARGET_BURST)),
+            by_client: limiter::bounded(quota(PER_CLIENT_EVERY_SECS, PER_CLIENT_BURST), MAX_KEYS),
+            by_target: limiter::bounded(quota(PER_TARGET_EVERY_SECS, PER_TARGET_BURST), MAX_KEYS),
         }
     }
 }
 
 impl SubscribeLimits {
-    /// `Ok` when `ip` may subscribe `target` (an email address or URL, normalised) now; else
-    /// 429 with the seconds to wait.
-    pub fn check(&self, ip: IpAddr, target: &str) -> AppResult<()> {
-        let limited = |wait: std::time::Duration| AppError::RateLimited {
-            retry_after_secs: wait.as_secs().max(1).min(u64::from(u32::MAX)) as u32,
-        };
-        let clock = DefaultClock::default();
-        self.by_ip
-            .check_key(&ip)
-            .map_err(|n| limited(n.wait_time_from(clock.now())))?;
-        self.by_target
-            .check_key(&target.to_owned())
-            .map_err(|n| limited(n.wait_time_from(clock.now())))?;
-        if self.by_target.len() > 100_000 {
-            self.by_target.retain_recent();
-            self.by_ip.retain_recent();
-        }
-        Ok(())
+    /// Counts a subscribe request from `client`: `Ok`, or 429 with the seconds to wait.
+    pub fn check_client(&self, client: ClientNet) -> AppResult<()> {
+        limiter::check(&self.by_client, &client)
+    }
+
+    /// Counts a request to subscribe `target` (an email address or URL, normalised, and already
+    /// found valid: a mistyped URL costs nobody's budget).
+    pub fn check_target(&self, target: &str) -> AppResult<()> {
+        limiter::check(&self.by_target, &target.to_owned())
     }
 }

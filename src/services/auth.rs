@@ -131,20 +131,28 @@ pub fn revoke_token(conn: &mut DbConn, actor: &Authenticated, id: &str) -> AppRe
     Ok(tokens::find_token(conn, id)?.unwrap_or(token))
 }
 
-/// The account behind `email` and `password`, or `None`. An unknown email costs the same
-/// argon2 verification as a wrong password, so timing does not tell them apart.
-pub fn check_password(conn: &mut DbConn, email: &str, password: &str) -> AppResult<Option<User>> {
-    let user = users::find_by_email(conn, email)?;
-    let hash = match &user {
-        Some(u) => u.password_hash.clone(),
-        None => dummy_hash()?.to_owned(),
+/// The account that signs in as `email`, if any. Its hash is verified afterwards, off the
+/// database pool ([`crate::auth::verify`]), so a flood of sign-ins holds no connection.
+pub fn find_account(conn: &mut DbConn, email: &str) -> AppResult<Option<User>> {
+    Ok(users::find_by_email(conn, email)?)
+}
+
+/// Whether `password` matches `hash`. An unknown account (`None`) costs the same argon2
+/// verification against a dummy hash, so timing does not tell it from a wrong password.
+/// CPU-bound for tens of milliseconds: call it from [`crate::auth::verify::PasswordChecks`].
+pub fn verify_password(hash: Option<&str>, password: &str) -> AppResult<bool> {
+    let known = hash.is_some();
+    let hash = match hash {
+        Some(h) => h,
+        None => dummy_hash()?,
     };
-    let parsed = PasswordHash::new(&hash)
+    let parsed = PasswordHash::new(hash)
         .map_err(|e| AppError::Internal(anyhow::anyhow!("stored password hash: {e}")))?;
     let valid = Argon2::default()
         .verify_password(password.as_bytes(), &parsed)
         .is_ok();
-    Ok(user.filter(|_| valid))
+    // The dummy hash signs nobody in, whatever is typed.
+    Ok(known && valid)
 }
 
 /// Computes the dummy hash in the background, so that even the first sign-in with an unknown

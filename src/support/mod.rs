@@ -34,11 +34,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, Utc};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use governor::Quota;
 use serde::{Deserialize, Serialize};
 
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
+use crate::http::ClientNet;
+use crate::http::limiter::{self, BoundedLimiter};
 use form::Checked;
 use spool::Spool;
 use token::TokenKey;
@@ -47,8 +49,10 @@ use token::TokenKey;
 pub const MIN_FILL_SECS: i64 = 3;
 /// How long a handed-out form stays valid.
 pub const TOKEN_MAX_AGE_HOURS: i64 = 24;
-/// Submissions per minute per client address, by default.
+/// Submissions per minute per client network, by default.
 pub const DEFAULT_RATE_PER_MIN: u32 = 5;
+/// Client networks the rate limit remembers at most (the least recently seen is forgotten).
+const MAX_LIMITED_CLIENTS: usize = 100_000;
 
 /// What a submission is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -141,7 +145,7 @@ pub enum Stored {
 pub struct Support {
     pub tokens: TokenKey,
     pub spool: Spool,
-    limiter: DefaultKeyedRateLimiter<IpAddr>,
+    limiter: BoundedLimiter<ClientNet>,
     /// Set after a failed database write: submissions go straight to the spool (so an outage
     /// does not make every sender wait for the pool's checkout timeout) until a replay reaches
     /// the database again.
@@ -162,22 +166,16 @@ impl Support {
                 chrono::Duration::hours(TOKEN_MAX_AGE_HOURS),
             ),
             spool: Spool::open(data_dir)?,
-            limiter: RateLimiter::keyed(Quota::per_minute(rate)),
+            limiter: limiter::bounded(Quota::per_minute(rate), MAX_LIMITED_CLIENTS),
             db_down: AtomicBool::new(false),
             pages: page::FormCache::default(),
             batcher: Arc::default(),
         }))
     }
 
-    /// `Ok` when `ip` may submit now, else 429 with the seconds to wait.
-    pub fn check_rate(&self, ip: IpAddr) -> AppResult<()> {
-        use governor::clock::{Clock, DefaultClock};
-        self.limiter.check_key(&ip).map_err(|not_until| {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            AppError::RateLimited {
-                retry_after_secs: wait.as_secs().max(1) as u32,
-            }
-        })
+    /// `Ok` when `client` may submit now, else 429 with the seconds to wait.
+    pub fn check_rate(&self, client: ClientNet) -> AppResult<()> {
+        limiter::check(&self.limiter, &client)
     }
 
     /// Forgets addresses whose limit has fully recovered (keeps the limiter's memory small).
@@ -242,14 +240,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let support =
             Support::new(b"0123456789abcdef0123456789abcdef", dir.path().into(), 2).unwrap();
-        let ip: IpAddr = "192.0.2.7".parse().unwrap();
-        assert!(support.check_rate(ip).is_ok());
-        assert!(support.check_rate(ip).is_ok());
-        match support.check_rate(ip) {
+        let net = |ip: &str| ClientNet::of(ip.parse::<IpAddr>().unwrap());
+        assert!(support.check_rate(net("192.0.2.7")).is_ok());
+        assert!(support.check_rate(net("192.0.2.7")).is_ok());
+        match support.check_rate(net("192.0.2.7")) {
             Err(AppError::RateLimited { retry_after_secs }) => assert!(retry_after_secs >= 1),
             other => panic!("expected 429, got {other:?}"),
         }
-        let other: IpAddr = "192.0.2.8".parse().unwrap();
-        assert!(support.check_rate(other).is_ok(), "limits are per address");
+        assert!(
+            support.check_rate(net("192.0.2.8")).is_ok(),
+            "limits are per address"
+        );
+        assert!(support.check_rate(net("2001:db8::1")).is_ok());
+        assert!(support.check_rate(net("2001:db8::2")).is_ok());
+        assert!(
+            support.check_rate(net("2001:db8::ffff:3")).is_err(),
+            "an IPv6 client's other addresses in its /64 share its limit"
+        );
     }
 }

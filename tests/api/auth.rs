@@ -3,6 +3,7 @@
 //! (sign-in, cookie flags, rate limiting, CSRF, sign-out).
 
 mod sessions;
+mod throttle;
 mod tokens;
 
 use herald::domain::{EmailAddress, Role};

@@ -203,6 +203,56 @@ impl TestApp {
             .expect("request sent")
     }
 
+    /// Signs in through the console's form as a browser does: GET `/admin/login` for its
+    /// cookie and CSRF token, then POST them with `email` and `password`. `client` should not
+    /// follow redirects; the answer is returned as it is.
+    pub async fn post_sign_in(
+        &self,
+        client: &reqwest::Client,
+        email: &str,
+        password: &str,
+    ) -> reqwest::Response {
+        let (cookie, token) = self.sign_in_form(client).await;
+        client
+            .post(format!("{}/admin/login", self.address))
+            .header("Cookie", cookie)
+            .form(&[
+                ("email", email),
+                ("password", password),
+                ("csrf_token", &token),
+            ])
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    /// The sign-in form's `herald_login=...` cookie pair and its CSRF token.
+    pub async fn sign_in_form(&self, client: &reqwest::Client) -> (String, String) {
+        let res = client
+            .get(format!("{}/admin/login", self.address))
+            .send()
+            .await
+            .expect("request sent");
+        let cookie = res
+            .headers()
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .find(|v| v.starts_with("herald_login="))
+            .and_then(|v| v.split(';').next())
+            .expect("the sign-in form sets its cookie")
+            .to_owned();
+        let html = res.text().await.expect("sign-in page");
+        let marker = r#"name="csrf_token" value=""#;
+        let start = html.find(marker).expect("the form carries a CSRF token") + marker.len();
+        let token = html[start..]
+            .split('"')
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        (cookie, token)
+    }
+
     /// A second Herald on the same database, as another process sharing it would be.
     pub async fn spawn_sibling(&self) -> TestApp {
         TestApp::spawn(self.test_db.shared()).await

@@ -70,12 +70,7 @@ impl Console {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap();
-        let res = client
-            .post(format!("{}/admin/login", app.address))
-            .form(&[("email", email), ("password", PASSWORD)])
-            .send()
-            .await
-            .expect("request sent");
+        let res = app.post_sign_in(&client, email, PASSWORD).await;
         assert_eq!(res.status(), 303, "signed in");
         let cookie = res
             .headers()

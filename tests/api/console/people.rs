@@ -40,18 +40,13 @@ async fn owners_add_accounts_change_roles_and_remove_them(db: TestDb) {
     let password = body[start..].split('<').next().unwrap().to_owned();
     let (status, _, _) = owner.post("/admin/users", &add).await;
     assert_eq!(status, 422, "a taken email is a field error");
-    let res = reqwest::Client::builder()
+    let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
-        .unwrap()
-        .post(format!("{}/admin/login", app.address))
-        .form(&[
-            ("email", "new@example.com"),
-            ("password", password.as_str()),
-        ])
-        .send()
-        .await
         .unwrap();
+    let res = app
+        .post_sign_in(&client, "new@example.com", &password)
+        .await;
     assert_eq!(res.status(), 303, "the new account signs in");
 
     let (_, list) = owner.get("/admin/users").await;

@@ -26,6 +26,7 @@ on_both_backends!(
     every_update_of_an_incident_threads_under_its_first_message,
     webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature,
     private_webhook_destinations_are_refused_and_subscribing_is_rate_limited,
+    a_refused_webhook_url_does_not_use_up_the_limit_of_its_target,
     responders_list_export_remove_subscribers_and_retry_failed_deliveries,
     responders_are_reminded_before_a_promised_update_and_told_once_it_is_overdue,
     the_subscribe_form_works_without_javascript,
@@ -620,6 +621,18 @@ async fn private_webhook_destinations_are_refused_and_subscribing_is_rate_limite
     }
     let retry_after: u64 = limited.expect("a 429").parse().unwrap();
     assert!(retry_after >= 1);
+}
+
+async fn a_refused_webhook_url_does_not_use_up_the_limit_of_its_target(db: TestDb) {
+    let s = Setup::spawn_with(db, false).await;
+    // The per-target limit is a burst of 3: a URL refused four times was never counted.
+    for attempt in 1..=4 {
+        let (status, body) = s
+            .subscribe(json!({"type": "webhook", "url": "http://10.0.0.1/x", "contact_email": "ops@example.com"}))
+            .await;
+        assert_eq!(status, 422, "attempt {attempt}: {body}");
+        assert!(body["fields"]["url"].is_array(), "{body}");
+    }
 }
 
 async fn responders_list_export_remove_subscribers_and_retry_failed_deliveries(db: TestDb) {
