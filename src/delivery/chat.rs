@@ -11,12 +11,27 @@ use super::webhook::WebhookRequest;
 pub struct ChatMessage {
     /// E.g. "Acme: API errors".
     pub title: String,
-    /// The update's text (plain text; markdown markers pass through).
+    /// The update's text: markdown markers pass through when a responder wrote it, and are
+    /// shown as typed when anyone may have ([`Author`]).
     pub text: String,
+    /// Who wrote `text`.
+    pub author: Author,
     /// Where to read more (the incident's public page).
     pub url: String,
     /// E.g. "investigating", "resolved", "major_outage".
     pub status: String,
+}
+
+/// Who wrote a chat message's text, which decides how it is escaped for each product.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Author {
+    /// Anyone at all (a support form's sender): the text is shown as typed, so it can carry
+    /// no formatting, mention or disguised link (`[your bank](https://evil.example)`) into
+    /// responders' channels.
+    #[default]
+    Anyone,
+    /// A signed-in responder: their markdown renders.
+    Responder,
 }
 
 /// Which body format a destination takes.
@@ -113,18 +128,54 @@ fn slack(m: &ChatMessage) -> Value {
         ),
         3000,
     );
+    // The fallback text (notifications, screen readers) is mrkdwn too: escaped the same way.
+    let fallback = format!("{} ({}): {}", m.title, status_words(&m.status), m.text);
     json!({
-        "text": truncate(&format!("{} ({}): {}", m.title, status_words(&m.status), m.text), 4000),
+        "text": truncate(&slack_escape(&fallback), 4000),
         "blocks": [
             { "type": "section", "text": { "type": "mrkdwn", "text": section } }
         ],
     })
 }
 
+/// Discord's markdown, shown as typed: each marker (and `<` of `<https://...>` links) gets
+/// its backslash.
+fn discord_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '*'
+                | '_'
+                | '~'
+                | '`'
+                | '|'
+                | '>'
+                | '<'
+                | '#'
+                | '-'
+                | '['
+                | ']'
+                | '('
+                | ')'
+                | ':'
+                | '@'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn discord(m: &ChatMessage) -> Value {
+    let text = match m.author {
+        Author::Responder => m.text.clone(),
+        Author::Anyone => discord_escape(&m.text),
+    };
     let mut embed = json!({
         "title": truncate(&m.title, 256),
-        "description": truncate(&m.text, 4096),
+        "description": truncate(&text, 4096),
         "color": colour(&m.status),
         "footer": { "text": truncate(&status_words(&m.status), 2048) },
     });
@@ -140,6 +191,14 @@ fn discord(m: &ChatMessage) -> Value {
 }
 
 fn teams(m: &ChatMessage) -> Value {
+    // A TextBlock renders markdown, links included; a RichTextBlock's TextRun never does.
+    let text = match m.author {
+        Author::Responder => json!({ "type": "TextBlock", "wrap": true, "text": m.text }),
+        Author::Anyone => json!({
+            "type": "RichTextBlock",
+            "inlines": [{ "type": "TextRun", "text": m.text }],
+        }),
+    };
     let mut card = json!({
         "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
         "type": "AdaptiveCard",
@@ -149,7 +208,7 @@ fn teams(m: &ChatMessage) -> Value {
               "text": m.title },
             { "type": "TextBlock", "isSubtle": true, "spacing": "None", "wrap": true,
               "text": status_words(&m.status) },
-            { "type": "TextBlock", "wrap": true, "text": m.text },
+            text,
         ],
     });
     if !m.url.is_empty() {
@@ -183,6 +242,7 @@ mod tests {
             summary: ChatMessage {
                 title: "Acme: API <errors> & timeouts".into(),
                 text: "We are investigating. @everyone".into(),
+                author: Author::Responder,
                 url: "https://status.example.com/status/acme/incidents/1".into(),
                 status: "major_outage".into(),
             }
@@ -275,6 +335,86 @@ mod tests {
         assert_eq!(
             card["actions"][0]["url"],
             "https://status.example.com/status/acme/incidents/1"
+        );
+    }
+
+    /// A support message from anyone, with a disguised link in each product's syntax.
+    fn from_anyone(to: &str) -> WebhookRequest {
+        let mut req = request(to);
+        let summary = std::sync::Arc::make_mut(&mut req.summary);
+        summary.title = "Acme: support request SUP-1".into();
+        summary.text =
+            "Sign-in broken <https://evil.example|your SSO> [log in here](https://evil.example) **now** & @here".into();
+        summary.author = Author::Anyone;
+        req
+    }
+
+    #[test]
+    fn slack_escapes_anyones_text_in_the_blocks_and_the_fallback() {
+        let b = body(
+            Flavor::Slack,
+            &from_anyone("https://hooks.slack.com/services/x"),
+        );
+        let fallback = b["text"].as_str().unwrap();
+        let section = b["blocks"][0]["text"]["text"].as_str().unwrap();
+        for text in [fallback, section] {
+            assert!(!text.contains("<https://evil"), "{text}");
+            assert!(
+                text.contains("&lt;https://evil.example|your SSO&gt;"),
+                "{text}"
+            );
+            assert!(text.contains(" &amp; @here"), "{text}");
+        }
+    }
+
+    #[test]
+    fn discord_shows_anyones_markdown_as_typed() {
+        let b = body(
+            Flavor::Discord,
+            &from_anyone("https://discord.com/api/webhooks/1/x"),
+        );
+        let description = b["embeds"][0]["description"].as_str().unwrap();
+        assert!(
+            description.contains(r"\[log in here\]\(https\://evil.example\)"),
+            "{description}"
+        );
+        assert!(description.contains(r"\*\*now\*\*"), "{description}");
+        assert!(
+            description.contains(r"\<https\://evil.example\|your SSO\>"),
+            "{description}"
+        );
+        let responder = body(
+            Flavor::Discord,
+            &request("https://discord.com/api/webhooks/1/x"),
+        );
+        assert_eq!(
+            responder["embeds"][0]["description"], "We are investigating. @everyone",
+            "a responder's text is left as written"
+        );
+    }
+
+    #[test]
+    fn teams_puts_anyones_text_where_markdown_does_not_render() {
+        let b = body(
+            Flavor::Teams,
+            &from_anyone("https://acme.webhook.office.com/webhookb2/x"),
+        );
+        let text = &b["attachments"][0]["content"]["body"][2];
+        assert_eq!(text["type"], "RichTextBlock");
+        assert_eq!(text["inlines"][0]["type"], "TextRun");
+        assert!(
+            text["inlines"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("[log in here]")
+        );
+        let responder = body(
+            Flavor::Teams,
+            &request("https://acme.webhook.office.com/webhookb2/x"),
+        );
+        assert_eq!(
+            responder["attachments"][0]["content"]["body"][2]["type"],
+            "TextBlock"
         );
     }
 

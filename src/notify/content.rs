@@ -18,7 +18,7 @@ use crate::db::DbConn;
 use crate::db::models::components;
 use crate::db::models::notify::{self as rows, NotificationEvent};
 use crate::delivery::body::SharedBody;
-use crate::delivery::chat::ChatMessage;
+use crate::delivery::chat::{Author, ChatMessage};
 use crate::error::{AppError, AppResult};
 use crate::render::api_v2::incident::Incident as V2Incident;
 use crate::render::api_v2::model::{Component as V2Component, Time};
@@ -224,6 +224,7 @@ fn incident_event(
         text: body,
         url: incident.url.clone(),
         status: incident.status.as_str().to_owned(),
+        author: Author::Responder,
     };
     Ok((view, chat))
 }
@@ -276,6 +277,7 @@ fn component_event(
         text: format!("{} is now {}.", component.name, status),
         url,
         status: component.status.as_str().to_owned(),
+        author: Author::Responder,
     };
     Ok((view, chat))
 }

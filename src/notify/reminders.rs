@@ -20,7 +20,7 @@ use crate::db::models::page_webhooks::{self, PageWebhook};
 use crate::db::models::{pages, users};
 use crate::db::{DbConn, now, write_tx};
 use crate::delivery::Attempt;
-use crate::delivery::chat::ChatMessage;
+use crate::delivery::chat::{Author, ChatMessage};
 use crate::delivery::mail::{DirectMessage, Mailer};
 use crate::delivery::webhook::{WebhookClient, WebhookRequest};
 use crate::error::AppResult;
@@ -148,6 +148,7 @@ pub fn messages(
             text: text.lines().next().unwrap_or_default().to_owned(),
             url: view["console_url"].as_str().unwrap_or_default().to_owned(),
             status: incident.status.clone(),
+            author: Author::Responder,
         }
         .into(),
     });

@@ -8,7 +8,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Deserialize;
 
 use super::pages::{
-    FieldCheck, MAX_DESCRIPTION_LEN, MAX_NAME_LEN, found, nullable, optional_text, required_text,
+    FieldCheck, MAX_DESCRIPTION_LEN, MAX_NAME_LEN, found, nullable, optional_text, required_line,
     row_time,
 };
 use crate::db::models::components::{
@@ -100,7 +100,7 @@ pub fn create_group(
     input: &GroupInput,
 ) -> AppResult<ComponentGroup> {
     let mut check = FieldCheck::default();
-    let name = check.check("name", required_text(&input.name, MAX_NAME_LEN));
+    let name = check.check("name", required_line(&input.name, MAX_NAME_LEN));
     let description = check.check(
         "description",
         optional_text(input.description.as_deref(), MAX_DESCRIPTION_LEN),
@@ -134,7 +134,7 @@ pub fn create_component(
     input: &NewComponentInput,
 ) -> AppResult<Component> {
     let mut check = FieldCheck::default();
-    let name = check.check("name", required_text(&input.name, MAX_NAME_LEN));
+    let name = check.check("name", required_line(&input.name, MAX_NAME_LEN));
     let description = check.check(
         "description",
         optional_text(input.description.as_deref(), MAX_DESCRIPTION_LEN),
@@ -184,7 +184,7 @@ pub fn update_component(
     let name = input
         .name
         .as_deref()
-        .map(|n| required_text(n, MAX_NAME_LEN))
+        .map(|n| required_line(n, MAX_NAME_LEN))
         .transpose();
     let patch = |v: &Option<Option<String>>, max| {
         v.as_ref()

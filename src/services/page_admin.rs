@@ -8,7 +8,7 @@ use crate::db::models::page_admin::{self, GroupChanges};
 use crate::db::{DbConn, now, write_tx};
 use crate::error::{AppError, AppResult};
 use crate::services::pages::{
-    FieldCheck, MAX_DESCRIPTION_LEN, MAX_NAME_LEN, found, nullable, optional_text, required_text,
+    FieldCheck, MAX_DESCRIPTION_LEN, MAX_NAME_LEN, found, nullable, optional_text, required_line,
 };
 
 /// Changes to a group: absent fields stay as they are; `null` clears the description.
@@ -41,7 +41,7 @@ pub fn update_group(
     let name = patch
         .name
         .as_deref()
-        .map(|n| required_text(n, MAX_NAME_LEN))
+        .map(|n| required_line(n, MAX_NAME_LEN))
         .transpose();
     let description = patch
         .description

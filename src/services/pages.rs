@@ -7,7 +7,9 @@ pub mod input;
 
 use serde::Deserialize;
 
-pub use input::{FieldCheck, found, nullable, optional, optional_text, required_text, row_time};
+pub use input::{
+    FieldCheck, found, nullable, optional, optional_text, required_line, required_text, row_time,
+};
 
 use crate::db::models::pages::{self, NewStatusPage, StatusPage, StatusPageChanges};
 use crate::db::{DbConn, new_id, now, write_tx};
@@ -118,7 +120,7 @@ struct PageFields {
 fn new_page_fields(input: &NewPageInput) -> AppResult<PageFields> {
     let mut check = FieldCheck::default();
     let slug = check.check("slug", Slug::parse(&input.slug));
-    let name = check.check("name", required_text(&input.name, MAX_NAME_LEN));
+    let name = check.check("name", required_line(&input.name, MAX_NAME_LEN));
     let description = optional_text(input.description.as_deref(), MAX_DESCRIPTION_LEN);
     let description = check.check("description", description);
     let public_url = check.check(
@@ -178,7 +180,7 @@ pub fn update_page(
 fn page_changes(input: &UpdatePageInput) -> AppResult<StatusPageChanges> {
     let mut check = FieldCheck::default();
     // Each check answers Option<Option<T>>: the outer None (an error) fails `done` below.
-    let text = |v: &Option<String>, max| v.as_deref().map(|v| required_text(v, max)).transpose();
+    let line = |v: &Option<String>, max| v.as_deref().map(|v| required_line(v, max)).transpose();
     let patch = |v: &Option<Option<String>>, parse: fn(&str) -> Result<String, String>| {
         v.as_ref()
             .map(|v| optional(v.as_deref(), parse))
@@ -199,7 +201,7 @@ fn page_changes(input: &UpdatePageInput) -> AppResult<StatusPageChanges> {
     let changes = StatusPageChanges {
         slug: check.check("slug", slug).flatten(),
         name: check
-            .check("name", text(&input.name, MAX_NAME_LEN))
+            .check("name", line(&input.name, MAX_NAME_LEN))
             .flatten(),
         description: check
             .check("description", patch(&input.description, description))

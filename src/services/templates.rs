@@ -12,7 +12,7 @@ use crate::db::models::templates::{self, IncidentTemplate};
 use crate::db::{DbConn, new_id, now, write_tx};
 use crate::domain::{ComponentStatus, Impact};
 use crate::error::{AppError, AppResult};
-use crate::services::pages::{FieldCheck, MAX_NAME_LEN, found, required_text};
+use crate::services::pages::{FieldCheck, MAX_NAME_LEN, found, required_line, required_text};
 
 /// The longest template title (the incident name it pre-fills), in characters.
 const MAX_TITLE_LEN: usize = 200;
@@ -132,8 +132,8 @@ fn checked(
     at: chrono::NaiveDateTime,
 ) -> AppResult<IncidentTemplate> {
     let mut check = FieldCheck::default();
-    let name = check.check("name", required_text(&input.name, MAX_NAME_LEN));
-    let title = check.check("title", required_text(&input.title, MAX_TITLE_LEN));
+    let name = check.check("name", required_line(&input.name, MAX_NAME_LEN));
+    let title = check.check("title", required_line(&input.title, MAX_TITLE_LEN));
     let body = check.check("body", required_text(&input.body, MAX_BODY_LEN));
     let ids: Vec<&str> = input.components.keys().map(String::as_str).collect();
     let on_page = components::find_on_page(conn, page_id, &ids)?;

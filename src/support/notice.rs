@@ -22,7 +22,7 @@ use crate::db::models::support::{self as rows, SupportSubmission};
 use crate::db::models::{components, page_webhooks};
 use crate::db::{Db, DbConn};
 use crate::delivery::Attempt;
-use crate::delivery::chat::ChatMessage;
+use crate::delivery::chat::{Author, ChatMessage};
 use crate::delivery::mail::{DirectMessage, Mailer};
 use crate::delivery::outbound::Policy;
 use crate::delivery::webhook::{WebhookClient, WebhookRequest};
@@ -220,6 +220,7 @@ impl Notifier {
                 ),
                 url: view["console_url"].as_str().unwrap_or_default().to_owned(),
                 status: s.topic.clone(),
+                author: Author::Anyone,
             }.into(),
         };
         for _ in 0..DEFERRALS {

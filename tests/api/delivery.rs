@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use herald::delivery::Attempt;
 use herald::delivery::breaker::BreakerConfig;
-use herald::delivery::chat::ChatMessage;
+use herald::delivery::chat::{Author, ChatMessage};
 use herald::delivery::mail::{EmailMessage, Mailer};
 use herald::delivery::outbound::{self, Policy, UrlRefusal};
 use herald::delivery::signature;
@@ -538,6 +538,7 @@ fn webhook(url: &str) -> WebhookRequest {
             text: "We found the cause.".into(),
             url: "https://status.test/status/acme/incidents/1".into(),
             status: "identified".into(),
+            author: Author::Responder,
         }.into(),
     }
 }

@@ -22,7 +22,14 @@ pub fn render(data: &PageData) -> anyhow::Result<Vec<u8>> {
     ] {
         calendar.append_property(Property::new(key, value));
     }
-    calendar.name(&plain(&name));
+    // The crate escapes the properties it knows as TEXT; NAME and X-WR-CALNAME it writes as
+    // given, so they are declared TEXT to be escaped like SUMMARY (a CR LF in a page name
+    // must not end the line and start a forged VEVENT).
+    for key in ["NAME", "X-WR-CALNAME"] {
+        let mut property = Property::new(key, plain(&name));
+        property.add_parameter("VALUE", "TEXT");
+        calendar.append_property(property);
+    }
     let mut windows: Vec<&IncidentInfo> = data
         .maintenances
         .iter()

@@ -292,6 +292,28 @@ fn user_text_is_escaped_in_xml_and_never_a_raw_tag() {
 }
 
 #[test]
+fn a_page_name_cannot_add_events_or_properties_to_the_calendar() {
+    let mut data = fixture::hostile();
+    data.page.name =
+        "Acme\r\nBEGIN:VEVENT\r\nUID:forged@x\r\nSUMMARY:Free money;x,y\r\nEND:VEVENT".into();
+    let body = text(&data, "maintenances.ics");
+    assert!(
+        !body.replace("\r\n", "").contains('\n'),
+        "a bare line end: {body}"
+    );
+    let lines: Vec<&str> = body.split("\r\n").collect();
+    assert!(!lines.iter().any(|l| l.starts_with("UID:forged")), "{body}");
+    let events = lines.iter().filter(|l| **l == "BEGIN:VEVENT").count();
+    assert_eq!(events, 2, "{body}");
+    let calendar = ical(&data);
+    assert_eq!(calendar.events().count(), 2, "{body}");
+    assert_eq!(
+        calendar.get_name(),
+        Some("Acme\nBEGIN:VEVENT\nUID:forged@x\nSUMMARY:Free money;x,y\nEND:VEVENT maintenance")
+    );
+}
+
+#[test]
 fn user_text_cannot_add_icalendar_properties() {
     let mut data = fixture::hostile();
     data.maintenances[0].name = "Upgrade\r\nDTSTART:19990101T000000Z;x,y".into();

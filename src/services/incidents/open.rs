@@ -14,7 +14,9 @@ use crate::domain::{
     Impact, IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus, format_reference,
 };
 use crate::error::{AppError, AppResult};
-use crate::services::pages::{FieldCheck, found, optional_text, required_text, row_time};
+use crate::services::pages::{
+    FieldCheck, found, optional_text, required_line, required_text, row_time,
+};
 
 /// The longest incident name, in characters.
 pub(super) const MAX_INCIDENT_NAME_LEN: usize = 200;
@@ -202,7 +204,7 @@ fn opening(
     now: DateTime<Utc>,
 ) -> Option<Opening> {
     let kind = input.kind.unwrap_or(IncidentKind::Incident);
-    let name = check.check("name", required_text(&input.name, MAX_INCIDENT_NAME_LEN));
+    let name = check.check("name", required_line(&input.name, MAX_INCIDENT_NAME_LEN));
     let body = check.check("body", required_text(&input.body, MAX_BODY_LEN));
     let status = check.check("status", initial_status(kind, input.status.as_deref()));
     let text = |v: &Option<String>| optional_text(v.as_deref(), MAX_FIELD_LEN);

@@ -18,7 +18,9 @@ use crate::domain::{
     check_lifecycle_transition,
 };
 use crate::error::{AppError, AppResult};
-use crate::services::pages::{FieldCheck, found, nullable, optional_text, required_text, row_time};
+use crate::services::pages::{
+    FieldCheck, found, nullable, optional_text, required_line, required_text, row_time,
+};
 
 /// A new update of an incident. Field names follow Statuspage's manage API
 /// (`deliver_notifications` is accepted for `notify`).
@@ -203,7 +205,7 @@ pub fn update_incident_fields(
         let name = input
             .name
             .as_deref()
-            .map(|n| required_text(n, MAX_INCIDENT_NAME_LEN))
+            .map(|n| required_line(n, MAX_INCIDENT_NAME_LEN))
             .transpose();
         let patch = |v: &Option<Option<String>>| {
             v.as_ref()

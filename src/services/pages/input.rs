@@ -47,6 +47,19 @@ pub fn required_text(value: &str, max: usize) -> Result<String, String> {
     }
 }
 
+/// A name: [`required_text`] on a single line, with no control characters (a CR or LF in a
+/// name would start a new line in a mail header, a feed title or a calendar property).
+pub fn required_line(value: &str, max: usize) -> Result<String, String> {
+    let value = required_text(value, max)?;
+    if value.contains(['\r', '\n']) {
+        return Err("must be a single line (no line breaks)".to_owned());
+    }
+    if value.chars().any(char::is_control) {
+        return Err("must not contain control characters".to_owned());
+    }
+    Ok(value)
+}
+
 /// Trimmed text of at most `max` characters; absent or blank text is `None`.
 pub fn optional_text(value: Option<&str>, max: usize) -> Result<Option<String>, String> {
     optional(value, |v| required_text(v, max))
@@ -78,6 +91,28 @@ where
 pub fn row_time(at: DateTime<Utc>) -> NaiveDateTime {
     use chrono::SubsecRound;
     at.naive_utc().trunc_subsecs(6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_is_one_line_without_control_characters() {
+        assert_eq!(required_line("  API  ", 10), Ok("API".to_owned()));
+        assert_eq!(
+            required_line("API\r\nBEGIN:VEVENT", 100),
+            Err("must be a single line (no line breaks)".to_owned())
+        );
+        assert!(required_line("A\nB", 100).is_err());
+        assert!(required_line("A\u{0}B", 100).is_err());
+        assert!(required_line("A\tB", 100).is_err());
+        assert_eq!(
+            required_line("Zürich – EU", 100),
+            Ok("Zürich – EU".to_owned())
+        );
+        assert!(required_line(" ", 100).is_err());
+    }
 }
 
 /// Maps diesel's `NotFound` to a 404 naming `what`.

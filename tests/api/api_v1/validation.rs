@@ -9,6 +9,7 @@ on_both_backends!(
     bad_bodies_answer_422_naming_each_field,
     malformed_json_is_a_400_in_the_api_error_shape,
     a_retried_post_with_the_same_idempotency_key_creates_one_incident,
+    names_with_a_line_break_are_refused_and_nothing_is_written,
 );
 
 fn fields(body: &Value) -> Vec<String> {
@@ -16,6 +17,44 @@ fn fields(body: &Value) -> Vec<String> {
         .as_object()
         .map(|f| f.keys().cloned().collect())
         .unwrap_or_default()
+}
+
+async fn names_with_a_line_break_are_refused_and_nothing_is_written(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let forged = "Upgrade\r\nBEGIN:VEVENT";
+    let writes = [
+        ("POST", "/pages", json!({"slug": "beta", "name": forged})),
+        ("PATCH", "/pages/acme", json!({"name": forged})),
+        ("POST", "/pages/acme/components", json!({"name": forged})),
+        (
+            "POST",
+            "/pages/acme/incidents",
+            json!({"name": forged, "body": "Y"}),
+        ),
+        (
+            "POST",
+            "/pages/acme/incidents",
+            json!({"name": "Line\nbreak", "body": "Y", "kind": "maintenance",
+                   "scheduled_for": "2099-01-01T00:00:00Z", "scheduled_until": "2099-01-01T01:00:00Z"}),
+        ),
+    ];
+    for (method, path, body) in writes {
+        let (status, answer) = api.send(method, path, &api.owner, Some(body)).await;
+        assert_eq!(status, 422, "{method} {path}: {answer}");
+        assert_eq!(
+            answer["fields"]["name"][0], "must be a single line (no line breaks)",
+            "{method} {path}: {answer}"
+        );
+    }
+    let (_, pages) = api.send("GET", "/pages", &api.owner, None).await;
+    let names: Vec<&str> = pages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains('\n')), "{pages}");
+    assert_eq!(names.len(), 1, "no page was created: {pages}");
 }
 
 async fn bad_bodies_answer_422_naming_each_field(db: TestDb) {
