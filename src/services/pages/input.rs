@@ -93,6 +93,14 @@ pub fn row_time(at: DateTime<Utc>) -> NaiveDateTime {
     at.naive_utc().trunc_subsecs(6)
 }
 
+/// Maps diesel's `NotFound` to a 404 naming `what`.
+pub fn found<T>(result: diesel::QueryResult<T>, what: &str) -> AppResult<T> {
+    result.map_err(|e| match e {
+        diesel::result::Error::NotFound => AppError::NotFound(what.to_owned()),
+        other => other.into(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,12 +121,4 @@ mod tests {
         );
         assert!(required_line(" ", 100).is_err());
     }
-}
-
-/// Maps diesel's `NotFound` to a 404 naming `what`.
-pub fn found<T>(result: diesel::QueryResult<T>, what: &str) -> AppResult<T> {
-    result.map_err(|e| match e {
-        diesel::result::Error::NotFound => AppError::NotFound(what.to_owned()),
-        other => other.into(),
-    })
 }
