@@ -134,7 +134,7 @@ impl Application {
                 )
                 .wrap(from_fn(crate::auth::renew_session))
                 .wrap(from_fn(http::middleware::observe))
-                .wrap(TracingLogger::default())
+                .wrap(TracingLogger::<http::request_span::RedactedRootSpan>::new())
                 .configure(http::routes)
                 .default_service(web::to(http::public::fallback))
         })

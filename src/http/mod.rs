@@ -7,6 +7,7 @@ pub mod health;
 pub mod limiter;
 pub mod middleware;
 pub mod public;
+pub mod request_span;
 pub mod subscribe;
 pub mod subscribers_console;
 pub mod support;

@@ -14,6 +14,7 @@ mod delivery;
 mod health;
 mod jobs;
 mod lifecycle;
+mod logs;
 mod maintenance;
 mod migrations;
 mod model;

@@ -1,0 +1,138 @@
+//! The span every request's log lines carry: method, route pattern, the target with its
+//! secrets taken out, status and request id. Links in subscribers' mail carry their token in
+//! the path (`/confirm/{token}`, `/unsubscribe/{token}`), and feed readers may carry one in the
+//! query (`?token=`); whoever reads the log must not be able to use them, so a path segment
+//! that the route names `{token}` and a query value named `token` are written `[redacted]`.
+
+use std::borrow::Cow;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::{Error, HttpMessage};
+use tracing::Span;
+use tracing_actix_web::{DefaultRootSpanBuilder, RequestId, RootSpanBuilder};
+
+/// What a secret is written as.
+pub const REDACTED: &str = "[redacted]";
+
+/// [`RootSpanBuilder`] for `TracingLogger`: the default span's fields that Herald's logs use,
+/// with the target redacted.
+pub struct RedactedRootSpan;
+
+impl RootSpanBuilder for RedactedRootSpan {
+    fn on_request_start(request: &ServiceRequest) -> Span {
+        let pattern = request.match_pattern();
+        let route = pattern.as_deref().unwrap_or("default");
+        let target = redacted_target(pattern.as_deref(), request.path(), request.query_string());
+        let request_id = request
+            .extensions()
+            .get::<RequestId>()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        tracing::info_span!(
+            "HTTP request",
+            http.method = %request.method(),
+            http.route = %route,
+            http.target = %target,
+            http.status_code = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+            request_id = %request_id,
+            exception.message = tracing::field::Empty,
+            exception.details = tracing::field::Empty,
+        )
+    }
+
+    fn on_request_end<B: MessageBody>(span: Span, outcome: &Result<ServiceResponse<B>, Error>) {
+        DefaultRootSpanBuilder::on_request_end(span, outcome);
+    }
+}
+
+/// `path?query` with each segment the route `pattern` names `{token}` and each `token=`
+/// query value replaced by [`REDACTED`].
+pub fn redacted_target<'a>(pattern: Option<&str>, path: &'a str, query: &'a str) -> Cow<'a, str> {
+    let path = match pattern {
+        Some(p) if p.contains("{token}") => Cow::Owned(redact_path(p, path)),
+        _ => Cow::Borrowed(path),
+    };
+    if query.is_empty() {
+        return path;
+    }
+    Cow::Owned(format!("{path}?{}", redact_query(query)))
+}
+
+fn redact_path(pattern: &str, path: &str) -> String {
+    let names: Vec<&str> = pattern.split('/').collect();
+    let values: Vec<&str> = path.split('/').collect();
+    if names.len() != values.len() {
+        // Not a plain segment-for-segment match: say only which route it was.
+        return pattern.replace("{token}", REDACTED);
+    }
+    names
+        .iter()
+        .zip(values)
+        .map(|(name, value)| if *name == "{token}" { REDACTED } else { value })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn redact_query(query: &str) -> Cow<'_, str> {
+    let secret = |pair: &str| {
+        let name = pair.split('=').next().unwrap_or("");
+        name.eq_ignore_ascii_case("token") || name.eq_ignore_ascii_case("form_token")
+    };
+    if !query.split('&').any(secret) {
+        return Cow::Borrowed(query);
+    }
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _)) if secret(pair) => format!("{name}={REDACTED}"),
+            _ => pair.to_owned(),
+        })
+        .collect();
+    Cow::Owned(pairs.join("&"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_segment_is_redacted_and_the_rest_kept() {
+        let got = redacted_target(
+            Some("/status/{slug}/unsubscribe/{token}"),
+            "/status/acme/unsubscribe/c2VjcmV0LXRva2Vu",
+            "",
+        );
+        assert_eq!(got, "/status/acme/unsubscribe/[redacted]");
+        let got = redacted_target(
+            Some("/status/{slug}/confirm/{token}"),
+            "/status/acme/confirm/abc",
+            "utm=x",
+        );
+        assert_eq!(got, "/status/acme/confirm/[redacted]?utm=x");
+    }
+
+    #[test]
+    fn token_query_values_are_redacted_and_other_targets_untouched() {
+        assert_eq!(
+            redacted_target(
+                Some("/status/{slug}/history.atom"),
+                "/status/a/history.atom",
+                "token=s3cret&page=2"
+            ),
+            "/status/a/history.atom?token=[redacted]&page=2"
+        );
+        assert!(matches!(
+            redacted_target(Some("/status/{slug}"), "/status/a", ""),
+            Cow::Borrowed("/status/a")
+        ));
+        assert_eq!(redacted_target(None, "/x", "page=2"), "/x?page=2");
+    }
+
+    #[test]
+    fn a_path_that_does_not_line_up_with_its_pattern_shows_only_the_pattern() {
+        let got = redacted_target(Some("/u/{token}"), "/u/abc/extra", "");
+        assert_eq!(got, "/u/[redacted]");
+    }
+}
