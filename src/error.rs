@@ -75,7 +75,8 @@ impl From<diesel::result::Error> for AppError {
         match e {
             Error::NotFound => Self::NotFound("record".into()),
             Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
-                Self::Conflict(format!("already exists ({})", info.message()))
+                tracing::debug!(message = info.message(), "unique violation");
+                Self::Conflict(conflict_message(info.as_ref()))
             }
             other => Self::Internal(anyhow::Error::new(other).context("database query failed")),
         }
@@ -98,6 +99,47 @@ impl From<validator::ValidationErrors> for AppError {
             fields.insert(field.to_string(), messages);
         }
         Self::Validation(fields)
+    }
+}
+
+/// What a unique violation is about, in words, without the database's own text (which names
+/// its internals and, on PostgreSQL, repeats the value): "a user with this email already
+/// exists". The table and columns come from SQLite's message (`UNIQUE constraint failed:
+/// users.email`) or PostgreSQL's table name and detail (`Key (email)=(...)`).
+fn conflict_message(info: &dyn diesel::result::DatabaseErrorInformation) -> String {
+    let (table, columns) = match info.table_name() {
+        Some(table) => {
+            let columns = info
+                .details()
+                .and_then(|d| d.strip_prefix("Key ("))
+                .and_then(|d| d.split_once(")=").map(|(cols, _)| cols.to_owned()));
+            (Some(table.to_owned()), columns)
+        }
+        None => {
+            let failed = info.message().strip_prefix("UNIQUE constraint failed: ");
+            let pairs: Vec<(&str, &str)> = failed
+                .map(|f| f.split(", ").filter_map(|p| p.split_once('.')).collect())
+                .unwrap_or_default();
+            let table = pairs.first().map(|(t, _)| (*t).to_owned());
+            let columns = (!pairs.is_empty())
+                .then(|| pairs.iter().map(|(_, c)| *c).collect::<Vec<_>>().join(", "));
+            (table, columns)
+        }
+    };
+    let plain = |s: &str| {
+        s.chars()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ',' | ' '))
+            .collect::<String>()
+            .replace('_', " ")
+    };
+    match (table, columns) {
+        (Some(table), Some(columns)) => {
+            let thing = plain(&table);
+            let thing = thing.strip_suffix('s').unwrap_or(&thing).to_owned();
+            format!("a {thing} with this {} already exists", plain(&columns))
+        }
+        (Some(table), None) => format!("such a {} already exists", plain(&table)),
+        _ => "a record like this already exists".to_owned(),
     }
 }
 
@@ -188,36 +230,66 @@ mod tests {
         assert_eq!(json["fields"]["email"][0], "is not an email address");
     }
 
-    #[test]
-    fn unique_violations_become_conflicts() {
-        struct Info;
-        impl diesel::result::DatabaseErrorInformation for Info {
-            fn message(&self) -> &str {
-                "UNIQUE constraint failed: users.email"
-            }
-            fn details(&self) -> Option<&str> {
-                None
-            }
-            fn hint(&self) -> Option<&str> {
-                None
-            }
-            fn table_name(&self) -> Option<&str> {
-                None
-            }
-            fn column_name(&self) -> Option<&str> {
-                None
-            }
-            fn constraint_name(&self) -> Option<&str> {
-                None
-            }
-            fn statement_position(&self) -> Option<i32> {
-                None
-            }
+    struct Info {
+        message: &'static str,
+        table: Option<&'static str>,
+        details: Option<&'static str>,
+    }
+
+    impl diesel::result::DatabaseErrorInformation for Info {
+        fn message(&self) -> &str {
+            self.message
         }
-        let e = diesel::result::Error::DatabaseError(
+        fn details(&self) -> Option<&str> {
+            self.details
+        }
+        fn hint(&self) -> Option<&str> {
+            None
+        }
+        fn table_name(&self) -> Option<&str> {
+            self.table
+        }
+        fn column_name(&self) -> Option<&str> {
+            None
+        }
+        fn constraint_name(&self) -> Option<&str> {
+            None
+        }
+        fn statement_position(&self) -> Option<i32> {
+            None
+        }
+    }
+
+    fn conflict(info: Info) -> AppError {
+        AppError::from(diesel::result::Error::DatabaseError(
             diesel::result::DatabaseErrorKind::UniqueViolation,
-            Box::new(Info),
+            Box::new(info),
+        ))
+    }
+
+    #[test]
+    fn unique_violations_become_conflicts_that_name_what_without_the_databases_text() {
+        let sqlite = conflict(Info {
+            message: "UNIQUE constraint failed: users.email",
+            table: None,
+            details: None,
+        });
+        assert_eq!(sqlite.status_code(), StatusCode::CONFLICT);
+        assert_eq!(sqlite.to_string(), "a user with this email already exists");
+        let postgres = conflict(Info {
+            message: "duplicate key value violates unique constraint \"status_pages_slug_key\"",
+            table: Some("status_pages"),
+            details: Some("Key (slug)=(acme) already exists."),
+        });
+        assert_eq!(
+            postgres.to_string(),
+            "a status page with this slug already exists"
         );
-        assert_eq!(AppError::from(e).status_code(), StatusCode::CONFLICT);
+        let unknown = conflict(Info {
+            message: "something else",
+            table: None,
+            details: None,
+        });
+        assert_eq!(unknown.to_string(), "a record like this already exists");
     }
 }

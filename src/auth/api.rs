@@ -118,7 +118,7 @@ async fn create_token(
         .run(move |c| {
             let user = users::find_by_email(c, &email)?
                 .ok_or_else(|| AppError::field("email", "no account has this email"))?;
-            auth::issue_token(c, key.expose(), &user, &name, days)
+            auth::create_token(c, key.expose(), &auth, &user, &name, days)
         })
         .await?;
     Ok(HttpResponse::Created().json(Created {

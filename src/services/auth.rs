@@ -10,10 +10,12 @@ use crate::auth::jwt::{self, Claims, Kind};
 use crate::auth::{AuthMethod, Authenticated};
 use crate::db::models::tokens::{self, ApiToken, NewApiToken, Session};
 use crate::db::models::users::{self, User};
-use crate::db::{DbConn, new_id, now};
+use crate::db::{DbConn, new_id, now, write_tx};
 use crate::domain::Role;
 use crate::error::{AppError, AppResult};
+use crate::services::audit::{self, Actor, Change};
 use crate::services::users::hash_password;
+use serde_json::json;
 
 /// Lifetime of an API token when none is asked for.
 pub const DEFAULT_TOKEN_DAYS: i64 = 90;
@@ -31,13 +33,79 @@ pub struct IssuedToken {
     pub secret: String,
 }
 
-/// Issues an API token for `user`, valid `days` days (1 to [`MAX_TOKEN_DAYS`]).
+/// Issues an API token to `user` at `actor`'s request, recorded in the audit log in the same
+/// transaction. A request made with a token cannot create one that outlives it (else a leaked
+/// 1-day token could mint a 10-year one).
+pub fn create_token(
+    conn: &mut DbConn,
+    key: &[u8],
+    actor: &Authenticated,
+    user: &User,
+    name: &str,
+    days: i64,
+) -> AppResult<IssuedToken> {
+    write_tx(conn, |conn| {
+        let mut not_after = None;
+        if let AuthMethod::Token { token_id } = &actor.method
+            && let Some(creator) = tokens::find_token(conn, token_id)?
+        {
+            let left = creator.expires_at - now();
+            // Whole days, rounded up: a 90-day token may make another 90-day one, which then
+            // ends with it rather than a few moments later.
+            let left_days = (left.num_seconds() + 86_399).div_euclid(86_400);
+            if days > left_days {
+                return Err(AppError::field(
+                    "expires_days",
+                    format!(
+                        "must not outlive the token making this request ({left_days} days at most)"
+                    ),
+                ));
+            }
+            not_after = Some(creator.expires_at);
+        }
+        let issued = issue_token_until(conn, key, user, name, days, not_after)?;
+        let change = Change {
+            action: "token.create",
+            entity_type: "api_token",
+            entity_id: Some(issued.token.id.clone()),
+            page_id: None,
+            changes: json!({
+                "name": issued.token.name, "expires_days": days, "email": user.email,
+                "expires_at": issued.token.expires_at.and_utc().to_rfc3339(),
+            }),
+        };
+        audit::record(conn, &actor_of(actor), &change)?;
+        Ok(issued)
+    })
+}
+
+fn actor_of(auth: &Authenticated) -> Actor {
+    Actor {
+        user_id: auth.user_id.clone(),
+        email: auth.email.clone(),
+    }
+}
+
+/// Issues an API token for `user`, valid `days` days (1 to [`MAX_TOKEN_DAYS`]). Unaudited: the
+/// operator's command line uses it; requests go through [`create_token`].
 pub fn issue_token(
     conn: &mut DbConn,
     key: &[u8],
     user: &User,
     name: &str,
     days: i64,
+) -> AppResult<IssuedToken> {
+    issue_token_until(conn, key, user, name, days, None)
+}
+
+/// [`issue_token`], ending at `not_after` at the latest.
+fn issue_token_until(
+    conn: &mut DbConn,
+    key: &[u8],
+    user: &User,
+    name: &str,
+    days: i64,
+    not_after: Option<NaiveDateTime>,
 ) -> AppResult<IssuedToken> {
     if !(1..=MAX_TOKEN_DAYS).contains(&days) {
         return Err(AppError::field(
@@ -58,7 +126,9 @@ pub fn issue_token(
             user_id: &user.id,
             name,
             created_at: at,
-            expires_at: at + Duration::days(days),
+            expires_at: not_after.map_or(at + Duration::days(days), |end| {
+                end.min(at + Duration::days(days))
+            }),
         },
     )?;
     let secret = jwt::sign(
@@ -121,14 +191,24 @@ pub fn list_tokens(conn: &mut DbConn, actor: &Authenticated) -> AppResult<Vec<Ap
     Ok(tokens::list_tokens(conn, only)?)
 }
 
-/// Revokes a token of `actor` (an owner may revoke anyone's); another user's token is
-/// reported as not found.
+/// Revokes a token of `actor` (an owner may revoke anyone's), recorded in the audit log; another
+/// user's token is reported as not found.
 pub fn revoke_token(conn: &mut DbConn, actor: &Authenticated, id: &str) -> AppResult<ApiToken> {
-    let token = tokens::find_token(conn, id)?
-        .filter(|t| actor.role.is_owner() || t.user_id == actor.user_id)
-        .ok_or_else(|| AppError::NotFound("token".into()))?;
-    tokens::revoke_token(conn, id, now())?;
-    Ok(tokens::find_token(conn, id)?.unwrap_or(token))
+    write_tx(conn, |conn| {
+        let token = tokens::find_token(conn, id)?
+            .filter(|t| actor.role.is_owner() || t.user_id == actor.user_id)
+            .ok_or_else(|| AppError::NotFound("token".into()))?;
+        tokens::revoke_token(conn, id, now())?;
+        let change = Change {
+            action: "token.revoke",
+            entity_type: "api_token",
+            entity_id: Some(token.id.clone()),
+            page_id: None,
+            changes: json!({"name": token.name, "user_id": token.user_id}),
+        };
+        audit::record(conn, &actor_of(actor), &change)?;
+        Ok(tokens::find_token(conn, id)?.unwrap_or(token))
+    })
 }
 
 /// The account that signs in as `email`, if any. Its hash is verified afterwards, off the

@@ -6,12 +6,11 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::fields::{messages, values};
 use super::form::Submitted;
 use super::view::TimeView;
-use super::write::{audited, change};
 use super::{Frame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::tokens::ApiToken;
@@ -152,17 +151,18 @@ pub async fn create_token(
         state.secret.clone(),
         auth.user_id.clone(),
     );
-    let issued = audited(&state, &auth, needed, move |c| {
-        let user = match for_other {
-            true => account(c, &email)?,
-            false => users::get_user(c, &user_id)?,
-        };
-        let issued = auth::issue_token(c, key.expose(), &user, &name, days)?;
-        let fields = json!({"name": issued.token.name, "expires_days": days, "email": user.email});
-        let audit = change("token.create", "api_token", &issued.token.id, None, fields);
-        Ok((issued.secret, audit))
-    })
-    .await;
+    auth.require(needed)?;
+    let caller = auth.clone();
+    let issued = state
+        .db
+        .run(move |c| {
+            let user = match for_other {
+                true => account(c, &email)?,
+                false => users::get_user(c, &user_id)?,
+            };
+            auth::create_token(c, key.expose(), &caller, &user, &name, days).map(|i| i.secret)
+        })
+        .await;
     match issued {
         Ok(secret) => show(&state, &auth, &Submitted::default(), None, Some(secret)).await,
         Err(AppError::Validation(fields)) => show(&state, &auth, &form, Some(&fields), None).await,
@@ -185,14 +185,10 @@ pub async fn revoke_token(
     id: web::Path<String>,
 ) -> AppResult<HttpResponse> {
     let (id, caller) = (id.into_inner(), auth.clone());
-    audited(&state, &auth, Permission::Read, move |c| {
-        let token = auth::revoke_token(c, &caller, &id)?;
-        let fields = json!({"name": token.name, "user_id": token.user_id});
-        Ok((
-            (),
-            change("token.revoke", "api_token", &token.id, None, fields),
-        ))
-    })
-    .await?;
+    auth.require(Permission::Read)?;
+    state
+        .db
+        .run(move |c| auth::revoke_token(c, &caller, &id))
+        .await?;
     Ok(see_other(LIST))
 }

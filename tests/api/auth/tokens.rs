@@ -16,6 +16,7 @@ on_both_backends!(
     a_revoked_token_gets_401_at_once,
     a_demoted_user_loses_rights_at_once,
     owners_list_every_token_and_others_only_their_own,
+    a_token_cannot_make_one_that_outlives_it_and_each_creation_and_revocation_is_audited,
 );
 
 fn cli_token(app: &TestApp, args: &[&str]) -> (i32, String, String) {
@@ -312,4 +313,91 @@ fn an_operator_adds_a_user_then_a_cli_token_works_against_herald_serve() {
         !serving.log_text().contains(token.trim()),
         "the token is never logged"
     );
+}
+
+async fn a_token_cannot_make_one_that_outlives_it_and_each_creation_and_revocation_is_audited(
+    db: TestDb,
+) {
+    let app = TestApp::spawn(db).await;
+    add_user(&app, "ops@example.com", Role::Owner).await;
+    let (code, out, err) = cli_token(
+        &app,
+        &[
+            "--email",
+            "ops@example.com",
+            "--name",
+            "weekly",
+            "--expires-days",
+            "7",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let weekly = out.trim().to_owned();
+    let (status, body) = post_token(
+        &app,
+        &weekly,
+        json!({"name": "forever", "expires_days": 3650}),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(
+        body["fields"]["expires_days"][0],
+        "must not outlive the token making this request (7 days at most)"
+    );
+    let (status, created) =
+        post_token(&app, &weekly, json!({"name": "bot", "expires_days": 7})).await;
+    assert_eq!(status, 201, "{created}");
+    let (_, list) = app_get(&app, &weekly, "/api/v1/tokens").await;
+    let tokens = list.as_array().unwrap();
+    let expiry = |name: &str| {
+        tokens.iter().find(|t| t["name"] == name).unwrap()["expires_at"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(
+        expiry("bot") <= expiry("weekly"),
+        "it ends with its maker: {list}"
+    );
+    let id = created["id"].as_str().unwrap();
+    let res = app
+        .client
+        .delete(format!("{}/api/v1/tokens/{id}", app.address))
+        .bearer_auth(&weekly)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let (status, audit) = app_get(&app, &weekly, "/api/v1/audit").await;
+    assert_eq!(status, 200, "{audit}");
+    let actions: Vec<(&str, &str)> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap(),
+                e["entity_id"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        actions,
+        [("token.revoke", id), ("token.create", id)],
+        "{audit}"
+    );
+    assert_eq!(audit[1]["changes"]["expires_days"], 7, "{audit}");
+    assert_eq!(audit[1]["actor_email"], "ops@example.com", "{audit}");
+}
+
+/// GET `path` with a bearer token; returns (status, JSON).
+async fn app_get(app: &TestApp, token: &str, path: &str) -> (u16, Value) {
+    let res = app
+        .client
+        .get(format!("{}{path}", app.address))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    (res.status().as_u16(), res.json().await.unwrap_or_default())
 }
