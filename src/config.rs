@@ -538,6 +538,13 @@ fn parse_smtp_url(raw: &str) -> Result<String, ConfigError> {
     if url.host_str().is_none_or(str::is_empty) {
         return Err(bad("has no host"));
     }
+    let query = |key: &str| url.query_pairs().find(|(k, _)| k == key).map(|(_, v)| v);
+    let tls = url.scheme() != "smtp" || query("tls").is_some();
+    if url.password().is_some() && !tls && query("plain_auth").as_deref() != Some("allow") {
+        return Err(bad(
+            "has a user and password but no TLS, so they would cross the network in clear text: use smtps://, smtp+starttls://, or add ?plain_auth=allow for a relay on this host",
+        ));
+    }
     Ok(raw.to_owned())
 }
 
@@ -634,6 +641,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(!err.contains("hunter2"), "{err}");
+        let clear = load(
+            "",
+            &[("HERALD_SMTP_URL", "smtp://u:hunter2@mail.example.com")],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            clear.contains("would cross the network in clear text"),
+            "{clear}"
+        );
+        assert!(!clear.contains("hunter2"), "{clear}");
+        for allowed in [
+            "smtp://u:p@127.0.0.1:25?plain_auth=allow",
+            "smtp+starttls://u:p@mail.example.com",
+            "smtp://u:p@mail.example.com?tls=required",
+        ] {
+            assert!(
+                load("", &[("HERALD_SMTP_URL", allowed)]).is_ok(),
+                "{allowed}"
+            );
+        }
     }
 
     #[test]

@@ -188,9 +188,13 @@ pub fn non_public_kind(addr: IpAddr) -> Option<&'static str> {
 }
 
 fn v4_kind(ip: Ipv4Addr) -> Option<&'static str> {
-    let [a, b, c, _] = ip.octets();
+    let [a, b, c, d] = ip.octets();
     Some(match (a, b, c) {
         _ if ip.is_unspecified() || a == 0 => "unspecified",
+        // Azure's WireServer: a public-looking address that answers every VM's metadata and
+        // agent requests. (The other clouds' metadata services sit in ranges refused below:
+        // 169.254.169.254, Alibaba's 100.100.100.200, Oracle's 192.0.0.192, AWS's fd00:ec2::.)
+        (168, 63, 129) if d == 16 => "cloud metadata (Azure WireServer)",
         _ if ip.is_loopback() => "loopback",
         _ if ip.is_private() => "private-network",
         _ if ip.is_link_local() => "link-local (cloud metadata)",
@@ -342,6 +346,8 @@ mod tests {
             "100.64.0.1",
             "100.127.255.255",
             "100.100.100.200",
+            "168.63.129.16",
+            "192.0.0.192",
             "255.255.255.255",
             "224.0.0.1",
             "239.255.255.250",

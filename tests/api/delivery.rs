@@ -239,6 +239,27 @@ async fn an_unreachable_smtp_server_is_retried_and_its_password_not_shown() {
     assert!(!format!("{secret:?}").contains("hunter2"));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_is_never_sent_to_a_server_that_offers_no_starttls() {
+    let (url, received) = smtp_server();
+    let opportunistic = url.replace("smtp://", "smtp://me:hunter2@") + "?tls=opportunistic";
+    let mailer = Mailer::new(&opportunistic, "Herald <herald@status.test>").unwrap();
+    match mailer.send(&email("jo@example.com")).await {
+        Attempt::Retry { error, .. } => {
+            assert!(error.contains("offered no STARTTLS"), "{error}");
+            assert!(!error.contains("hunter2"), "{error}");
+        }
+        other => panic!("should be retried: {other:?}"),
+    }
+    assert!(received.lock().unwrap().is_empty());
+    let clear = url.replace("smtp://", "smtp://me:hunter2@");
+    let refused = Mailer::new(&clear, "Herald <herald@status.test>")
+        .err()
+        .unwrap();
+    assert!(refused.to_string().contains("clear text"), "{refused}");
+    assert!(!refused.to_string().contains("hunter2"), "{refused}");
+}
+
 /// A CA made for one test and a certificate it issued for "localhost", as PEM files in `dir`.
 struct TestPki {
     ca_file: std::path::PathBuf,

@@ -62,6 +62,9 @@ pub(super) struct Endpoint {
     security: Security,
     hello: ClientId,
     credentials: Option<Credentials>,
+    /// `?plain_auth=allow`: the URL says credentials may cross an unencrypted connection (a
+    /// relay on the same host). Without it they are sent only once TLS is up.
+    plain_auth: bool,
 }
 
 impl Endpoint {
@@ -115,7 +118,20 @@ impl Endpoint {
             )),
             None => None,
         };
+        let plain_auth = match url.query_pairs().find(|(k, _)| k == "plain_auth") {
+            None => false,
+            Some((_, v)) if v == "allow" => true,
+            Some(_) => return Err("has a plain_auth value other than allow"),
+        };
+        if credentials.is_some() && matches!(security, Security::Plain) && !plain_auth {
+            return Err(
+                "has a user and password but no TLS, so they would cross the network in clear \
+                 text: use smtps://, or ?tls=required, or add ?plain_auth=allow for a relay on \
+                 this host",
+            );
+        }
         Ok(Self {
+            plain_auth,
             port: url.port().unwrap_or(default_port),
             host,
             security,
@@ -137,14 +153,28 @@ impl Endpoint {
             _ => Box::new(tcp),
         };
         let mut conn = AsyncSmtpConnection::connect_with_transport(stream, &self.hello).await?;
-        match &self.security {
-            Security::StartTls(tls) => conn.starttls(tls.clone(), &self.hello).await?,
+        let encrypted = match &self.security {
+            Security::StartTls(tls) => {
+                conn.starttls(tls.clone(), &self.hello).await?;
+                true
+            }
             Security::Opportunistic(tls) if conn.can_starttls() => {
                 conn.starttls(tls.clone(), &self.hello).await?;
+                true
             }
-            _ => {}
-        }
+            Security::Implicit(_) => true,
+            _ => false,
+        };
         if let Some(credentials) = &self.credentials {
+            if !encrypted && !self.plain_auth {
+                // An opportunistic server that offered no STARTTLS (or a downgrade on the way)
+                // does not get the password.
+                let _ = conn.quit().await;
+                return Err(SessionError::Connect(io::Error::other(
+                    "the server offered no STARTTLS, and the password is not sent in clear text \
+                     (add ?plain_auth=allow to the URL to allow it)",
+                )));
+            }
             conn.auth(DEFAULT_MECHANISMS, credentials).await?;
         }
         Ok(conn)
@@ -674,6 +704,16 @@ mod tests {
         let v6 = parse("smtp://[::1]:2525").unwrap();
         assert_eq!((v6.host.as_str(), v6.port), ("::1", 2525));
         assert!(parse("smtp://mail.example.com?tls=maybe").is_err());
+        let clear = parse("smtp://me:secret@mail.example.com").err().unwrap();
+        assert!(
+            clear.starts_with("has a user and password but no TLS"),
+            "{clear}"
+        );
+        assert!(!clear.contains("secret"));
+        let allowed = parse("smtp://me:secret@127.0.0.1:25?plain_auth=allow").unwrap();
+        assert!(allowed.credentials.is_some() && allowed.plain_auth);
+        assert!(parse("smtp://me:s@mail.example.com?tls=required").is_ok());
+        assert!(parse("smtp://mail.example.com?plain_auth=yes").is_err());
         assert!(parse("smtp://").is_err());
         assert_eq!(
             parse("smtps://mail.example.com?tls_ca_file=/nonexistent/ca.pem").err(),
