@@ -180,6 +180,10 @@ pub fn subscribe(
                     if next != existing.state {
                         rows::set_state(c, &existing.id, next, at)?;
                     }
+                    if existing.state == "unsubscribed" {
+                        // A renewed subscription gets new links: the old mails' stay dead.
+                        rows::rotate_manage_token(c, &existing.id, &new_id(), at)?;
+                    }
                     if next == "pending" {
                         events::subscriber_notice(
                             c,
@@ -352,6 +356,9 @@ pub fn unsubscribe(
         let at = crate::db::now();
         rows::set_state(c, &subscriber.id, "unsubscribed", at)?;
         rows::skip_pending_of(c, &subscriber.id, at)?;
+        // The cancelled subscription's links die with it: a forwarded mail cannot manage
+        // whatever subscription this address has next.
+        rows::rotate_manage_token(c, &subscriber.id, &new_id(), at)?;
         Ok(subscriber)
     })
 }

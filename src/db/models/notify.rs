@@ -211,6 +211,21 @@ pub fn page_subscriber_components(
 }
 
 /// Moves a subscriber to `state`; `confirmed_at` is set the first time it is confirmed.
+/// Replaces a subscriber's manage token id: every link made with the old one stops working.
+pub fn rotate_manage_token(
+    conn: &mut DbConn,
+    id: &str,
+    token_id: &str,
+    at: NaiveDateTime,
+) -> QueryResult<usize> {
+    diesel::update(subscribers::table.find(id))
+        .set((
+            subscribers::manage_token_id.eq(token_id),
+            subscribers::updated_at.eq(at),
+        ))
+        .execute(conn)
+}
+
 pub fn set_state(
     conn: &mut DbConn,
     id: &str,

@@ -21,6 +21,7 @@ use sinks::{Receiver, SmtpSink};
 on_both_backends!(
     email_subscribers_confirm_first_and_the_answer_never_tells_whether_an_address_was_known,
     a_one_click_post_to_the_list_unsubscribe_link_stops_the_mail,
+    a_cancelled_subscriptions_links_stop_working_and_a_renewed_one_gets_new_ones,
     component_filters_apply_except_that_a_critical_incident_reaches_everyone,
     an_update_posted_with_notify_false_sends_nothing,
     every_update_of_an_incident_threads_under_its_first_message,
@@ -366,6 +367,50 @@ async fn a_one_click_post_to_the_list_unsubscribe_link_stops_the_mail(db: TestDb
     );
     let (_, list) = s.api("GET", "/pages/acme/subscribers", Value::Null).await;
     assert_eq!(list.as_array().unwrap().len(), 0, "{list}");
+}
+
+async fn a_cancelled_subscriptions_links_stop_working_and_a_renewed_one_gets_new_ones(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    let (status, _) = s
+        .subscribe(json!({"type": "email", "email": "ann@example.com"}))
+        .await;
+    assert_eq!(status, 202);
+    let first = s.smtp.wait_for("ann@example.com", 1).await.remove(0);
+    let confirm = first.link("/confirm/").expect("a confirmation link");
+    assert_eq!(s.follow("GET", &confirm, "").await.0, 200);
+    let manage = first.header("List-Unsubscribe").expect("a manage link");
+    let manage = manage.trim_matches(['<', '>']).to_owned();
+    assert_eq!(s.follow("POST", &manage, "").await.0, 200, "unsubscribed");
+    let (status, page) = s.follow("GET", &manage, "").await;
+    assert_eq!(
+        status, 404,
+        "the cancelled subscription's link is dead: {page}"
+    );
+    assert_eq!(s.follow("POST", &manage, "").await.0, 404);
+    assert_eq!(s.follow("GET", &confirm, "").await.0, 404);
+
+    let (status, _) = s
+        .subscribe(json!({"type": "email", "email": "ann@example.com"}))
+        .await;
+    assert_eq!(status, 202, "subscribing again");
+    let second = s.smtp.wait_for("ann@example.com", 2).await.remove(1);
+    let renewed = second
+        .header("List-Unsubscribe")
+        .expect("a new manage link");
+    let renewed = renewed.trim_matches(['<', '>']).to_owned();
+    assert_ne!(renewed, manage);
+    assert_eq!(
+        s.follow("GET", &manage, "").await.0,
+        404,
+        "the old link stays dead"
+    );
+    assert_eq!(
+        s.follow("GET", &second.link("/confirm/").unwrap(), "")
+            .await
+            .0,
+        200
+    );
+    assert_eq!(s.follow("GET", &renewed, "").await.0, 200);
 }
 
 async fn component_filters_apply_except_that_a_critical_incident_reaches_everyone(db: TestDb) {
