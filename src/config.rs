@@ -98,6 +98,9 @@ pub struct Settings {
     /// How long a request waits for a pooled connection before it gets 503.
     pub db_timeout: Duration,
     pub bind: SocketAddr,
+    /// Where `/metrics` is served: a listener of its own, never the public one; `None` serves
+    /// it nowhere.
+    pub metrics_bind: Option<SocketAddr>,
     /// Base URL used in links, without a trailing slash.
     pub public_url: String,
     /// Signing key; `None` means "use the one stored in the database, generating it once".
@@ -154,6 +157,7 @@ impl std::fmt::Debug for Settings {
                 &format!("{} certificate(s)", self.webhook_ca.len()),
             )
             .field("trusted_proxies", &self.trusted_proxies)
+            .field("metrics_bind", &self.metrics_bind)
             .field("data_dir", &self.data_dir)
             .field("support_rate_per_min", &self.support_rate_per_min)
             .field("reminder_lead_minutes", &self.reminder_lead_minutes)
@@ -182,6 +186,7 @@ struct FileSettings {
     webhook_host_concurrency: Option<usize>,
     webhook_ca_file: Option<String>,
     trusted_proxies: Option<String>,
+    metrics_bind: Option<String>,
     data_dir: Option<String>,
     support_rate_per_min: Option<u32>,
     reminder_lead_minutes: Option<u32>,
@@ -209,6 +214,7 @@ pub const SETTINGS_KEYS: &[(&str, &str)] = &[
     ),
     ("webhook_ca_file", "HERALD_WEBHOOK_CA_FILE"),
     ("trusted_proxies", "HERALD_TRUSTED_PROXIES"),
+    ("metrics_bind", "HERALD_METRICS_BIND"),
     ("data_dir", "HERALD_DATA_DIR"),
     ("support_rate_per_min", "HERALD_SUPPORT_RATE_PER_MIN"),
     ("reminder_lead_minutes", "HERALD_REMINDER_LEAD_MINUTES"),
@@ -342,6 +348,17 @@ impl Settings {
             .or(file.log.as_deref())
             .unwrap_or("info")
             .to_owned();
+        let metrics_bind = env
+            .get("HERALD_METRICS_BIND")
+            .or(file.metrics_bind.as_deref())
+            .map(|raw| parse_address("HERALD_METRICS_BIND", raw, "127.0.0.1:9100"))
+            .transpose()?;
+        if metrics_bind.is_some_and(|m| m == bind && m.port() != 0) {
+            return Err(ConfigError::invalid(
+                "HERALD_METRICS_BIND",
+                "must differ from HERALD_BIND: /metrics is never served on the public listener",
+            ));
+        }
         let trusted_proxies = parse_proxies(
             env.get("HERALD_TRUSTED_PROXIES")
                 .or(file.trusted_proxies.as_deref())
@@ -429,6 +446,7 @@ impl Settings {
             webhook_host_concurrency,
             webhook_ca,
             trusted_proxies,
+            metrics_bind,
             data_dir,
             support_rate_per_min,
             reminder_lead_minutes,
@@ -478,13 +496,17 @@ where
 }
 
 fn parse_bind(raw: &str) -> Result<SocketAddr, ConfigError> {
+    parse_address("HERALD_BIND", raw, "127.0.0.1:8080")
+}
+
+fn parse_address(key: &'static str, raw: &str, example: &str) -> Result<SocketAddr, ConfigError> {
     if let Ok(addr) = raw.parse::<SocketAddr>() {
         return Ok(addr);
     }
     let bad = || {
         ConfigError::invalid(
-            "HERALD_BIND",
-            format!("'{raw}' is not a HOST:PORT address, e.g. 127.0.0.1:8080"),
+            key,
+            format!("'{raw}' is not a HOST:PORT address, e.g. {example}"),
         )
     };
     if !raw.contains(':') {

@@ -44,6 +44,8 @@ pub struct AppState {
 pub struct Application {
     port: u16,
     server: Server,
+    /// `/metrics` on its own listener (`HERALD_METRICS_BIND`), and its port.
+    metrics: Option<(Server, u16)>,
     state: AppState,
     registry: Registry,
     runner: RunnerConfig,
@@ -143,13 +145,25 @@ impl Application {
         .shutdown_timeout(settings.shutdown_grace.as_secs())
         .disable_signals()
         .run();
+        let metrics = match settings.metrics_bind {
+            Some(addr) => Some(metrics_server(addr, state.clone())?),
+            None => {
+                tracing::info!(
+                    "/metrics is not served: set HERALD_METRICS_BIND (e.g. 127.0.0.1:9100) to \
+                     serve it on a listener of its own"
+                );
+                None
+            }
+        };
         tracing::info!(
             address = %settings.bind, port, database = %settings.database_url.redacted(),
-            public_url = %settings.public_url, "herald is listening"
+            public_url = %settings.public_url,
+            metrics_port = metrics.as_ref().map(|(_, p)| *p), "herald is listening"
         );
         Ok(Self {
             port,
             server,
+            metrics,
             state,
             registry,
             runner,
@@ -160,6 +174,11 @@ impl Application {
     /// The port actually bound (useful with port 0).
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The port `/metrics` is served on, when `HERALD_METRICS_BIND` is set.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics.as_ref().map(|(_, port)| *port)
     }
 
     /// The shared state (tests reach the pool through it).
@@ -180,12 +199,17 @@ impl Application {
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
         let Self {
             server,
+            metrics,
             state,
             registry,
             runner,
             refresher,
             ..
         } = self;
+        let metrics = metrics.map(|(server, _)| {
+            let handle = server.handle();
+            (tokio::spawn(server), handle)
+        });
         let lifecycle = state.lifecycle.clone();
         let pages = tokio::spawn(refresh::run(refresher, lifecycle.token()));
         tokio::spawn(jobs::maintenance::run(
@@ -234,6 +258,10 @@ impl Application {
         });
         let served = server.await;
         state.lifecycle.begin_drain();
+        if let Some((task, handle)) = metrics {
+            handle.stop(true).await;
+            let _ = task.await;
+        }
         let _ = stopper.await;
         let _ = jobs.await;
         let _ = notifier.await;
@@ -242,6 +270,25 @@ impl Application {
         tracing::info!("herald stopped");
         served.context("HTTP server failed")
     }
+}
+
+/// The metrics listener: `/metrics` alone, one worker, its own port, so the public listener
+/// never publishes Herald's internals.
+fn metrics_server(addr: std::net::SocketAddr, state: AppState) -> anyhow::Result<(Server, u16)> {
+    let listener = TcpListener::bind(addr)
+        .with_context(|| format!("HERALD_METRICS_BIND: cannot listen on {addr}"))?;
+    let port = listener.local_addr()?.port();
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(web::Data::new(state.clone()))
+            .configure(http::health::metrics_routes)
+    })
+    .listen(listener)?
+    .workers(1)
+    .shutdown_timeout(5)
+    .disable_signals()
+    .run();
+    Ok((server, port))
 }
 
 /// Starts the drain from outside the server (signal handler, tests).

@@ -40,6 +40,15 @@ fn not_ready(reason: &str) -> HttpResponse {
         .json(json!({"status": reason}))
 }
 
+/// The routes of the metrics listener (`HERALD_METRICS_BIND`): `/metrics` alone.
+pub fn metrics_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/metrics")
+            .wrap(actix_web::middleware::Compress::default())
+            .route(web::get().to(metrics)),
+    );
+}
+
 /// Prometheus text format: request counts and latencies by route, pool use, jobs.
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     let (open, idle, max) = state.db.pool_state();

@@ -14,18 +14,12 @@ pub mod support;
 
 pub use client_ip::{ClientNet, client_ip, client_net};
 
-use actix_web::middleware::Compress;
 use actix_web::web;
 
 /// Registers every route.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/healthz", web::get().to(health::healthz))
         .route("/readyz", web::get().to(health::readyz))
-        .service(
-            web::resource("/metrics")
-                .wrap(Compress::default())
-                .route(web::get().to(health::metrics)),
-        )
         // Routes are tried in order and each dynamic one is a regex match: the public pages,
         // read hardest during an outage, come first (their `/status/{slug}/{tail}` catch-all
         // after the more specific support and subscribe routes), the console and API after.

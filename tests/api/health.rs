@@ -22,13 +22,37 @@ async fn health_and_readiness_answer_200_once_migrated(db: TestDb) {
     app.stop().await.unwrap();
 }
 
+#[tokio::test]
+async fn by_default_metrics_are_served_nowhere_and_the_public_listener_says_404() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    assert!(app.metrics_address.is_none());
+    let res = app.get("/metrics").await;
+    assert_eq!(res.status(), 404);
+    let body = res.text().await.unwrap();
+    assert!(!body.contains("herald_http_requests_total"), "{body}");
+}
+
 async fn metrics_count_requests_by_route(db: TestDb) {
-    let mut app = TestApp::spawn(db).await;
+    let extra = [("HERALD_METRICS_BIND", "127.0.0.1:0")];
+    let mut app = TestApp::spawn_with(db, &extra, herald::jobs::Registry::standard()).await;
     for _ in 0..3 {
         app.get("/healthz").await;
     }
     app.get("/no/such/page/42").await;
-    let text = app.get("/metrics").await.text().await.unwrap();
+    assert_eq!(
+        app.get("/metrics").await.status(),
+        404,
+        "never on the public listener"
+    );
+    let metrics = app.metrics_address.clone().expect("a metrics listener");
+    let res = app
+        .client
+        .get(format!("{metrics}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let text = res.text().await.unwrap();
     assert!(
         text.contains(r#"herald_http_requests_total{method="GET",route="/healthz",status="200"}"#),
         "{text}"

@@ -149,6 +149,8 @@ pub fn test_settings(db: &TestDb, extra: &[(&str, &str)]) -> Settings {
 /// A running Herald.
 pub struct TestApp {
     pub address: String,
+    /// `http://127.0.0.1:PORT` of the metrics listener, when `HERALD_METRICS_BIND` was given.
+    pub metrics_address: Option<String>,
     pub db: Db,
     pub site: std::sync::Arc<herald::render::site::PublicSite>,
     pub client: reqwest::Client,
@@ -177,6 +179,9 @@ impl TestApp {
             .await
             .expect("app builds");
         let address = format!("http://127.0.0.1:{}", app.port());
+        let metrics_address = app
+            .metrics_port()
+            .map(|port| format!("http://127.0.0.1:{port}"));
         let db = app.state().db.clone();
         let site = app.state().site.clone();
         let clock = app.state().notify.clock.clone();
@@ -184,6 +189,7 @@ impl TestApp {
         let server = tokio::spawn(app.run_until_stopped());
         Self {
             address,
+            metrics_address,
             db,
             site,
             client: reqwest::Client::new(),
