@@ -7,8 +7,11 @@
 #   bench/support.sh                          # 64 connections, 10 s per run
 #   CONNECTIONS=64 DURATION=20s PG_URL=postgres://root@127.0.0.1:5432/test bench/support.sh
 #
-# The per-address rate limit is raised for the run (HERALD_SUPPORT_RATE_PER_MIN); the form token
-# is fetched once and used after the minimum fill time, as a browser would.
+# The per-address rate limit is raised for the run (HERALD_SUPPORT_RATE_PER_MIN). A form token
+# makes one submission (sending it again answers the same reference and stores nothing), so,
+# as browsers would, every submission carries a token of its own: wrk first fetches tokens
+# (TOKEN_SECS of GET .../api/support), they age past the minimum fill time, and each POST takes
+# the next one. POSTs past the fetched tokens reuse one and are counted apart ("reused").
 # Target: at least 1,000 accepted submissions per second on SQLite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +21,7 @@ DURATION="${DURATION:-10s}"
 THREADS="${THREADS:-2}"
 PORT="${PORT:-18490}"
 PG_URL="${PG_URL:-postgres://root@127.0.0.1:5432/test}"
+TOKEN_SECS="${TOKEN_SECS:-4s}"
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "installing $2"; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null; }; }
 need wrk wrk
@@ -38,31 +42,59 @@ cleanup() {
 }
 trap cleanup EXIT
 
+cat >"$work/tokens.lua" <<'LUA'
+-- GETs form tokens; each thread writes the ones it got to tokens-<n>.txt.
+local counter = 0
+function setup(thread) counter = counter + 1; thread:set("id", counter) end
+function init(args)
+  out = io.open(os.getenv("WORK") .. "/tokens-" .. id .. ".txt", "w")
+end
+function response(status, headers, body)
+  local token = body and body:match('"form_token":"([^"]+)"')
+  if status == 200 and token then out:write(token, "\n"); out:flush() end
+end
+LUA
+
 cat >"$work/post.lua" <<'LUA'
--- POSTs the same valid submission; counts 201 answers per thread.
+-- POSTs a valid submission, each with the next fetched token; counts 201 answers per thread.
 local threads = {}
-function setup(thread) table.insert(threads, thread) end
+local counter = 0
+function setup(thread)
+  counter = counter + 1
+  thread:set("id", counter)
+  table.insert(threads, thread)
+end
 function init(args)
   accepted = 0
   other = 0
+  reused = 0
+  tokens = {}
+  for line in io.lines(os.getenv("WORK") .. "/tokens-" .. id .. ".txt") do table.insert(tokens, line) end
+  next_token = 1
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/json"
-  wrk.body = os.getenv("BODY")
+end
+function request()
+  local token = tokens[next_token] or tokens[#tokens]
+  next_token = next_token + 1
+  return wrk.format(nil, nil, nil, string.format(os.getenv("BODY"), token))
 end
 function response(status, headers, body)
-  if status == 201 then accepted = accepted + 1 else other = other + 1 end
+  if status ~= 201 then other = other + 1
+  elseif next_token - 1 > #tokens then reused = reused + 1
+  else accepted = accepted + 1 end
 end
 function done(summary, latency, requests)
-  local a, o = 0, 0
-  for _, t in ipairs(threads) do a = a + t:get("accepted"); o = o + t:get("other") end
+  local a, o, r = 0, 0, 0
+  for _, t in ipairs(threads) do a = a + t:get("accepted"); o = o + t:get("other"); r = r + t:get("reused") end
   local secs = summary.duration / 1e6
-  io.write(string.format("RESULT accepted=%d other=%d secs=%.2f per_sec=%.0f p99_ms=%.1f\n",
-    a, o, secs, a / secs, latency:percentile(99) / 1000))
+  io.write(string.format("RESULT accepted=%d other=%d reused=%d secs=%.2f per_sec=%.0f p99_ms=%.1f\n",
+    a, o, r, secs, a / secs, latency:percentile(99) / 1000))
 end
 LUA
 
 start() { # database url
-  export DATABASE_URL="$1" HERALD_BIND="127.0.0.1:$PORT" HERALD_LOG=warn \
+  export DATABASE_URL="$1" HERALD_BIND="127.0.0.1:$PORT" \
     HERALD_DATA_DIR="$work/data" HERALD_SUPPORT_RATE_PER_MIN=10000000
   "$herald" demo >/dev/null
   "$herald" serve 2>>"$work/herald.log" &
@@ -72,13 +104,14 @@ start() { # database url
 }
 stop() { kill "$herald_pid"; wait "$herald_pid" 2>/dev/null || true; herald_pid=""; }
 
-run() { # label -> "accepted per_sec p99"
-  local token
-  token="$(curl -fsS "http://127.0.0.1:$PORT/status/demo/api/support" | python3 -c 'import json,sys; print(json.load(sys.stdin)["form_token"])')"
-  sleep 3.2 # the minimum fill time
-  export BODY="{\"name\":\"Bench Person\",\"email\":\"bench@example.com\",\"topic\":\"sign_in\",\"message\":\"I cannot sign in since this morning; the page says try again.\",\"form_token\":\"$token\"}"
+run() { # -> "accepted per_sec p99 refused reused"
+  export WORK="$work"
+  rm -f "$work"/tokens-*.txt
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$TOKEN_SECS" -s "$work/tokens.lua" "http://127.0.0.1:$PORT/status/demo/api/support" >/dev/null
+  sleep 3.2 # the minimum fill time of the last tokens fetched
+  export BODY='{"name":"Bench Person","email":"bench@example.com","topic":"sign_in","message":"I cannot sign in since this morning; the page says try again.","form_token":"%s"}'
   wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" -s "$work/post.lua" "http://127.0.0.1:$PORT/status/demo/api/support" \
-    | awk '/^RESULT/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] } print r["accepted"], r["per_sec"], r["p99_ms"], r["other"] }'
+    | awk '/^RESULT/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] } print r["accepted"], r["per_sec"], r["p99_ms"], r["other"], r["reused"] }'
 }
 
 count_sqlite() { sqlite3 "$1" "SELECT count(*), count(DISTINCT id) FROM support_submissions"; }
@@ -93,22 +126,22 @@ wait_count() { # expected counter-command args...
 }
 
 printf 'connections=%s duration=%s threads=%s cpus=%s\n' "$CONNECTIONS" "$DURATION" "$THREADS" "$(nproc)"
-printf '%-26s %10s %10s %10s %8s %s\n' scenario accepted "per s" "p99 ms" refused "stored (rows|distinct ids)"
+printf '%-26s %10s %10s %10s %8s %7s %s\n' scenario accepted "per s" "p99 ms" refused reused "stored (rows|distinct ids)"
 
 # SQLite, database up.
 sqlite_db="$work/sqlite/herald.db"; mkdir -p "$work/sqlite"
 start "sqlite://$sqlite_db"
-read -r acc rate p99 other < <(run)
+read -r acc rate p99 other reused < <(run)
 stop
-printf '%-26s %10s %10s %10s %8s %s\n' "sqlite" "$acc" "$rate" "$p99" "$other" "$(count_sqlite "$sqlite_db")"
+printf '%-26s %10s %10s %10s %8s %7s %s\n' "sqlite" "$acc" "$rate" "$p99" "$other" "$reused" "$(count_sqlite "$sqlite_db")"
 
 # PostgreSQL, database up.
 psql -q "$PG_URL" -c "CREATE DATABASE $pg_db" >/dev/null
 pg_url="${PG_URL%/*}/$pg_db"
 start "$pg_url"
-read -r acc rate p99 other < <(run)
+read -r acc rate p99 other reused < <(run)
 stop
-printf '%-26s %10s %10s %10s %8s %s\n' "postgres" "$acc" "$rate" "$p99" "$other" "$(count_pg "$pg_url")"
+printf '%-26s %10s %10s %10s %8s %7s %s\n' "postgres" "$acc" "$rate" "$p99" "$other" "$reused" "$(count_pg "$pg_url")"
 
 # SQLite, database down: another process holds the write lock for the whole run.
 rm -rf "$work/data" "$work/sqlite"; mkdir -p "$work/sqlite"
@@ -122,11 +155,11 @@ time.sleep(3600)
 PY
 locker_pid=$!
 for _ in $(seq 1 100); do [[ -e "$sqlite_db.locked" ]] && break; sleep 0.1; done
-read -r acc rate p99 other < <(run)
+read -r acc rate p99 other reused < <(run)
 kill "$locker_pid"; wait "$locker_pid" 2>/dev/null || true; locker_pid=""
 stored="$(wait_count "$acc" count_sqlite "$sqlite_db")"
 stop
-printf '%-26s %10s %10s %10s %8s %s\n' "sqlite down (spool)" "$acc" "$rate" "$p99" "$other" "$stored (after replay)"
+printf '%-26s %10s %10s %10s %8s %7s %s\n' "sqlite down (spool)" "$acc" "$rate" "$p99" "$other" "$reused" "$stored (after replay)"
 
 # PostgreSQL, database down: connections refused and existing ones terminated.
 rm -rf "$work/data"
@@ -134,9 +167,9 @@ psql -q "$PG_URL" -c "DROP DATABASE $pg_db WITH (FORCE)" -c "CREATE DATABASE $pg
 start "$pg_url"
 psql -q "$PG_URL" -c "ALTER DATABASE $pg_db ALLOW_CONNECTIONS false" \
   -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '$pg_db'" >/dev/null
-read -r acc rate p99 other < <(run)
+read -r acc rate p99 other reused < <(run)
 psql -q "$PG_URL" -c "ALTER DATABASE $pg_db ALLOW_CONNECTIONS true" >/dev/null
 stored="$(wait_count "$acc" count_pg "$pg_url")"
 stop
-printf '%-26s %10s %10s %10s %8s %s\n' "postgres down (spool)" "$acc" "$rate" "$p99" "$other" "$stored (after replay)"
+printf '%-26s %10s %10s %10s %8s %7s %s\n' "postgres down (spool)" "$acc" "$rate" "$p99" "$other" "$reused" "$stored (after replay)"
 echo "target: >= 1000 accepted/s on SQLite; spool files were fsynced before each answer"

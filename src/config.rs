@@ -132,6 +132,9 @@ pub struct Settings {
     pub data_dir: PathBuf,
     /// Support form submissions per minute per client address.
     pub support_rate_per_min: u32,
+    /// The most the support spool may hold on disk, in MiB; past it, submissions during a
+    /// database outage answer 503 (nothing already accepted is dropped).
+    pub support_spool_max_mb: u64,
     /// Minutes before an incident's promised next update that responders are reminded.
     pub reminder_lead_minutes: u32,
 }
@@ -160,6 +163,7 @@ impl std::fmt::Debug for Settings {
             .field("metrics_bind", &self.metrics_bind)
             .field("data_dir", &self.data_dir)
             .field("support_rate_per_min", &self.support_rate_per_min)
+            .field("support_spool_max_mb", &self.support_spool_max_mb)
             .field("reminder_lead_minutes", &self.reminder_lead_minutes)
             .finish()
     }
@@ -189,6 +193,7 @@ struct FileSettings {
     metrics_bind: Option<String>,
     data_dir: Option<String>,
     support_rate_per_min: Option<u32>,
+    support_spool_max_mb: Option<u64>,
     reminder_lead_minutes: Option<u32>,
 }
 
@@ -217,6 +222,7 @@ pub const SETTINGS_KEYS: &[(&str, &str)] = &[
     ("metrics_bind", "HERALD_METRICS_BIND"),
     ("data_dir", "HERALD_DATA_DIR"),
     ("support_rate_per_min", "HERALD_SUPPORT_RATE_PER_MIN"),
+    ("support_spool_max_mb", "HERALD_SUPPORT_SPOOL_MAX_MB"),
     ("reminder_lead_minutes", "HERALD_REMINDER_LEAD_MINUTES"),
 ];
 
@@ -395,6 +401,18 @@ impl Settings {
                 "must be between 1 and 10000000",
             ));
         }
+        let support_spool_max_mb = number(
+            env,
+            "HERALD_SUPPORT_SPOOL_MAX_MB",
+            file.support_spool_max_mb,
+            crate::support::DEFAULT_SPOOL_MAX_MB,
+        )?;
+        if !(1..=1_048_576).contains(&support_spool_max_mb) {
+            return Err(ConfigError::invalid(
+                "HERALD_SUPPORT_SPOOL_MAX_MB",
+                "must be between 1 and 1048576 (MiB)",
+            ));
+        }
         let reminder_lead_minutes = number(
             env,
             "HERALD_REMINDER_LEAD_MINUTES",
@@ -449,6 +467,7 @@ impl Settings {
             metrics_bind,
             data_dir,
             support_rate_per_min,
+            support_spool_max_mb,
             reminder_lead_minutes,
         })
     }
@@ -628,6 +647,10 @@ mod tests {
         assert_eq!(s.mail_from, "Herald <herald@localhost>");
         assert!(!s.allow_private_webhooks);
         assert_eq!(s.reminder_lead_minutes, 10);
+        assert_eq!(
+            s.support_spool_max_mb, 64,
+            "the spool cap fits a small disk"
+        );
         let lead = load("reminder_lead_minutes = 30", &[]).unwrap();
         assert_eq!(lead.reminder_lead_minutes, 30);
         let lead = load("", &[("HERALD_REMINDER_LEAD_MINUTES", "5")]).unwrap();
@@ -652,6 +675,8 @@ mod tests {
             ("HERALD_WEBHOOK_HOST_CONCURRENCY", "many"),
             ("HERALD_WEBHOOK_CA_FILE", "/nonexistent/ca.pem"),
             ("HERALD_WEBHOOK_CA_FILE", "Cargo.toml"),
+            ("HERALD_SUPPORT_SPOOL_MAX_MB", "0"),
+            ("HERALD_SUPPORT_SPOOL_MAX_MB", "lots"),
             ("HERALD_REMINDER_LEAD_MINUTES", "0"),
             ("HERALD_REMINDER_LEAD_MINUTES", "1441"),
             ("HERALD_REMINDER_LEAD_MINUTES", "soon"),

@@ -111,6 +111,7 @@ impl Application {
             secret.expose(),
             settings.data_dir.clone(),
             settings.support_rate_per_min,
+            settings.support_spool_max_mb * 1024 * 1024,
         )?;
         let state = AppState {
             db,

@@ -199,11 +199,22 @@ pub async fn submit_form(
     let submission = Submission::new(&page.data.page.id, checked, Some(ip));
     let reference = submission.reference.clone();
     if let Err(e) = support.accept(&state.db, submission).await {
-        tracing::error!(error = %e, "support submission lost neither to the database nor the spool");
-        let notice = "Your message could not be saved just now. Please send it again in a minute.";
+        let (notice, wait) = match &e {
+            AppError::Unavailable {
+                reason,
+                retry_after_secs,
+            } if reason == crate::support::SPOOL_FULL => (
+                "We are receiving more messages than we can keep while our systems recover. Please send yours again in a few minutes; what you typed is kept.",
+                *retry_after_secs,
+            ),
+            _ => (
+                "Your message could not be saved just now. Please send it again in a minute.",
+                5,
+            ),
+        };
         let mut res = again(StatusCode::SERVICE_UNAVAILABLE, None, notice)?;
         res.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(5u32));
+            .insert(header::RETRY_AFTER, HeaderValue::from(wait));
         return Ok(res);
     }
     Ok(HttpResponse::SeeOther()
@@ -220,7 +231,7 @@ pub async fn submit_form(
 fn keep_or_mint(support: &Support, sent: &str, page_id: &str) -> String {
     let now = Utc::now();
     match support.tokens.verify(sent, page_id, now) {
-        Ok(()) | Err(TokenProblem::TooFast) => sent.trim().to_owned(),
+        Ok(_) | Err(TokenProblem::TooFast) => sent.trim().to_owned(),
         Err(_) => support.tokens.mint(page_id, now),
     }
 }

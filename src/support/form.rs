@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::Topic;
-use super::token::{TokenKey, TokenProblem};
+use super::token::{Identity, TokenKey, TokenProblem};
 use crate::domain::EmailAddress;
 use crate::error::FieldErrors;
 use crate::render::PageData;
@@ -77,6 +77,8 @@ impl From<SupportJson> for SupportForm {
 /// The checked fields of a submission.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Checked {
+    /// The submission the form's token names (`None` from the field checks alone).
+    pub identity: Option<Identity>,
     pub name: String,
     pub email: String,
     pub topic: Topic,
@@ -112,7 +114,10 @@ impl SupportForm {
         }
         let checked = self.check_fields(page).map_err(Refusal::Fields)?;
         match key.verify(&self.form_token, &page.page.id, now) {
-            Ok(()) => Ok(checked),
+            Ok(stamp) => Ok(Checked {
+                identity: Some(stamp.identity()),
+                ..checked
+            }),
             Err(TokenProblem::Expired) => Err(Refusal::Expired),
             Err(TokenProblem::Invalid | TokenProblem::TooFast) => Err(Refusal::Suspicious),
         }
@@ -201,6 +206,7 @@ impl SupportForm {
         }
         match (email, topic) {
             (Some(email), Some(topic)) if errors.is_empty() => Ok(Checked {
+                identity: None,
                 name: name.to_owned(),
                 email: email.as_str().to_owned(),
                 topic,

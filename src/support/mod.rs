@@ -51,6 +51,11 @@ pub const MIN_FILL_SECS: i64 = 3;
 pub const TOKEN_MAX_AGE_HOURS: i64 = 24;
 /// Submissions per minute per client network, by default.
 pub const DEFAULT_RATE_PER_MIN: u32 = 5;
+/// The spool's bound by default, in MiB (about 40,000 submissions).
+pub const DEFAULT_SPOOL_MAX_MB: u64 = 64;
+/// The 503 reason of a submission refused because the spool is full.
+pub const SPOOL_FULL: &str = "support spool full";
+
 /// Client networks the rate limit remembers at most (the least recently seen is forgotten).
 const MAX_LIMITED_CLIENTS: usize = 100_000;
 
@@ -115,12 +120,17 @@ pub struct Submission {
 }
 
 impl Submission {
-    /// A new submission to page `page_id` from the checked fields.
+    /// A new submission to page `page_id` from the checked fields: the id and reference its
+    /// form token names (so sending the token again names the same submission), or fresh ones.
     pub fn new(page_id: &str, checked: Checked, client_ip: Option<IpAddr>) -> Self {
+        let (id, reference) = match checked.identity {
+            Some(i) => (i.id, i.reference),
+            None => (crate::db::new_id(), reference::new_reference()),
+        };
         Self {
-            id: crate::db::new_id(),
+            id,
             page_id: page_id.to_owned(),
-            reference: reference::new_reference(),
+            reference,
             name: checked.name,
             email: checked.email,
             topic: checked.topic,
@@ -155,9 +165,14 @@ pub struct Support {
 }
 
 impl Support {
-    /// The state for a server with `secret`, spooling under `data_dir`, allowing
-    /// `rate_per_min` submissions per minute per address.
-    pub fn new(secret: &[u8], data_dir: PathBuf, rate_per_min: u32) -> anyhow::Result<Arc<Self>> {
+    /// The state for a server with `secret`, spooling at most `spool_max_bytes` under
+    /// `data_dir`, allowing `rate_per_min` submissions per minute per client network.
+    pub fn new(
+        secret: &[u8],
+        data_dir: PathBuf,
+        rate_per_min: u32,
+        spool_max_bytes: u64,
+    ) -> anyhow::Result<Arc<Self>> {
         let rate = NonZeroU32::new(rate_per_min.max(1)).unwrap_or(NonZeroU32::MIN);
         Ok(Arc::new(Self {
             tokens: TokenKey::derive(
@@ -165,7 +180,7 @@ impl Support {
                 chrono::Duration::seconds(MIN_FILL_SECS),
                 chrono::Duration::hours(TOKEN_MAX_AGE_HOURS),
             ),
-            spool: Spool::open(data_dir)?,
+            spool: Spool::open(data_dir, spool_max_bytes)?,
             limiter: limiter::bounded(Quota::per_minute(rate), MAX_LIMITED_CLIENTS),
             db_down: AtomicBool::new(false),
             pages: page::FormCache::default(),
@@ -198,6 +213,14 @@ impl Support {
             }
         }
         self.spool.append(&submission).await.map_err(|e| {
+            if e.kind() == std::io::ErrorKind::StorageFull {
+                metrics::counter!("herald_support_spool_refused_total").increment(1);
+                tracing::warn!(error = %e, "support submission refused: the spool is full");
+                return AppError::Unavailable {
+                    reason: SPOOL_FULL.into(),
+                    retry_after_secs: 60,
+                };
+            }
             tracing::error!(error = %e, "support submission could not be spooled either");
             AppError::Unavailable {
                 reason: "support spool not writable".into(),
@@ -238,8 +261,13 @@ mod tests {
     #[test]
     fn the_rate_limit_answers_429_with_a_wait() {
         let dir = tempfile::tempdir().unwrap();
-        let support =
-            Support::new(b"0123456789abcdef0123456789abcdef", dir.path().into(), 2).unwrap();
+        let support = Support::new(
+            b"0123456789abcdef0123456789abcdef",
+            dir.path().into(),
+            2,
+            u64::MAX,
+        )
+        .unwrap();
         let net = |ip: &str| ClientNet::of(ip.parse::<IpAddr>().unwrap());
         assert!(support.check_rate(net("192.0.2.7")).is_ok());
         assert!(support.check_rate(net("192.0.2.7")).is_ok());

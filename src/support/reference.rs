@@ -22,6 +22,17 @@ pub fn new_reference() -> String {
     out
 }
 
+/// The reference spelled by the low 40 bits of `bits` (a submission's derived identity).
+pub fn from_bits(bits: u64) -> String {
+    let mut out = String::with_capacity(PREFIX.len() + LEN);
+    out.push_str(PREFIX);
+    for i in (0..LEN).rev() {
+        let symbol = (bits >> (5 * i)) & 0x1f;
+        out.push(ALPHABET[symbol as usize] as char);
+    }
+    out
+}
+
 /// The canonical form of a reference as someone typed it: case ignored, `O` read as zero,
 /// `I` and `L` as one, spaces and dashes inside ignored, the prefix optional. `None` when it
 /// cannot be a reference.

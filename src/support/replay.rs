@@ -68,9 +68,19 @@ pub async fn replay_once(support: &Arc<Support>, db: &Db) -> anyhow::Result<Repl
     }
     for file in files {
         let path = file.clone();
-        let submissions = blocking(support, move |s| s.spool.read_file(&path)).await?;
-        for chunk in submissions.chunks(CHUNK) {
-            let chunk = chunk.to_vec();
+        let mut reader = Some(blocking(support, move |s| s.spool.reader(&path)).await?);
+        loop {
+            let taken = reader.take();
+            let (back, chunk) = blocking(support, move |s| {
+                let mut r = taken.ok_or_else(|| std::io::Error::other("no spool reader"))?;
+                let chunk = s.spool.read_chunk(&mut r, CHUNK)?;
+                Ok((r, chunk))
+            })
+            .await?;
+            reader = Some(back);
+            if chunk.is_empty() {
+                break;
+            }
             // One transaction per chunk (a savepoint per submission inside): one commit for
             // many rows, which is what makes replay fast on PostgreSQL.
             let (inserted, present) = db
@@ -92,6 +102,7 @@ pub async fn replay_once(support: &Arc<Support>, db: &Db) -> anyhow::Result<Repl
             done.present += present;
             support.database_is_back();
         }
+        drop(reader);
         blocking(support, move |s| s.spool.remove(&file)).await?;
         done.files += 1;
     }

@@ -10,11 +10,17 @@
 //! deletes it only once every record is in the database. A record that fails its checks (a
 //! write cut short by a crash, a damaged disk block) ends the readable part of a file: it and
 //! everything after it are appended to `support-spool.corrupt` for a person to look at, and
-//! the file is truncated to its good part. Nothing is ever silently dropped.
+//! the file is truncated to its good part. Nothing is ever silently dropped. Replay reads a
+//! file record by record ([`SpoolReader`]), a chunk at a time, never the whole file at once.
+//!
+//! The spool holds at most a set number of bytes (live and replay files together). An append
+//! that would pass it is refused with [`io::ErrorKind::StorageFull`] before anything is
+//! written, so a long outage fills the disk no further and what was accepted stays.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 
 use sha2::{Digest, Sha256};
@@ -39,20 +45,44 @@ enum Command {
 pub struct Spool {
     dir: PathBuf,
     commands: std::sync::Mutex<mpsc::Sender<Command>>,
+    /// Bytes in the live and replay files, and appends under way.
+    bytes: AtomicU64,
+    max_bytes: u64,
 }
 
 impl Spool {
-    /// A spool in `dir` (created when the first record is written) with its writer thread.
-    pub fn open(dir: PathBuf) -> anyhow::Result<Self> {
+    /// A spool in `dir` (created when the first record is written) holding at most
+    /// `max_bytes`, with its writer thread.
+    pub fn open(dir: PathBuf, max_bytes: u64) -> anyhow::Result<Self> {
         let (tx, rx) = mpsc::channel();
         let writer_dir = dir.clone();
         std::thread::Builder::new()
             .name("support-spool".into())
             .spawn(move || writer(writer_dir, rx))?;
-        Ok(Self {
+        let spool = Self {
             dir,
             commands: std::sync::Mutex::new(tx),
-        })
+            bytes: AtomicU64::new(0),
+            max_bytes,
+        };
+        spool.recount()?;
+        Ok(spool)
+    }
+
+    /// Bytes the spool holds now.
+    pub fn size(&self) -> u64 {
+        self.bytes.load(Ordering::Acquire)
+    }
+
+    /// Counts the bytes of the live and replay files again (after a file went or shrank).
+    fn recount(&self) -> io::Result<()> {
+        let mut total = fs::metadata(self.live_path()).map_or(0, |m| m.len());
+        for file in self.pending_files()? {
+            total += fs::metadata(&file).map_or(0, |m| m.len());
+        }
+        self.bytes.store(total, Ordering::Release);
+        metrics::gauge!("herald_support_spool_bytes").set(total as f64);
+        Ok(())
     }
 
     /// The spool's directory.
@@ -60,13 +90,31 @@ impl Spool {
         &self.dir
     }
 
-    /// Appends `submission` and returns once it is on disk (fsync).
+    /// Appends `submission` and returns once it is on disk (fsync); refused with
+    /// [`io::ErrorKind::StorageFull`] when it would not fit under the spool's bound.
     pub async fn append(&self, submission: &Submission) -> io::Result<()> {
         let record = encode(&serde_json::to_vec(submission)?);
+        let len = record.len() as u64;
+        let before = self.bytes.fetch_add(len, Ordering::AcqRel);
+        if before + len > self.max_bytes {
+            self.bytes.fetch_sub(len, Ordering::AcqRel);
+            return Err(io::Error::new(
+                io::ErrorKind::StorageFull,
+                format!("the support spool is full ({} bytes)", self.max_bytes),
+            ));
+        }
         let (tx, rx) = oneshot::channel();
-        self.send(Command::Append(record, tx))?;
-        rx.await
-            .map_err(|_| io::Error::other("spool writer stopped"))?
+        let written = match self.send(Command::Append(record, tx)) {
+            Ok(()) => rx
+                .await
+                .unwrap_or_else(|_| Err(io::Error::other("spool writer stopped"))),
+            Err(e) => Err(e),
+        };
+        if written.is_err() {
+            self.bytes.fetch_sub(len, Ordering::AcqRel);
+        }
+        metrics::gauge!("herald_support_spool_bytes").set(self.size() as f64);
+        written
     }
 
     /// Moves the live file aside for replay (nothing happens when it is empty or absent).
@@ -96,36 +144,76 @@ impl Spool {
         Ok(files)
     }
 
-    /// Reads a replay file: its submissions, after setting aside a damaged tail (see the
-    /// module docs). Blocking: call it off the async threads.
+    /// Reads a whole replay file (see [`Spool::reader`] for the chunked way). Blocking.
     pub fn read_file(&self, path: &Path) -> io::Result<Vec<Submission>> {
-        let bytes = fs::read(path)?;
-        let (records, good_len) = decode_all(&bytes);
-        if good_len < bytes.len() {
-            self.set_aside(&bytes[good_len..])?;
-            let file = OpenOptions::new().write(true).open(path)?;
-            file.set_len(good_len as u64)?;
-            file.sync_all()?;
-            tracing::error!(file = %path.display(), bytes = bytes.len() - good_len,
-                "damaged support spool tail set aside in {CORRUPT}");
+        let mut reader = self.reader(path)?;
+        let mut all = Vec::new();
+        loop {
+            let chunk = self.read_chunk(&mut reader, 1024)?;
+            if chunk.is_empty() {
+                return Ok(all);
+            }
+            all.extend(chunk);
         }
-        let mut submissions = Vec::with_capacity(records.len());
-        for payload in records {
-            match serde_json::from_slice::<Submission>(payload) {
-                Ok(s) => submissions.push(s),
-                Err(e) => {
-                    tracing::error!(error = %e, "unreadable support spool record set aside");
-                    self.set_aside(&encode(payload))?;
+    }
+
+    /// A reader of a replay file from its start. Blocking.
+    pub fn reader(&self, path: &Path) -> io::Result<SpoolReader> {
+        Ok(SpoolReader {
+            path: path.to_owned(),
+            file: BufReader::new(File::open(path)?),
+            offset: 0,
+            done: false,
+        })
+    }
+
+    /// Up to `n` submissions from `reader`, in file order; empty once the file is read. A
+    /// damaged record ends the file: it and the rest are set aside (see the module docs).
+    /// Blocking: call it off the async threads.
+    pub fn read_chunk(&self, reader: &mut SpoolReader, n: usize) -> io::Result<Vec<Submission>> {
+        let mut out = Vec::new();
+        while out.len() < n && !reader.done {
+            match reader.next_record()? {
+                Record::End => reader.done = true,
+                Record::Damaged => {
+                    self.set_aside_tail(&reader.path, reader.offset)?;
+                    reader.done = true;
                 }
+                Record::Payload(payload) => match serde_json::from_slice::<Submission>(&payload) {
+                    Ok(s) => out.push(s),
+                    Err(e) => {
+                        tracing::error!(error = %e, "unreadable support spool record set aside");
+                        self.set_aside(&encode(&payload))?;
+                    }
+                },
             }
         }
-        Ok(submissions)
+        Ok(out)
+    }
+
+    /// Moves everything of `path` from `offset` on into the corrupt file, and truncates.
+    fn set_aside_tail(&self, path: &Path, offset: u64) -> io::Result<()> {
+        let mut file = OpenOptions::new().read(true).write(true).open(path)?;
+        let len = file.metadata()?.len();
+        file.seek(SeekFrom::Start(offset))?;
+        let mut corrupt = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.corrupt_path())?;
+        io::copy(&mut file, &mut corrupt)?;
+        corrupt.sync_all()?;
+        file.set_len(offset)?;
+        file.sync_all()?;
+        tracing::error!(file = %path.display(), bytes = len - offset,
+            "damaged support spool tail set aside in {CORRUPT}");
+        self.recount()
     }
 
     /// Deletes a replayed file.
     pub fn remove(&self, path: &Path) -> io::Result<()> {
         fs::remove_file(path)?;
-        sync_dir(&self.dir)
+        sync_dir(&self.dir)?;
+        self.recount()
     }
 
     /// Where damaged records are kept.
@@ -154,6 +242,65 @@ impl Spool {
             .send(command)
             .map_err(|_| io::Error::other("spool writer stopped"))
     }
+}
+
+/// A replay file being read record by record.
+pub struct SpoolReader {
+    path: PathBuf,
+    file: BufReader<File>,
+    /// Where the next record starts.
+    offset: u64,
+    done: bool,
+}
+
+enum Record {
+    Payload(Vec<u8>),
+    /// The file ends cleanly here.
+    End,
+    /// What follows is not a whole, well-formed record.
+    Damaged,
+}
+
+impl SpoolReader {
+    fn next_record(&mut self) -> io::Result<Record> {
+        let mut header = [0u8; HEADER_LEN];
+        match read_full(&mut self.file, &mut header)? {
+            0 => return Ok(Record::End),
+            n if n < HEADER_LEN => return Ok(Record::Damaged),
+            _ => {}
+        }
+        if &header[..4] != MAGIC {
+            return Ok(Record::Damaged);
+        }
+        let mut len = [0u8; 4];
+        len.copy_from_slice(&header[4..8]);
+        let len = u32::from_le_bytes(len) as usize;
+        if len > MAX_PAYLOAD {
+            return Ok(Record::Damaged);
+        }
+        let mut payload = vec![0u8; len];
+        if read_full(&mut self.file, &mut payload)? < len
+            || Sha256::digest(&payload)[..8] != header[8..16]
+        {
+            return Ok(Record::Damaged);
+        }
+        self.offset += (HEADER_LEN + len) as u64;
+        Ok(Record::Payload(payload))
+    }
+}
+
+/// Reads until `buf` is full or the file ends; how many bytes were read.
+fn read_full(file: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// The writer thread: appends waiting records together, one fsync per group.
@@ -307,7 +454,7 @@ mod tests {
     #[tokio::test]
     async fn appended_records_are_replayed_in_order_from_a_rotated_file() {
         let dir = tempfile::tempdir().unwrap();
-        let spool = Spool::open(dir.path().join("data")).unwrap();
+        let spool = Spool::open(dir.path().join("data"), u64::MAX).unwrap();
         assert!(
             spool.pending_files().unwrap().is_empty(),
             "nothing before the first write"
@@ -338,7 +485,7 @@ mod tests {
     #[tokio::test]
     async fn a_truncated_or_damaged_tail_is_set_aside_and_the_rest_is_kept() {
         let dir = tempfile::tempdir().unwrap();
-        let spool = Spool::open(dir.path().to_owned()).unwrap();
+        let spool = Spool::open(dir.path().to_owned(), u64::MAX).unwrap();
         for n in 0..3 {
             spool.append(&submission(n)).await.unwrap();
         }
@@ -365,6 +512,51 @@ mod tests {
         fs::write(&file, &bytes).unwrap();
         assert_eq!(spool.read_file(&file).unwrap().len(), 2);
         assert!(fs::metadata(spool.corrupt_path()).unwrap().len() as usize > partial.len() / 2);
+    }
+
+    #[tokio::test]
+    async fn a_full_spool_refuses_the_next_record_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = encode(&serde_json::to_vec(&submission(0)).unwrap()).len() as u64;
+        let spool = Spool::open(dir.path().to_owned(), 3 * one + one / 2).unwrap();
+        for n in 0..3 {
+            spool.append(&submission(n)).await.unwrap();
+        }
+        let full = spool.append(&submission(3)).await.unwrap_err();
+        assert_eq!(full.kind(), io::ErrorKind::StorageFull);
+        assert_eq!(spool.size(), fs::metadata(spool.live_path()).unwrap().len());
+        spool.rotate().await.unwrap();
+        let file = spool.pending_files().unwrap().remove(0);
+        assert_eq!(
+            spool.read_file(&file).unwrap().len(),
+            3,
+            "nothing accepted was lost"
+        );
+        // The cap counts across a restart, and room comes back once a file is replayed.
+        let reopened = Spool::open(dir.path().to_owned(), 3 * one + one / 2).unwrap();
+        assert_eq!(reopened.size(), 3 * one);
+        assert!(reopened.append(&submission(4)).await.is_err());
+        reopened.remove(&file).unwrap();
+        assert_eq!(reopened.size(), 0);
+        reopened.append(&submission(5)).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_file_is_read_a_chunk_at_a_time_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = Spool::open(dir.path().to_owned(), u64::MAX).unwrap();
+        for n in 0..7 {
+            spool.append(&submission(n)).await.unwrap();
+        }
+        spool.rotate().await.unwrap();
+        let file = spool.pending_files().unwrap().remove(0);
+        let mut reader = spool.reader(&file).unwrap();
+        let sizes: Vec<usize> = std::iter::from_fn(|| {
+            let chunk = spool.read_chunk(&mut reader, 3).unwrap();
+            (!chunk.is_empty()).then_some(chunk.len())
+        })
+        .collect();
+        assert_eq!(sizes, [3, 3, 1]);
     }
 
     #[test]

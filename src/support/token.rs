@@ -2,6 +2,11 @@
 //! with a key derived from the server secret for this purpose only (not the session or API
 //! token key path), so the form keeps working whatever happens to sign-in. It carries the
 //! issue time, which gives the minimum fill time without any server-side state.
+//!
+//! A token is used once, also without server-side state: the submission's id and reference
+//! are derived from it ([`FormStamp::identity`]), and a submission is inserted only if its id
+//! is absent, in the database as from the spool. A double click, a retry or a replayed token
+//! with another message gets the first submission's reference and stores nothing new.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -30,6 +35,38 @@ pub enum TokenProblem {
     TooFast,
     /// Older than the token lifetime: the form must be loaded again.
     Expired,
+}
+
+/// What a valid token vouches for: when its form was handed out, and the random nonce that
+/// makes it one of a kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FormStamp {
+    issued_millis: u64,
+    mac: [u8; 32],
+}
+
+/// The id and reference of the one submission a token may make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// A UUIDv7 whose time is the form's issue time.
+    pub id: String,
+    /// `SUP-` and eight Crockford base32 symbols.
+    pub reference: String,
+}
+
+impl FormStamp {
+    /// The submission id and reference this token stands for: the same every time it is sent.
+    pub fn identity(&self) -> Identity {
+        let mut random = [0u8; 10];
+        random.copy_from_slice(&self.mac[..10]);
+        let id = uuid::Builder::from_unix_timestamp_millis(self.issued_millis, &random)
+            .into_uuid()
+            .to_string();
+        let mut bits = [0u8; 8];
+        bits[3..].copy_from_slice(&self.mac[10..15]);
+        let reference = super::reference::from_bits(u64::from_be_bytes(bits));
+        Identity { id, reference }
+    }
 }
 
 /// Mints and checks form tokens.
@@ -76,13 +113,13 @@ impl TokenKey {
         URL_SAFE_NO_PAD.encode(out)
     }
 
-    /// Checks a token for page `page_id` at `now`.
+    /// Checks a token for page `page_id` at `now`; what it vouches for.
     pub fn verify(
         &self,
         token: &str,
         page_id: &str,
         now: DateTime<Utc>,
-    ) -> Result<(), TokenProblem> {
+    ) -> Result<FormStamp, TokenProblem> {
         let raw = URL_SAFE_NO_PAD
             .decode(token.trim())
             .map_err(|_| TokenProblem::Invalid)?;
@@ -107,7 +144,15 @@ impl TokenKey {
         if now - issued > self.max_age {
             return Err(TokenProblem::Expired);
         }
-        Ok(())
+        // A separate MAC of the payload (another context than the token's own) names the
+        // submission, so the identity cannot be read off the token by its holder.
+        let mut named = self.keyed(page_id);
+        named.update(b"submission\0");
+        named.update(payload);
+        Ok(FormStamp {
+            issued_millis: u64::try_from(issued.timestamp_millis()).unwrap_or(0),
+            mac: named.finalize().into_bytes().into(),
+        })
     }
 
     fn keyed(&self, page_id: &str) -> HmacSha256 {
@@ -147,11 +192,11 @@ mod tests {
         let k = key();
         let t0 = Utc::now();
         let token = k.mint("page-1", t0);
-        assert_eq!(
-            k.verify(&token, "page-1", t0 + Duration::seconds(3)),
-            Ok(())
+        assert!(
+            k.verify(&token, "page-1", t0 + Duration::seconds(3))
+                .is_ok()
         );
-        assert_eq!(k.verify(&token, "page-1", t0 + Duration::hours(23)), Ok(()));
+        assert!(k.verify(&token, "page-1", t0 + Duration::hours(23)).is_ok());
         assert_eq!(
             k.verify(&token, "page-1", t0 + Duration::milliseconds(2900)),
             Err(TokenProblem::TooFast)
@@ -200,6 +245,33 @@ mod tests {
             k.verify(&future, "page-1", later),
             Err(TokenProblem::Invalid)
         );
+    }
+
+    #[test]
+    fn a_token_always_names_the_same_submission_and_two_tokens_different_ones() {
+        let key = key();
+        let at = Utc::now();
+        let later = at + Duration::seconds(10);
+        let token = key.mint("page-1", at);
+        let first = key.verify(&token, "page-1", later).unwrap().identity();
+        let again = key
+            .verify(&token, "page-1", later + Duration::minutes(5))
+            .unwrap()
+            .identity();
+        assert_eq!(first, again);
+        assert!(first.reference.starts_with("SUP-") && first.reference.len() == 12);
+        let uuid = uuid::Uuid::parse_str(&first.id).unwrap();
+        assert_eq!(uuid.get_version_num(), 7);
+        let (secs, _) = uuid.get_timestamp().unwrap().to_unix();
+        assert_eq!(
+            secs as i64,
+            at.timestamp(),
+            "its time is the form's issue time"
+        );
+        let other = key.mint("page-1", at);
+        let second = key.verify(&other, "page-1", later).unwrap().identity();
+        assert_ne!(first.id, second.id);
+        assert_ne!(first.reference, second.reference);
     }
 
     #[test]

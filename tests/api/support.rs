@@ -163,6 +163,8 @@ on_both_backends!(
     honeypot_and_hasty_submissions_are_refused_without_saying_why,
     submissions_still_succeed_when_sign_in_is_broken,
     submissions_survive_a_database_outage_and_are_stored_exactly_once,
+    a_form_token_makes_one_submission_however_often_it_is_sent,
+    a_full_spool_answers_503_and_loses_nothing_it_accepted,
     a_damaged_spool_tail_is_set_aside_and_the_rest_replayed,
     responders_triage_submissions_through_the_api,
     the_console_lists_filters_and_marks_submissions_handled,
@@ -475,6 +477,114 @@ async fn wait_for_stored(s: &Support, n: usize) -> Vec<rows::SupportSubmission> 
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+async fn a_form_token_makes_one_submission_however_often_it_is_sent(db: TestDb) {
+    let s = Support::spawn(
+        db,
+        &[
+            ("HERALD_DB_POOL_SIZE", "1"),
+            ("HERALD_DB_TIMEOUT_MS", "300"),
+            ("HERALD_SUPPORT_RATE_PER_MIN", "1000"),
+        ],
+    )
+    .await;
+    let first = s.body("The first message.");
+    let (status, answer, _) = s.post_json(&first).await;
+    assert_eq!(status, 201, "{answer}");
+    let reference = answer["reference"].as_str().unwrap().to_owned();
+    // A double click, and the same token with another message.
+    let (status, again, _) = s.post_json(&first).await;
+    assert_eq!(
+        (status, again["reference"].as_str()),
+        (201, Some(reference.as_str()))
+    );
+    let mut other = first.clone();
+    other["message"] = json!("Another message on the same token.");
+    let (status, again, _) = s.post_json(&other).await;
+    assert_eq!(
+        (status, again["reference"].as_str()),
+        (201, Some(reference.as_str()))
+    );
+    // The HTML form: the same token twice redirects to the same reference.
+    let token = s.token(5);
+    let (_, location, _) = s.post_form(&form_fields(&token, &s.component)).await;
+    let (_, second, _) = s.post_form(&form_fields(&token, &s.component)).await;
+    assert!(location.contains("reference=SUP-"), "{location}");
+    assert_eq!(location, second);
+    let stored = wait_for_stored(&s, 2).await;
+    assert_eq!(stored.len(), 2, "one per token: {stored:?}");
+    let row = stored.iter().find(|r| r.reference == reference).unwrap();
+    assert_eq!(row.message, "The first message.");
+
+    // While the database is unreachable the spool takes it; the replay stores it once.
+    let outage = s.app.break_database().await;
+    let spooled = s.body("Sent during the outage, twice.");
+    let (_, a, _) = s.post_json(&spooled).await;
+    let (_, b, _) = s.post_json(&spooled).await;
+    assert_eq!(a["reference"], b["reference"], "{a} {b}");
+    outage.restore().await;
+    let stored = wait_for_stored(&s, 3).await;
+    let copies = stored
+        .iter()
+        .filter(|r| r.reference == a["reference"])
+        .count();
+    assert_eq!((stored.len(), copies), (3, 1), "{stored:?}");
+}
+
+async fn a_full_spool_answers_503_and_loses_nothing_it_accepted(db: TestDb) {
+    let s = Support::spawn(
+        db,
+        &[
+            ("HERALD_DB_POOL_SIZE", "1"),
+            ("HERALD_DB_TIMEOUT_MS", "300"),
+            ("HERALD_SUPPORT_RATE_PER_MIN", "100000"),
+            ("HERALD_SUPPORT_SPOOL_MAX_MB", "1"),
+        ],
+    )
+    .await;
+    let outage = s.app.break_database().await;
+    let long = "I cannot sign in. ".repeat(200); // about 3.6 KB a record
+    let mut accepted = 0;
+    let mut refusal = None;
+    for _ in 0..1000 {
+        let (status, body, headers) = s.post_json(&s.body(&long)).await;
+        match status {
+            201 => accepted += 1,
+            _ => {
+                refusal = Some((status, body, headers));
+                break;
+            }
+        }
+    }
+    let (status, body, headers) = refusal.expect("the spool filled up");
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(headers["retry-after"], "60");
+    assert!(
+        (200..=300).contains(&accepted),
+        "1 MiB holds about 280: {accepted}"
+    );
+    let spooled: u64 = std::fs::read_dir(s.spool_dir())
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(spooled <= 1024 * 1024, "the bound holds on disk: {spooled}");
+    // The HTML form says so in words, keeping what was typed.
+    let token = s.token(5);
+    let mut fields = form_fields(&token, &s.component);
+    fields.retain(|(k, _)| *k != "message");
+    fields.push(("message", long.as_str()));
+    let (status, _, page) = s.post_form(&fields).await;
+    assert_eq!(status, 503);
+    assert!(page.contains("more messages than we can keep"), "{page}");
+    assert!(
+        page.contains("I cannot sign in."),
+        "what was typed is kept: {page}"
+    );
+
+    outage.restore().await;
+    let stored = wait_for_stored(&s, accepted).await;
+    assert_eq!(stored.len(), accepted, "every accepted message, once");
 }
 
 async fn submissions_survive_a_database_outage_and_are_stored_exactly_once(db: TestDb) {
