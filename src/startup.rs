@@ -44,6 +44,8 @@ pub struct AppState {
 pub struct Application {
     port: u16,
     server: Server,
+    /// Every open connection, for the drain.
+    connections: Arc<http::connections::Connections>,
     /// `/metrics` on its own listener (`HERALD_METRICS_BIND`), and its port.
     metrics: Option<(Server, u16)>,
     state: AppState,
@@ -126,6 +128,8 @@ impl Application {
             support,
         };
         let app_state = state.clone();
+        let connections = Arc::new(http::connections::Connections::default());
+        let on_connect = connections.clone();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(web::Data::new(app_state.clone()))
@@ -141,6 +145,7 @@ impl Application {
                 .configure(http::routes)
                 .default_service(web::to(http::public::fallback))
         })
+        .on_connect(move |io, ext| on_connect.on_connect(io, ext))
         .listen(listener)?
         .workers(settings.workers)
         .shutdown_timeout(settings.shutdown_grace.as_secs())
@@ -164,6 +169,7 @@ impl Application {
         Ok(Self {
             port,
             server,
+            connections,
             metrics,
             state,
             registry,
@@ -200,6 +206,7 @@ impl Application {
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
         let Self {
             server,
+            connections,
             metrics,
             state,
             registry,
@@ -245,6 +252,7 @@ impl Application {
         ));
         let handle: ServerHandle = server.handle();
         let delay = state.settings.shutdown_delay;
+        let grace = state.settings.shutdown_grace;
         let stopper = tokio::spawn(async move {
             lifecycle.token().cancelled().await;
             if !delay.is_zero() {
@@ -254,7 +262,13 @@ impl Application {
                 );
                 tokio::time::sleep(delay).await;
             }
-            tracing::info!("closing the listener; waiting for in-flight requests");
+            tracing::info!(
+                open = connections.open(),
+                "closing the listener; answering what has arrived, closing idle connections"
+            );
+            handle.pause().await;
+            let drained = connections.drain(grace).await;
+            tracing::info!(drained, "connections drained; stopping the server");
             handle.stop(true).await;
         });
         let served = server.await;

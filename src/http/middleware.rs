@@ -67,6 +67,9 @@ pub async fn observe(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody + 'static>, actix_web::Error> {
     let started = Instant::now();
+    let busy = req
+        .conn_data::<std::sync::Arc<super::connections::Connection>>()
+        .map(super::connections::Busy::begin);
     let method = method_label(req.method());
     let request_id = req.extensions().get::<RequestId>().map(|id| id.to_string());
     let draining = req
@@ -95,5 +98,5 @@ pub async fn observe(
             .head_mut()
             .set_connection_type(ConnectionType::Close);
     }
-    Ok(res)
+    Ok(res.map_body(|_, body| super::connections::Counted::new(body, busy)))
 }
