@@ -28,6 +28,9 @@ const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; s
                    object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// The message of every accepted email subscription, known address or not.
+/// What an email subscription gets when the server has no mail server (`HERALD_SMTP_URL`).
+pub const NO_MAIL: &str = "Email notifications are not available here: this status page has no mail server set up. You can subscribe with a webhook instead, or follow the page's Atom feed.";
+
 const EMAIL_ACCEPTED: &str = "If this address can receive mail, a confirmation link is on its way. \
                               Nothing else is sent until it is opened.";
 
@@ -71,6 +74,10 @@ async fn accept(
         Target::Email(email) => email.as_str().to_owned(),
         Target::Webhook { url, .. } => url.clone(),
     };
+    if matches!(subscription.target, Target::Email(_)) && state.settings.smtp_url.is_none() {
+        // Said before anything is stored or counted: nothing would ever be sent.
+        return Err(AppError::field("email", NO_MAIL));
+    }
     let client = crate::http::client_net(req, &state.settings.trusted_proxies);
     state.notify.limits.check_client(client)?;
     if let Target::Webhook { url, .. } = &subscription.target {
@@ -208,7 +215,10 @@ pub async fn subscribe_form(
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
     let data = page(&state.site, &slug)?;
-    let view = form_view(&state.site, &data, &[]);
+    let mut view = form_view(&state.site, &data, &[]);
+    if state.settings.smtp_url.is_none() {
+        view.notice = Some(NO_MAIL.into());
+    }
     html(&state.site, StatusCode::OK, "pages/subscribe", &view)
 }
 
@@ -267,7 +277,10 @@ pub async fn subscribe_submit(
         Err(AppError::Validation(errors)) => {
             let mut view = form_view(&state.site, &data, &fields);
             view.errors = errors.into_iter().map(|(k, v)| (k, v.join(" "))).collect();
-            view.notice = Some("Please correct the marked fields.".into());
+            view.notice = Some(match state.settings.smtp_url {
+                None => NO_MAIL.into(),
+                Some(_) => "Please correct the marked fields.".into(),
+            });
             html(
                 &state.site,
                 StatusCode::UNPROCESSABLE_ENTITY,

@@ -910,3 +910,58 @@ async fn the_console_lists_subscribers_and_deliveries_and_retries_a_failed_one(d
         "viewers do not see addresses"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_mail_server_email_subscription_says_so_and_webhooks_still_work() {
+    let extra = [("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true")];
+    let app = TestApp::spawn_with(TestDb::sqlite(), &extra, Registry::standard()).await;
+    crate::console::seed_page(&app).await;
+    app.wait_for_page("/status/acme").await;
+    let form = app
+        .get("/status/acme/subscribe")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        form.contains("Email notifications are not available here"),
+        "{form}"
+    );
+    let post = |body: Value| {
+        let app = &app;
+        async move {
+            let res = app
+                .client
+                .post(format!("{}/status/acme/api/subscribe", app.address))
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            (
+                res.status().as_u16(),
+                res.json::<Value>().await.unwrap_or_default(),
+            )
+        }
+    };
+    let (status, body) = post(json!({"type": "email", "email": "ann@example.com"})).await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["fields"]["email"][0], herald::http::subscribe::NO_MAIL);
+    let hooks = Receiver::start();
+    let url = format!("{}/hook", hooks.base);
+    let (status, body) = post(json!({"type": "webhook", "url": url})).await;
+    assert_eq!(status, 201, "webhooks still subscribe: {body}");
+    let page_id = app
+        .site
+        .snapshot()
+        .pages
+        .get("acme")
+        .map(|p| p.data.page.id.clone())
+        .expect("the page");
+    let stored = app
+        .db
+        .run(move |c| Ok(herald::db::models::notify::list_subscribers(c, &page_id)?))
+        .await
+        .unwrap();
+    let kinds: Vec<&str> = stored.iter().map(|s| s.kind.as_str()).collect();
+    assert_eq!(kinds, ["webhook"], "the email subscriber was not stored");
+}
