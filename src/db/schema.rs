@@ -387,6 +387,7 @@ diesel::table! {
         delivered_at -> Nullable<Timestamp>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        waiting_for -> Nullable<Text>,
     }
 }
 

@@ -29,11 +29,84 @@ pub enum Attempt {
     Failed {
         error: String,
     },
-    /// Not attempted now (host at its concurrency cap or circuit open): try again after `after`,
-    /// not counted as an attempt.
+    /// Not attempted now: try again after `after`, not counted as an attempt; `waiting` says
+    /// what it waits for (shown with the delivery).
     Deferred {
         after: Duration,
+        waiting: Waiting,
     },
+}
+
+/// What a deferred delivery waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Waiting {
+    /// No mail server is set (`HERALD_SMTP_URL`).
+    MailServer,
+    /// Its host has as many requests in flight as it may.
+    HostBusy,
+    /// Its host failed repeatedly; its circuit is open until a probe succeeds.
+    HostCircuitOpen,
+    /// Its host has many deliveries queued already; other hosts go first.
+    HostQueue,
+    /// The process is shutting down; another process (or the next start) sends it.
+    ShuttingDown,
+}
+
+impl Waiting {
+    /// The stored name (`deliveries.waiting_for`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::MailServer => "mail_server",
+            Self::HostBusy => "host_busy",
+            Self::HostCircuitOpen => "host_circuit_open",
+            Self::HostQueue => "host_queue",
+            Self::ShuttingDown => "shutting_down",
+        }
+    }
+
+    /// The reason stored as `name`, if it is one.
+    pub fn parse(name: &str) -> Option<Self> {
+        [
+            Self::MailServer,
+            Self::HostBusy,
+            Self::HostCircuitOpen,
+            Self::HostQueue,
+            Self::ShuttingDown,
+        ]
+        .into_iter()
+        .find(|w| w.as_str() == name)
+    }
+
+    /// What it means, for the console and the log.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::MailServer => "waiting for a mail server: HERALD_SMTP_URL is not set",
+            Self::HostBusy => "waiting for a free connection to the receiver's host",
+            Self::HostCircuitOpen => {
+                "waiting: the receiver's host failed repeatedly and is tried again shortly"
+            }
+            Self::HostQueue => "waiting behind other deliveries to the same host",
+            Self::ShuttingDown => "waiting: this Herald is shutting down",
+        }
+    }
+
+    /// Logs `self` the first time this process meets it for `host` (the log says each cause
+    /// once, not once per delivery).
+    pub fn log_once(self, host: &str) {
+        use std::collections::HashSet;
+        use std::sync::{Mutex, OnceLock};
+        static SEEN: OnceLock<Mutex<HashSet<(Waiting, String)>>> = OnceLock::new();
+        let seen = SEEN.get_or_init(Mutex::default);
+        let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.len() < 10_000 && seen.insert((self, host.to_owned())) {
+            tracing::warn!(
+                host,
+                waiting = self.as_str(),
+                "deliveries are {}",
+                self.describe()
+            );
+        }
+    }
 }
 
 impl Attempt {

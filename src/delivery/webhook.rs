@@ -21,7 +21,7 @@ use super::breaker::{Breaker, Clock, Permit, SystemClock};
 use super::chat::{self, ChatMessage};
 use super::connections::{Answer, Connections, Connector, ExchangeError};
 use super::outbound::{self, GuardedResolver, Policy, UrlRefusal};
-use super::{Attempt, one_line, signature};
+use super::{Attempt, Waiting, one_line, signature};
 
 /// The `user-agent` of every webhook.
 pub const USER_AGENT: &str = concat!("Herald-Webhooks/", env!("CARGO_PKG_VERSION"));
@@ -132,7 +132,7 @@ impl WebhookClient {
         let host = host_key(&url);
         let _slot = match self.admit(&host) {
             Ok(slot) => slot,
-            Err(after) => return Attempt::Deferred { after },
+            Err((after, waiting)) => return Attempt::Deferred { after, waiting },
         };
         let bytes = match chat::flavor(&url) {
             chat::Flavor::Standard => req.body.to_bytes(),
@@ -182,7 +182,7 @@ impl WebhookClient {
     }
 
     /// A concurrency slot and the breaker's permission for `host`, or how long to wait.
-    fn admit(&self, host: &str) -> Result<tokio::sync::OwnedSemaphorePermit, Duration> {
+    fn admit(&self, host: &str) -> Result<tokio::sync::OwnedSemaphorePermit, (Duration, Waiting)> {
         let policy = &self.inner.policy;
         let now = self.inner.clock.now();
         let mut hosts = self.inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
@@ -196,9 +196,12 @@ impl WebhookClient {
         });
         let slot = Arc::clone(&entry.slots)
             .try_acquire_owned()
-            .map_err(|_| policy.defer)?;
+            .map_err(|_| (policy.defer, Waiting::HostBusy))?;
         match entry.breaker.check(now) {
-            Permit::Rejected { retry_in } => Err(retry_in.max(Duration::from_millis(100))),
+            Permit::Rejected { retry_in } => Err((
+                retry_in.max(Duration::from_millis(100)),
+                Waiting::HostCircuitOpen,
+            )),
             Permit::Allowed | Permit::Probe => Ok(slot),
         }
     }

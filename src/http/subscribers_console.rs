@@ -111,7 +111,13 @@ pub async fn show_subscribers(
             channel: d.channel.clone(),
             state: d.state.clone(),
             attempts: d.attempts,
-            last_error: d.last_error.clone().unwrap_or_default(),
+            last_error: d
+                .waiting_for
+                .as_deref()
+                .and_then(crate::delivery::Waiting::parse)
+                .map(|w| w.describe().to_owned())
+                .or_else(|| d.last_error.clone())
+                .unwrap_or_default(),
             created_at: d.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
             retryable: d.state == "dead" || d.state == "failed",
             recipient: if show_subscribers {

@@ -24,11 +24,11 @@ use super::{EngineClock, content, events, reminders};
 use crate::config::Settings;
 use crate::db::models::notify::{self as rows, Audience, ClaimedDelivery, Outcome};
 use crate::db::{Db, DbConn, write_tx};
-use crate::delivery::Attempt;
 use crate::delivery::backoff::Backoff;
 use crate::delivery::mail::Mailer;
 use crate::delivery::outbound::Policy;
 use crate::delivery::webhook::WebhookClient;
+use crate::delivery::{Attempt, Waiting};
 use crate::error::AppResult;
 use crate::secret::SecretKey;
 
@@ -146,16 +146,27 @@ impl Sender {
             .clone()
     }
 
+    /// Sends `outgoing`; a deferral's cause is logged the first time it is met per host.
     async fn send(&self, outgoing: &Outgoing) -> Attempt {
+        let attempt = self.try_send(outgoing).await;
+        if let Attempt::Deferred { waiting, .. } = &attempt {
+            waiting.log_once(outgoing.host());
+        }
+        attempt
+    }
+
+    async fn try_send(&self, outgoing: &Outgoing) -> Attempt {
         let host = self.host_slots(outgoing.host());
         let Ok(_host) = host.acquire().await else {
             return Attempt::Deferred {
                 after: Duration::from_secs(1),
+                waiting: Waiting::ShuttingDown,
             };
         };
         let Ok(_slot) = self.global.acquire().await else {
             return Attempt::Deferred {
                 after: Duration::from_secs(1),
+                waiting: Waiting::ShuttingDown,
             };
         };
         match outgoing {
@@ -163,6 +174,7 @@ impl Sender {
                 Some(mailer) => mailer.send(mail).await,
                 None => Attempt::Deferred {
                     after: Duration::from_secs(60),
+                    waiting: Waiting::MailServer,
                 },
             },
             Outgoing::Webhook(req, _) => self.webhooks.send(req).await,
@@ -612,10 +624,12 @@ impl Engine {
         let waiting = self.waiting.entry(host.clone()).or_default();
         if *waiting >= share && channel == Channel::Webhook {
             // This host has plenty queued already: leave room for the others.
+            Waiting::HostQueue.log_once(&host);
             self.finished.push(Finished {
                 delivery,
                 attempt: Some(Attempt::Deferred {
                     after: Duration::from_secs(1),
+                    waiting: Waiting::HostQueue,
                 }),
                 counts: false,
                 had_failures: false,
@@ -905,14 +919,16 @@ fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
             next_attempt_at: at,
             counted: false,
             error: None,
+            waiting: None,
         };
     };
     match attempt {
-        Attempt::Deferred { after } => Outcome {
+        Attempt::Deferred { after, waiting } => Outcome {
             state: "pending",
             next_attempt_at: later(*after),
             counted: false,
             error: f.delivery.last_error.clone(),
+            waiting: Some(*waiting),
         },
         Attempt::Retry { retry_after, error } if attempts < config.max_attempts => Outcome {
             state: "pending",
@@ -923,24 +939,28 @@ fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
             ),
             counted: true,
             error: Some(error.clone()),
+            waiting: None,
         },
         Attempt::Retry { error, .. } => Outcome {
             state: "dead",
             next_attempt_at: at,
             counted: true,
             error: Some(error.clone()),
+            waiting: None,
         },
         Attempt::Failed { error } => Outcome {
             state: "failed",
             next_attempt_at: at,
             counted: true,
             error: Some(error.clone()),
+            waiting: None,
         },
         Attempt::Delivered => Outcome {
             state: "delivered",
             next_attempt_at: at,
             counted: true,
             error: None,
+            waiting: None,
         },
     }
 }

@@ -201,7 +201,7 @@ pub async fn send(mailer: Option<&Mailer>, webhooks: &WebhookClient, messages: R
         for _ in 0..DEFERRALS {
             match webhooks.send(request).await {
                 Attempt::Delivered => return,
-                Attempt::Deferred { after } => {
+                Attempt::Deferred { after, .. } => {
                     tokio::time::sleep(after.min(Duration::from_secs(30))).await;
                 }
                 other => {

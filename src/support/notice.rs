@@ -225,7 +225,7 @@ impl Notifier {
         };
         for _ in 0..DEFERRALS {
             match self.webhooks.send(&request).await {
-                Attempt::Deferred { after } => {
+                Attempt::Deferred { after, .. } => {
                     tokio::time::sleep(after.min(Duration::from_secs(30))).await
                 }
                 other => return outcome(other),

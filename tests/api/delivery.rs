@@ -889,7 +889,7 @@ async fn a_failing_host_opens_its_circuit_while_another_host_keeps_receiving() {
     }
     for _ in 0..5 {
         match client.send(&webhook(&failing.url("/500"))).await {
-            Attempt::Deferred { after } => {
+            Attempt::Deferred { after, .. } => {
                 assert!(after > Duration::from_secs(50) && after <= Duration::from_secs(60))
             }
             other => panic!("the circuit should be open: {other:?}"),
@@ -974,7 +974,7 @@ async fn after_the_cool_down_one_probe_reaches_the_host_and_its_success_closes_t
     }
     // Open: even a request that would succeed waits, without reaching the host.
     match client.send(&webhook(&receiver.url("/ok"))).await {
-        Attempt::Deferred { after } => assert_eq!(after, Duration::from_secs(30)),
+        Attempt::Deferred { after, .. } => assert_eq!(after, Duration::from_secs(30)),
         other => panic!("the circuit should be open: {other:?}"),
     }
     clock.advance(Duration::from_secs(29));

@@ -82,6 +82,9 @@ pub struct Delivery {
     pub delivered_at: Option<NaiveDateTime>,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// What it waits for when it was last put off without an attempt
+    /// ([`crate::delivery::Waiting::as_str`]); `None` once attempted.
+    pub waiting_for: Option<String>,
 }
 
 /// What the engine needs of a claimed delivery (no timestamps: they are not read, and parsing
@@ -664,6 +667,8 @@ pub struct Outcome {
     /// Whether the attempt counts (a deferral does not).
     pub counted: bool,
     pub error: Option<String>,
+    /// What a deferred delivery waits for.
+    pub waiting: Option<crate::delivery::Waiting>,
 }
 
 /// Records an outcome other than delivered and releases the claim.
@@ -687,6 +692,7 @@ pub fn record_outcome(
         deliveries::attempts.eq(deliveries::attempts + i32::from(outcome.counted)),
         deliveries::next_attempt_at.eq(outcome.next_attempt_at),
         deliveries::last_error.eq(error),
+        deliveries::waiting_for.eq(outcome.waiting.map(|w| w.as_str())),
         deliveries::locked_by.eq(None::<String>),
         deliveries::locked_until.eq(None::<NaiveDateTime>),
         deliveries::updated_at.eq(at),

@@ -164,6 +164,8 @@ fn delivery_view(d: &Delivery) -> Value {
         "attempts": d.attempts,
         "next_attempt_at": (d.state == "pending").then(|| d.next_attempt_at.and_utc()),
         "last_error": d.last_error,
+        "waiting_for": d.waiting_for,
+        "waiting": d.waiting_for.as_deref().and_then(crate::delivery::Waiting::parse).map(|w| w.describe()),
         "delivered_at": d.delivered_at.map(|t| t.and_utc()),
         "created_at": d.created_at.and_utc(),
     })

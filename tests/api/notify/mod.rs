@@ -965,3 +965,64 @@ async fn without_a_mail_server_email_subscription_says_so_and_webhooks_still_wor
     let kinds: Vec<&str> = stored.iter().map(|s| s.kind.as_str()).collect();
     assert_eq!(kinds, ["webhook"], "the email subscriber was not stored");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delivery_that_waits_for_a_mail_server_says_so_in_the_api_and_the_console() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    crate::console::seed_page(&app).await;
+    let token = token(&app).await;
+    let api = |method: reqwest::Method, path: &str, body: Value| {
+        let req = app
+            .client
+            .request(method, format!("{}/api/v1{path}", app.address))
+            .bearer_auth(&token);
+        let req = if body.is_null() { req } else { req.json(&body) };
+        async move {
+            let res = req.send().await.unwrap();
+            (
+                res.status().as_u16(),
+                res.json::<Value>().await.unwrap_or_default(),
+            )
+        }
+    };
+    let (status, body) = api(
+        reqwest::Method::POST,
+        "/pages/acme/subscribers",
+        json!({"type": "email", "email": "ann@example.com"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = api(
+        reqwest::Method::POST,
+        "/pages/acme/incidents",
+        json!({"name": "API errors", "body": "Looking into it."}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let started = std::time::Instant::now();
+    let delivery = loop {
+        let (_, list) = api(reqwest::Method::GET, "/pages/acme/deliveries", Value::Null).await;
+        if let Some(d) = list
+            .as_array()
+            .and_then(|l| l.iter().find(|d| d["waiting_for"] == "mail_server"))
+        {
+            break d.clone();
+        }
+        assert!(started.elapsed() < Duration::from_secs(15), "{list}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(delivery["state"], "pending");
+    assert_eq!(delivery["attempts"], 0, "waiting is not an attempt");
+    assert_eq!(
+        delivery["waiting"],
+        "waiting for a mail server: HERALD_SMTP_URL is not set"
+    );
+    let console =
+        crate::console::Console::sign_in(&app, "responder@example.com", Role::Responder).await;
+    let (status, page) = console.get("/admin/pages/acme/subscribers").await;
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("waiting for a mail server: HERALD_SMTP_URL is not set"),
+        "{page}"
+    );
+}
