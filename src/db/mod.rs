@@ -21,6 +21,12 @@ use crate::error::{AppError, AppResult};
 /// callers get 503 at once instead of piling up threads (load shedding during a traffic spike).
 const WAITERS_PER_CONNECTION: usize = 8;
 
+/// How long one [`Db::run`] may take in all (waiting for a connection, then the work) before
+/// its caller is answered 503. A database that accepts connections but never answers (frozen,
+/// failing over, partitioned) hangs the blocking thread, not the caller; the thread keeps its
+/// place at the gate, so at most the gate's size of them can be stuck at once.
+pub const RUN_LIMIT: Duration = Duration::from_secs(10);
+
 /// Seconds a client is told to wait after a 503 for lack of a connection.
 const RETRY_AFTER_SECS: u32 = 2;
 
@@ -71,8 +77,32 @@ impl Db {
     }
 
     /// Runs `f` with a pooled connection on the blocking thread pool. When no connection is free
-    /// within the checkout timeout the caller gets [`AppError::Unavailable`] (503 + Retry-After).
+    /// within the checkout timeout, or the whole run takes longer than [`RUN_LIMIT`], the caller
+    /// gets [`AppError::Unavailable`] (503 + Retry-After).
     pub async fn run<T, F>(&self, f: F) -> AppResult<T>
+    where
+        F: FnOnce(&mut DbConn) -> AppResult<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.run_within(RUN_LIMIT.max(self.timeout), f).await
+    }
+
+    /// [`Db::run`] answering 503 after `limit` (readiness probes must answer fast).
+    pub async fn run_within<T, F>(&self, limit: Duration, f: F) -> AppResult<T>
+    where
+        F: FnOnce(&mut DbConn) -> AppResult<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        match tokio::time::timeout(limit, self.run_unbounded(f)).await {
+            Ok(answer) => answer,
+            Err(_) => {
+                metrics::counter!("herald_db_run_timeouts_total").increment(1);
+                Err(self.unavailable("the database did not answer in time"))
+            }
+        }
+    }
+
+    async fn run_unbounded<T, F>(&self, f: F) -> AppResult<T>
     where
         F: FnOnce(&mut DbConn) -> AppResult<T> + Send + 'static,
         T: Send + 'static,
@@ -108,6 +138,15 @@ impl Db {
     ) -> anyhow::Result<T> {
         let mut conn = self.pool.get()?;
         f(&mut conn)
+    }
+
+    /// Callers waiting at the gate or for a connection, or running (for `/metrics`).
+    pub fn in_use(&self) -> usize {
+        self.gate_size() - self.gate.available_permits()
+    }
+
+    fn gate_size(&self) -> usize {
+        self.pool.max_size() as usize * WAITERS_PER_CONNECTION
     }
 
     /// Pool figures for `/metrics`: (connections open, idle, maximum).

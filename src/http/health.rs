@@ -21,7 +21,13 @@ pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
     if state.lifecycle.is_draining() {
         return not_ready("shutting_down");
     }
-    match state.db.run(|c| Ok(migrations::pending_count(c)?)).await {
+    // A hung database must not hang the probe: it answers within 4 s whatever happens.
+    let limit = std::time::Duration::from_secs(4);
+    match state
+        .db
+        .run_within(limit, |c| Ok(migrations::pending_count(c)?))
+        .await
+    {
         Ok(0) => HttpResponse::Ok()
             .insert_header((header::CACHE_CONTROL, "no-store"))
             .json(json!({"status": "ready"})),
@@ -56,6 +62,37 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     metrics::gauge!("herald_db_pool_idle_connections").set(f64::from(idle));
     metrics::gauge!("herald_db_pool_in_use_connections").set(f64::from(open.saturating_sub(idle)));
     metrics::gauge!("herald_db_pool_max_connections").set(f64::from(max));
+    metrics::gauge!("herald_db_callers").set(state.db.in_use() as f64);
+    metrics::gauge!("herald_support_spool_bytes").set(state.support.spool.size() as f64);
+    // Figures read from the database, within a short bound: a scrape during an outage still
+    // answers, with the figures it can get.
+    let limit = std::time::Duration::from_secs(2);
+    let figures = state
+        .db
+        .run_within(limit, |c| {
+            let now = crate::db::now();
+            let pending = crate::db::models::notify::pending_by_channel(c)?;
+            let overdue = crate::db::models::deadlines::overdue_count(c, now)?;
+            Ok((now, pending, overdue))
+        })
+        .await;
+    match figures {
+        Ok((now, pending, overdue)) => {
+            for channel in ["email", "webhook"] {
+                let (count, oldest) = pending
+                    .iter()
+                    .find(|(c, _, _)| c == channel)
+                    .map_or((0, None), |(_, n, oldest)| (*n, *oldest));
+                let age = oldest.map_or(0.0, |t| (now - t).num_milliseconds().max(0) as f64 / 1e3);
+                metrics::gauge!("herald_deliveries_pending", "channel" => channel)
+                    .set(count as f64);
+                metrics::gauge!("herald_deliveries_oldest_pending_seconds", "channel" => channel)
+                    .set(age);
+            }
+            metrics::gauge!("herald_incidents_overdue_updates").set(overdue as f64);
+        }
+        Err(e) => tracing::debug!(error = %e, "metrics: database figures skipped"),
+    }
     HttpResponse::Ok()
         .insert_header((
             header::CONTENT_TYPE,

@@ -66,6 +66,17 @@ async fn metrics_count_requests_by_route(db: TestDb) {
         text.contains("herald_http_request_duration_seconds_bucket"),
         "{text}"
     );
+    for figure in [
+        r#"herald_deliveries_pending{channel="email"}"#,
+        r#"herald_deliveries_pending{channel="webhook"}"#,
+        r#"herald_deliveries_oldest_pending_seconds{channel="webhook"}"#,
+        "herald_incidents_overdue_updates ",
+        "herald_support_spool_bytes ",
+        "herald_db_callers ",
+        "herald_db_checkout_seconds",
+    ] {
+        assert!(text.contains(figure), "{figure} missing: {text}");
+    }
     assert!(
         text.contains("herald_db_pool_max_connections 4")
             || text.contains("herald_db_pool_max_connections"),

@@ -119,6 +119,14 @@ impl Support {
 
     /// Every stored submission of the page, newest first.
     pub async fn stored(&self) -> Vec<rows::SupportSubmission> {
+        self.try_stored().await.unwrap()
+    }
+
+    /// [`Support::stored`], or the 503 of a pool busy with a replay (the tests use one
+    /// connection and a short checkout timeout).
+    pub async fn try_stored(
+        &self,
+    ) -> Result<Vec<rows::SupportSubmission>, herald::error::AppError> {
         let page_id = self.page_id.clone();
         self.app
             .db
@@ -133,7 +141,6 @@ impl Support {
                 )?)
             })
             .await
-            .unwrap()
     }
 
     pub fn spool_dir(&self) -> PathBuf {
@@ -466,7 +473,7 @@ fn put_in_place(path: &std::path::Path, bytes: &[u8]) {
 async fn wait_for_stored(s: &Support, n: usize) -> Vec<rows::SupportSubmission> {
     let started = Instant::now();
     loop {
-        let stored = s.stored().await;
+        let stored = s.try_stored().await.unwrap_or_default();
         if stored.len() >= n {
             return stored;
         }

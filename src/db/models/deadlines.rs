@@ -89,3 +89,12 @@ pub fn auto_maintenances_due(conn: &mut DbConn, at: NaiveDateTime) -> QueryResul
             .load(conn),
     }
 }
+
+/// Open incidents whose promised next update is past `at` (for `/metrics`).
+pub fn overdue_count(conn: &mut DbConn, at: NaiveDateTime) -> QueryResult<i64> {
+    incidents::table
+        .filter(incidents::resolved_at.is_null())
+        .filter(incidents::next_update_by.lt(at))
+        .count()
+        .get_result(conn)
+}

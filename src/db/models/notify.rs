@@ -830,3 +830,19 @@ pub fn claim_reminder(
     .execute(conn)?;
     Ok(inserted == 1)
 }
+
+/// Pending deliveries per channel, with the creation time of the oldest (for `/metrics`).
+pub fn pending_by_channel(
+    conn: &mut DbConn,
+) -> QueryResult<Vec<(String, i64, Option<NaiveDateTime>)>> {
+    use diesel::dsl::{count_star, min};
+    deliveries::table
+        .filter(deliveries::state.eq("pending"))
+        .group_by(deliveries::channel)
+        .select((
+            deliveries::channel,
+            count_star(),
+            min(deliveries::created_at),
+        ))
+        .load(conn)
+}
