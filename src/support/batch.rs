@@ -13,6 +13,9 @@ use super::{Submission, store};
 use crate::db::{Db, write_tx};
 use crate::error::{AppError, AppResult};
 
+/// How long a batch may take before its submissions go to the spool instead.
+const INSERT_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// The most submissions written in one transaction.
 const MAX_BATCH: usize = 256;
 
@@ -55,8 +58,10 @@ impl Batcher {
                 continue;
             }
             let rows: Vec<Submission> = batch.iter().map(|(s, _)| s.clone()).collect();
+            // A short bound: during an outage the sender is answered from the spool within
+            // seconds, not after the general limit.
             let outcome = db
-                .run(move |c| {
+                .run_within(INSERT_LIMIT, move |c| {
                     write_tx(c, |c| {
                         Ok::<_, AppError>(
                             rows.iter()

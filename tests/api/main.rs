@@ -3,6 +3,7 @@
 
 #[macro_use]
 mod helpers;
+mod hung_db;
 
 mod api_v1;
 mod auth;
