@@ -145,3 +145,74 @@ async fn prepare(url: &str, base: &str) -> String {
     .await
     .unwrap()
 }
+
+/// Two Herald processes share one PostgreSQL and one fan-out; one is killed -9 halfway: the
+/// other serves every subscriber, and any resend carries the same `webhook-id`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_share_a_fan_out_and_one_killed_midway_loses_nothing() {
+    let Some(db) = TestDb::postgres() else { return };
+    let receiver = Receiver::start();
+    receiver.delay(50);
+    let base = receiver.base.clone();
+    let url = db.url();
+    let envs = [
+        ("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true"),
+        ("HERALD_SHUTDOWN_GRACE_SECS", "1"),
+    ];
+    let start = |dir: std::path::PathBuf| {
+        let url = url.clone();
+        tokio::task::spawn_blocking(move || Serving::start(&dir, &url, &envs))
+    };
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut doomed = start(dir_a.path().to_owned()).await.unwrap();
+    let token = prepare(&url, &base).await;
+    let _survivor = start(dir_b.path().to_owned()).await.unwrap();
+
+    let res = reqwest::Client::new()
+        .post(format!(
+            "http://127.0.0.1:{}/api/v1/pages/acme/incidents",
+            doomed.port
+        ))
+        .bearer_auth(&token)
+        .json(&json!({"name": "Database down", "impact": "major", "body": "Investigating."}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let posted = Instant::now();
+    while distinct(&receiver) < 20 {
+        assert!(
+            posted.elapsed() < Duration::from_secs(20),
+            "the fan-out did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    doomed.child.kill().expect("kill -9");
+    doomed.child.wait().unwrap();
+    let at_kill = distinct(&receiver);
+    assert!(
+        at_kill < RECIPIENTS,
+        "the kill came after the fan-out ({at_kill})"
+    );
+
+    let killed = Instant::now();
+    while distinct(&receiver) < RECIPIENTS {
+        assert!(
+            killed.elapsed() < Duration::from_secs(120),
+            "the other process served only {} of {RECIPIENTS}",
+            distinct(&receiver)
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut ids: HashMap<String, HashSet<String>> = HashMap::new();
+    for hook in receiver.hooks() {
+        ids.entry(hook.path.clone())
+            .or_default()
+            .insert(hook.headers["webhook-id"].clone());
+    }
+    assert_eq!(ids.len(), RECIPIENTS);
+    for (path, seen) in &ids {
+        assert_eq!(seen.len(), 1, "{path} got different ids: {seen:?}");
+    }
+    drop(db);
+}
