@@ -579,12 +579,8 @@ fn parse_smtp_url(raw: &str) -> Result<String, ConfigError> {
     if url.host_str().is_none_or(str::is_empty) {
         return Err(bad("has no host"));
     }
-    let query = |key: &str| url.query_pairs().find(|(k, _)| k == key).map(|(_, v)| v);
-    let tls = url.scheme() != "smtp" || query("tls").is_some();
-    if url.password().is_some() && !tls && query("plain_auth").as_deref() != Some("allow") {
-        return Err(bad(
-            "has a user and password but no TLS, so they would cross the network in clear text: use smtps://, smtp+starttls://, or add ?plain_auth=allow for a relay on this host",
-        ));
+    if crate::delivery::mail::sends_password_in_clear(&url) {
+        return Err(bad(crate::delivery::mail::PASSWORD_IN_CLEAR));
     }
     Ok(raw.to_owned())
 }

@@ -106,16 +106,20 @@ fn form_nonce(req: &HttpRequest) -> Option<String> {
     (value.len() == 32 && value.bytes().all(|b| b.is_ascii_hexdigit())).then_some(value)
 }
 
+/// What a sign-in form's CSRF token is bound to (never a session id: those are UUIDs).
+fn form_subject(nonce: &str) -> String {
+    format!("sign-in\0{nonce}")
+}
+
 /// The token a sign-in form with `nonce` carries.
 fn form_token(state: &AppState, nonce: &str) -> String {
-    csrf::token_for(&format!("sign-in\0{nonce}"), state.secret.expose())
+    csrf::token_for(&form_subject(nonce), state.secret.expose())
 }
 
 /// Whether the posted form token belongs to the browser's nonce.
 fn form_is_ours(state: &AppState, req: &HttpRequest, given: &str) -> bool {
-    form_nonce(req).is_some_and(|nonce| {
-        csrf::matches(&format!("sign-in\0{nonce}"), state.secret.expose(), given)
-    })
+    form_nonce(req)
+        .is_some_and(|nonce| csrf::matches(&form_subject(&nonce), state.secret.expose(), given))
 }
 
 #[tracing::instrument(skip_all)]

@@ -69,7 +69,7 @@ impl Spool {
         Ok(spool)
     }
 
-    /// Bytes the spool holds now.
+    /// Bytes the spool holds now (`/metrics` reads it when scraped).
     pub fn size(&self) -> u64 {
         self.bytes.load(Ordering::Acquire)
     }
@@ -81,7 +81,6 @@ impl Spool {
             total += fs::metadata(&file).map_or(0, |m| m.len());
         }
         self.bytes.store(total, Ordering::Release);
-        metrics::gauge!("herald_support_spool_bytes").set(total as f64);
         Ok(())
     }
 
@@ -113,7 +112,6 @@ impl Spool {
         if written.is_err() {
             self.bytes.fetch_sub(len, Ordering::AcqRel);
         }
-        metrics::gauge!("herald_support_spool_bytes").set(self.size() as f64);
         written
     }
 
@@ -263,30 +261,36 @@ enum Record {
 
 impl SpoolReader {
     fn next_record(&mut self) -> io::Result<Record> {
-        let mut header = [0u8; HEADER_LEN];
-        match read_full(&mut self.file, &mut header)? {
-            0 => return Ok(Record::End),
-            n if n < HEADER_LEN => return Ok(Record::Damaged),
-            _ => {}
+        let record = read_record(&mut self.file)?;
+        if let Record::Payload(payload) = &record {
+            self.offset += (HEADER_LEN + payload.len()) as u64;
         }
-        if &header[..4] != MAGIC {
-            return Ok(Record::Damaged);
-        }
-        let mut len = [0u8; 4];
-        len.copy_from_slice(&header[4..8]);
-        let len = u32::from_le_bytes(len) as usize;
-        if len > MAX_PAYLOAD {
-            return Ok(Record::Damaged);
-        }
-        let mut payload = vec![0u8; len];
-        if read_full(&mut self.file, &mut payload)? < len
-            || Sha256::digest(&payload)[..8] != header[8..16]
-        {
-            return Ok(Record::Damaged);
-        }
-        self.offset += (HEADER_LEN + len) as u64;
-        Ok(Record::Payload(payload))
+        Ok(record)
     }
+}
+
+/// The next record of `input`: its payload, the clean end, or damage (see the module docs).
+fn read_record(input: &mut impl Read) -> io::Result<Record> {
+    let mut header = [0u8; HEADER_LEN];
+    match read_full(input, &mut header)? {
+        0 => return Ok(Record::End),
+        n if n < HEADER_LEN => return Ok(Record::Damaged),
+        _ => {}
+    }
+    if &header[..4] != MAGIC {
+        return Ok(Record::Damaged);
+    }
+    let mut len = [0u8; 4];
+    len.copy_from_slice(&header[4..8]);
+    let len = u32::from_le_bytes(len) as usize;
+    if len > MAX_PAYLOAD {
+        return Ok(Record::Damaged);
+    }
+    let mut payload = vec![0u8; len];
+    if read_full(input, &mut payload)? < len || Sha256::digest(&payload)[..8] != header[8..16] {
+        return Ok(Record::Damaged);
+    }
+    Ok(Record::Payload(payload))
 }
 
 /// Reads until `buf` is full or the file ends; how many bytes were read.
@@ -397,36 +401,6 @@ pub fn encode(payload: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&Sha256::digest(payload)[..8]);
     out.extend_from_slice(payload);
     out
-}
-
-/// The payloads of the well-formed records at the start of `bytes`, and how many bytes they
-/// span (everything after is damaged or cut short).
-pub fn decode_all(bytes: &[u8]) -> (Vec<&[u8]>, usize) {
-    let mut records = Vec::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        let Some(header) = bytes.get(at..at + HEADER_LEN) else {
-            break;
-        };
-        if &header[..4] != MAGIC {
-            break;
-        }
-        let mut len = [0u8; 4];
-        len.copy_from_slice(&header[4..8]);
-        let len = u32::from_le_bytes(len) as usize;
-        if len > MAX_PAYLOAD {
-            break;
-        }
-        let Some(payload) = bytes.get(at + HEADER_LEN..at + HEADER_LEN + len) else {
-            break;
-        };
-        if Sha256::digest(payload)[..8] != header[8..16] {
-            break;
-        }
-        records.push(payload);
-        at += HEADER_LEN + len;
-    }
-    (records, at)
 }
 
 #[cfg(test)]
@@ -559,6 +533,19 @@ mod tests {
         assert_eq!(sizes, [3, 3, 1]);
     }
 
+    /// The payloads of the well-formed records at the start of `bytes`, and how many bytes they
+    /// span (everything after is damaged or cut short).
+    fn decode_all(bytes: &[u8]) -> (Vec<Vec<u8>>, usize) {
+        let mut input = bytes;
+        let mut records = Vec::new();
+        let mut at = 0;
+        while let Ok(Record::Payload(payload)) = read_record(&mut input) {
+            at += HEADER_LEN + payload.len();
+            records.push(payload);
+        }
+        (records, at)
+    }
+
     #[test]
     fn decoding_stops_at_the_first_bad_record() {
         let a = encode(b"first");
@@ -566,10 +553,10 @@ mod tests {
         let mut bytes = [a.clone(), b.clone()].concat();
         assert_eq!(
             decode_all(&bytes),
-            (vec![&b"first"[..], &b"second"[..]], bytes.len())
+            (vec![b"first".to_vec(), b"second".to_vec()], bytes.len())
         );
         bytes[a.len()] = b'X'; // the second record's magic
-        assert_eq!(decode_all(&bytes), (vec![&b"first"[..]], a.len()));
+        assert_eq!(decode_all(&bytes), (vec![b"first".to_vec()], a.len()));
         let huge = [MAGIC.as_slice(), &u32::MAX.to_le_bytes(), &[0u8; 8]].concat();
         assert_eq!(
             decode_all(&huge).1,

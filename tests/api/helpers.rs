@@ -132,6 +132,26 @@ impl Drop for TestDb {
     }
 }
 
+/// A client that shows redirects instead of following them (the console answers 303s).
+pub fn no_redirects() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// The `name=value` pair of the cookie `name` that `res` sets, if it sets one.
+pub fn set_cookie_pair(res: &reqwest::Response, name: &str) -> Option<String> {
+    let prefix = format!("{name}=");
+    res.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with(&prefix))
+        .and_then(|v| v.split(';').next())
+        .map(str::to_owned)
+}
+
 /// Settings for a test app on `db`: port 0, a small pool, quiet logs.
 pub fn test_settings(db: &TestDb, extra: &[(&str, &str)]) -> Settings {
     let url = db.url();
@@ -239,15 +259,8 @@ impl TestApp {
             .send()
             .await
             .expect("request sent");
-        let cookie = res
-            .headers()
-            .get_all("set-cookie")
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .find(|v| v.starts_with("herald_login="))
-            .and_then(|v| v.split(';').next())
-            .expect("the sign-in form sets its cookie")
-            .to_owned();
+        let cookie =
+            set_cookie_pair(&res, "herald_login").expect("the sign-in form sets its cookie");
         let html = res.text().await.expect("sign-in page");
         let marker = r#"name="csrf_token" value=""#;
         let start = html.find(marker).expect("the form carries a CSRF token") + marker.len();

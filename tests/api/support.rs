@@ -469,6 +469,14 @@ fn put_in_place(path: &std::path::Path, bytes: &[u8]) {
     std::fs::rename(&tmp, path).unwrap();
 }
 
+/// One connection and a short checkout wait (an outage is noticed at once), and a rate limit
+/// the outage tests do not meet.
+const OUTAGE_READY: &[(&str, &str)] = &[
+    ("HERALD_DB_POOL_SIZE", "1"),
+    ("HERALD_DB_TIMEOUT_MS", "300"),
+    ("HERALD_SUPPORT_RATE_PER_MIN", "1000"),
+];
+
 /// Waits (up to 20 s) until `n` submissions are stored; returns them.
 async fn wait_for_stored(s: &Support, n: usize) -> Vec<rows::SupportSubmission> {
     let started = Instant::now();
@@ -487,15 +495,7 @@ async fn wait_for_stored(s: &Support, n: usize) -> Vec<rows::SupportSubmission> 
 }
 
 async fn a_form_token_makes_one_submission_however_often_it_is_sent(db: TestDb) {
-    let s = Support::spawn(
-        db,
-        &[
-            ("HERALD_DB_POOL_SIZE", "1"),
-            ("HERALD_DB_TIMEOUT_MS", "300"),
-            ("HERALD_SUPPORT_RATE_PER_MIN", "1000"),
-        ],
-    )
-    .await;
+    let s = Support::spawn(db, OUTAGE_READY).await;
     let first = s.body("The first message.");
     let (status, answer, _) = s.post_json(&first).await;
     assert_eq!(status, 201, "{answer}");
@@ -595,15 +595,7 @@ async fn a_full_spool_answers_503_and_loses_nothing_it_accepted(db: TestDb) {
 }
 
 async fn submissions_survive_a_database_outage_and_are_stored_exactly_once(db: TestDb) {
-    let s = Support::spawn(
-        db,
-        &[
-            ("HERALD_DB_POOL_SIZE", "1"),
-            ("HERALD_DB_TIMEOUT_MS", "300"),
-            ("HERALD_SUPPORT_RATE_PER_MIN", "1000"),
-        ],
-    )
-    .await;
+    let s = Support::spawn(db, OUTAGE_READY).await;
     let (status, before, _) = s
         .post_json(&s.body("Sent while the database was fine."))
         .await;

@@ -123,12 +123,8 @@ impl Endpoint {
             Some((_, v)) if v == "allow" => true,
             Some(_) => return Err("has a plain_auth value other than allow"),
         };
-        if credentials.is_some() && matches!(security, Security::Plain) && !plain_auth {
-            return Err(
-                "has a user and password but no TLS, so they would cross the network in clear \
-                 text: use smtps://, or ?tls=required, or add ?plain_auth=allow for a relay on \
-                 this host",
-            );
+        if super::sends_password_in_clear(url) {
+            return Err(super::PASSWORD_IN_CLEAR);
         }
         Ok(Self {
             plain_auth,

@@ -9,7 +9,7 @@ use reqwest::header::{COOKIE, LOCATION, RETRY_AFTER, SET_COOKIE};
 use serde_json::json;
 
 use super::{PASSWORD, add_user, server_key};
-use crate::helpers::{TestApp, TestDb};
+use crate::helpers::{TestApp, TestDb, no_redirects};
 
 on_both_backends!(
     signing_in_sets_a_strict_http_only_session_cookie_and_redirects_to_admin,
@@ -19,13 +19,6 @@ on_both_backends!(
     a_cookie_authenticated_post_needs_the_csrf_token,
     a_cookie_past_half_its_life_is_renewed_on_the_response,
 );
-
-fn no_redirects() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-}
 
 /// POSTs the sign-in form; returns the response.
 async fn sign_in(app: &TestApp, email: &str, password: &str) -> reqwest::Response {

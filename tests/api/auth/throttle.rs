@@ -10,7 +10,7 @@ use reqwest::StatusCode;
 use reqwest::header::SET_COOKIE;
 
 use super::{PASSWORD, add_user, me_with_token};
-use crate::helpers::{TestApp, TestDb};
+use crate::helpers::{TestApp, TestDb, no_redirects};
 
 on_both_backends!(
     forty_concurrent_guesses_on_one_account_are_five_answers_and_thirty_five_refusals,
@@ -18,13 +18,6 @@ on_both_backends!(
     an_ipv6_guesser_counts_as_its_64,
     a_sign_in_flood_leaves_the_database_pool_to_everyone_else,
 );
-
-fn no_redirects() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-}
 
 /// An app that believes `X-Forwarded-For` from the test (a trusted proxy on loopback).
 async fn behind_proxy(db: TestDb, extra: &[(&str, &str)]) -> TestApp {

@@ -72,15 +72,8 @@ impl Console {
             .unwrap();
         let res = app.post_sign_in(&client, email, PASSWORD).await;
         assert_eq!(res.status(), 303, "signed in");
-        let cookie = res
-            .headers()
-            .get_all("set-cookie")
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .find(|v| v.starts_with("herald_session="))
-            .and_then(|v| v.split(';').next())
-            .expect("a session cookie")
-            .to_owned();
+        let cookie =
+            crate::helpers::set_cookie_pair(&res, "herald_session").expect("a session cookie");
         let mut console = Self {
             client,
             cookie,
