@@ -29,6 +29,12 @@ pub enum Attempt {
     Failed {
         error: String,
     },
+    /// The destination as a whole could not be reached (no connection, or no SMTP session:
+    /// connecting, TLS, greeting, login): says nothing about this message, and is not counted
+    /// against it while the destination is down.
+    Unreachable {
+        error: String,
+    },
     /// Not attempted now: try again after `after`, not counted as an attempt; `waiting` says
     /// what it waits for (shown with the delivery).
     Deferred {
@@ -50,6 +56,10 @@ pub enum Waiting {
     HostQueue,
     /// The process is shutting down; another process (or the next start) sends it.
     ShuttingDown,
+    /// The mail server cannot be reached; it is probed every few seconds.
+    MailServerDown,
+    /// The receiver's host cannot be reached; it is probed every few seconds.
+    HostDown,
 }
 
 impl Waiting {
@@ -61,6 +71,8 @@ impl Waiting {
             Self::HostCircuitOpen => "host_circuit_open",
             Self::HostQueue => "host_queue",
             Self::ShuttingDown => "shutting_down",
+            Self::MailServerDown => "mail_server_down",
+            Self::HostDown => "host_down",
         }
     }
 
@@ -72,6 +84,8 @@ impl Waiting {
             Self::HostCircuitOpen,
             Self::HostQueue,
             Self::ShuttingDown,
+            Self::MailServerDown,
+            Self::HostDown,
         ]
         .into_iter()
         .find(|w| w.as_str() == name)
@@ -87,6 +101,12 @@ impl Waiting {
             }
             Self::HostQueue => "waiting behind other deliveries to the same host",
             Self::ShuttingDown => "waiting: this Herald is shutting down",
+            Self::MailServerDown => {
+                "waiting: the mail server cannot be reached; Herald tries it every few seconds"
+            }
+            Self::HostDown => {
+                "waiting: the receiver's host cannot be reached; Herald tries it every few seconds"
+            }
         }
     }
 
@@ -113,7 +133,9 @@ impl Attempt {
     /// The error text of a `Retry` or `Failed` attempt.
     pub fn error(&self) -> Option<&str> {
         match self {
-            Self::Retry { error, .. } | Self::Failed { error } => Some(error),
+            Self::Retry { error, .. } | Self::Failed { error } | Self::Unreachable { error } => {
+                Some(error)
+            }
             Self::Delivered | Self::Deferred { .. } => None,
         }
     }

@@ -344,23 +344,30 @@ fn judge(answer: Answer) -> (Attempt, Option<bool>) {
 }
 
 /// The attempt a transport error makes. A refused destination is final and says nothing about
-/// the host's health; everything else (timeouts, refused connections) is retried.
+/// the host's health; no connection makes the host unreachable; a request that failed on a
+/// connection is retried.
 fn judge_error(e: &ExchangeError) -> (Attempt, Option<bool>) {
     let causes = e.source_chain();
     if let Some(refusal) = causes.iter().find_map(|c| c.downcast_ref::<UrlRefusal>()) {
         return (refused(refusal), None);
     }
-    let error = match e {
-        ExchangeError::Connect(_) => format!("could not connect: {}", chain(&causes)),
-        ExchangeError::Http(_) => format!("the request failed: {}", chain(&causes)),
-    };
-    (
-        Attempt::Retry {
-            retry_after: None,
-            error: one_line(&error, 300),
-        },
-        Some(true),
-    )
+    match e {
+        // The host, not this message: the engine holds the host's deliveries and probes it,
+        // so this does not feed the breaker (which sheds load from hosts that answer badly).
+        ExchangeError::Connect(_) => (
+            Attempt::Unreachable {
+                error: one_line(&format!("could not connect: {}", chain(&causes)), 300),
+            },
+            None,
+        ),
+        ExchangeError::Http(_) => (
+            Attempt::Retry {
+                retry_after: None,
+                error: one_line(&format!("the request failed: {}", chain(&causes)), 300),
+            },
+            Some(true),
+        ),
+    }
 }
 
 /// An error and its causes on one line, without the URL (it may carry a token): each cause

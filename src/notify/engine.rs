@@ -1,9 +1,10 @@
 //! The durable fan-out engine. Each pass expands unexpanded events into delivery rows, a chunk
 //! of subscribers at a time as room allows (the unique key makes this idempotent; the first
-//! rows of a chunk are written leased to this engine and sent at once), claims due deliveries with a lease (renewed while they are held, taken over
-//! by another process once it runs out), sends them with bounded concurrency (a global cap and
-//! a per-destination cap, so one slow host never holds up the others) and records each
-//! outcome in batches. Claims and records run in the background, one database job at a time,
+//! rows of a chunk are written leased to this engine and sent at once), claims due deliveries
+//! with a lease (renewed while they are held, taken over by another process once it runs out),
+//! sends them through per-destination [`lanes`](super::lanes) (each destination with its own
+//! cap and nothing shared, so one slow or dead host never holds up the others, and mail never
+//! waits behind webhooks) and records each outcome in batches. Claims and records run in the background, one database job at a time,
 //! while the held deliveries keep going out.
 //!
 //! It wakes at once on a local write ([`NotifyHandle::wake`]) and polls for work written by
@@ -15,11 +16,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::NaiveDateTime;
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::Notify;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::message::{self, Outgoing};
+use super::lanes::{Dest, LaneConfig, Lanes, Reach, Ticket, Verdict};
+use super::message::{self, Outgoing, Recipient};
 use super::{EngineClock, content, events, reminders};
 use crate::config::Settings;
 use crate::db::models::notify::{self as rows, Audience, ClaimedDelivery, Outcome};
@@ -42,15 +44,18 @@ const EXPAND_CHUNK_MIN: i64 = 256;
 /// Events expanded a chunk of in one pass.
 const EXPAND_EVENTS: i64 = 50;
 
+/// Deliveries remembered per unreachable host, to send at once when it answers again (the
+/// rest come due by their own deferral, within a minute).
+const MAX_PARKED: usize = 10_000;
+
 /// How often responders' reminders are looked for.
 const REMINDER_TICK: Duration = Duration::from_secs(5);
 
 /// Tuning of the engine.
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
-    /// Sends in flight at once.
-    pub max_in_flight: usize,
-    /// Webhook deliveries claimed and not yet finished, at most.
+    /// Webhook deliveries claimed and not yet finished, at most (also what one fast host may
+    /// hold).
     pub max_held: usize,
     /// Email deliveries claimed and not yet finished, at most (claimed apart from webhooks:
     /// the SMTP relay is one destination and slower, and must not take the webhooks' room).
@@ -72,12 +77,17 @@ pub struct EngineConfig {
     pub clock: EngineClock,
     /// Minutes before a promised update that responders are reminded.
     pub reminder_lead_minutes: u32,
+    /// How often a destination that cannot be reached is tried again.
+    pub probe_every: Duration,
+    /// A delivery that waited for a destination that could not be reached is given up (dead)
+    /// once its event is this old: twice what its retries could take, so a host gone for good
+    /// ends as a host that fails does.
+    pub give_up_after: chrono::Duration,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
         Self {
-            max_in_flight: 64,
             max_held: 1024,
             max_held_email: SMTP_SESSIONS * 8,
             poll: Duration::from_millis(250),
@@ -89,6 +99,8 @@ impl Default for EngineConfig {
             grace: Duration::from_secs(30),
             clock: EngineClock::system(),
             reminder_lead_minutes: reminders::DEFAULT_LEAD_MINUTES,
+            probe_every: Duration::from_secs(5),
+            give_up_after: chrono::Duration::hours(6),
         }
     }
 }
@@ -118,58 +130,18 @@ impl NotifyHandle {
     }
 }
 
-/// Messages held ready to send.
+/// What sends: the relay's mailer and the webhook client (each destination's cap in flight is
+/// its lane's, in the engine).
 struct Sender {
     mailer: Option<Arc<Mailer>>,
     webhooks: WebhookClient,
-    global: Arc<Semaphore>,
-    hosts: std::sync::Mutex<HashMap<String, Arc<Semaphore>>>,
-    per_host: usize,
 }
 
 impl Sender {
-    fn host_slots(&self, host: &str) -> Arc<Semaphore> {
-        // Mail all goes to one relay, which takes more sessions at once than a webhook host
-        // is asked to; each session spends most of its time waiting for SMTP round trips.
-        let cap = if host == "smtp" {
-            SMTP_SESSIONS
-        } else {
-            self.per_host
-        };
-        let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
-        if hosts.len() > 10_000 {
-            hosts.retain(|h, s| h == "smtp" || s.available_permits() < self.per_host);
-        }
-        hosts
-            .entry(host.to_owned())
-            .or_insert_with(|| Arc::new(Semaphore::new(cap)))
-            .clone()
-    }
-
-    /// Sends `outgoing`; a deferral's cause is logged the first time it is met per host.
-    async fn send(&self, outgoing: &Outgoing) -> Attempt {
-        let attempt = self.try_send(outgoing).await;
-        if let Attempt::Deferred { waiting, .. } = &attempt {
-            waiting.log_once(outgoing.host());
-        }
-        attempt
-    }
-
-    async fn try_send(&self, outgoing: &Outgoing) -> Attempt {
-        let host = self.host_slots(outgoing.host());
-        let Ok(_host) = host.acquire().await else {
-            return Attempt::Deferred {
-                after: Duration::from_secs(1),
-                waiting: Waiting::ShuttingDown,
-            };
-        };
-        let Ok(_slot) = self.global.acquire().await else {
-            return Attempt::Deferred {
-                after: Duration::from_secs(1),
-                waiting: Waiting::ShuttingDown,
-            };
-        };
-        match outgoing {
+    /// Sends `outgoing` to `dest`; a deferral's cause is logged the first time it is met per
+    /// destination.
+    async fn send(&self, outgoing: &Outgoing, dest: &Dest) -> Attempt {
+        let attempt = match outgoing {
             Outgoing::Email(mail) => match &self.mailer {
                 Some(mailer) => mailer.send(mail).await,
                 None => Attempt::Deferred {
@@ -177,9 +149,42 @@ impl Sender {
                     waiting: Waiting::MailServer,
                 },
             },
-            Outgoing::Webhook(req, _) => self.webhooks.send(req).await,
+            Outgoing::Webhook(req) => self.webhooks.send(req).await,
+        };
+        if let Attempt::Deferred { waiting, .. } = &attempt {
+            waiting.log_once(dest.name());
+        }
+        attempt
+    }
+}
+
+/// A delivery held by the engine, ready to send: waits in its destination's lane.
+struct Job {
+    delivery: ClaimedDelivery,
+    content: Arc<content::EventContent>,
+    subscriber: rows::Addressee,
+    recipient: Recipient,
+    /// Whether a failure counts against the subscriber (not for notices to one subscriber).
+    counts: bool,
+}
+
+impl Job {
+    fn finished(self, attempt: Option<Attempt>) -> Finished {
+        Finished {
+            had_failures: self.subscriber.consecutive_failures > 0,
+            delivery: self.delivery,
+            attempt,
+            counts: self.counts,
         }
     }
+}
+
+/// A send that came back: its lane's ticket, the job, what the attempt made.
+struct Sent {
+    dest: Dest,
+    ticket: Ticket,
+    job: Job,
+    attempt: Attempt,
 }
 
 /// The result of one dispatched delivery.
@@ -226,9 +231,13 @@ pub async fn run(
     let sender = Arc::new(Sender {
         mailer,
         webhooks: WebhookClient::with_clock(handle.policy.clone(), Arc::new(config.clock.clone())),
-        global: Arc::new(Semaphore::new(config.max_in_flight)),
-        hosts: Default::default(),
+    });
+    let lanes = Lanes::new(LaneConfig {
+        relay_sessions: SMTP_SESSIONS,
         per_host: handle.policy.per_host_concurrency.max(1),
+        max_share: config.max_held,
+        probe_every: config.probe_every,
+        horizon: Duration::from_secs(1),
     });
     let links = message::Links {
         base_url: settings.public_url.clone(),
@@ -243,10 +252,14 @@ pub async fn run(
         links: Arc::new(links),
         cache: HashMap::new(),
         tasks: JoinSet::new(),
-        held: HashMap::new(),
+        in_flight: HashMap::new(),
+        lanes,
         held_count: [0; 2],
-        waiting: HashMap::new(),
+        stopping: false,
         finished: Vec::new(),
+        notes: Vec::new(),
+        parked: HashMap::new(),
+        unparked: Vec::new(),
         db_jobs: JoinSet::new(),
         due: [true; 2],
     };
@@ -263,14 +276,24 @@ struct Engine {
     mailbook: Arc<content::Mailbook>,
     links: Arc<message::Links>,
     cache: HashMap<String, Option<Arc<content::EventContent>>>,
-    tasks: JoinSet<Finished>,
-    /// Task id -> (delivery id, destination host, channel).
-    held: HashMap<tokio::task::Id, (String, String, Channel)>,
-    /// Deliveries held per channel.
+    tasks: JoinSet<Sent>,
+    /// Sends in flight: task id -> (delivery id, destination, its ticket, channel).
+    in_flight: HashMap<tokio::task::Id, (String, Dest, Ticket, Channel)>,
+    /// Held deliveries not in flight wait in their destination's lane.
+    lanes: Lanes<Job>,
+    /// Deliveries held per channel (in lanes and in flight).
     held_count: [usize; 2],
-    /// Destination host -> deliveries held for it.
-    waiting: HashMap<String, usize>,
+    /// Set once draining: a destination found unreachable no longer holds its deliveries.
+    stopping: bool,
     finished: Vec<Finished>,
+    /// Held deliveries to mark as waiting for a destination that cannot be reached (recorded
+    /// with the next batch of outcomes).
+    notes: Vec<(Vec<String>, Waiting, String)>,
+    /// Deliveries put back to the database while their host could not be reached, per host
+    /// (at most [`MAX_PARKED`] each): made due at once when it answers again.
+    parked: HashMap<Dest, Vec<String>>,
+    /// Parked deliveries to make due (recorded with the next batch of outcomes).
+    unparked: Vec<String>,
     /// The claim or flush under way: it runs beside the sends, so the deliveries held keep
     /// going out while the database records the last batch or hands over the next.
     db_jobs: JoinSet<DbDone>,
@@ -316,7 +339,7 @@ impl Engine {
             }
             // Then outcomes when due, then claims.
             if self.db_jobs.is_empty()
-                && !self.finished.is_empty()
+                && !(self.finished.is_empty() && self.notes.is_empty() && self.unparked.is_empty())
                 && (self.finished.len() >= 256
                     || self.tasks.is_empty()
                     || last_flush.elapsed() >= Duration::from_millis(50))
@@ -353,6 +376,7 @@ impl Engine {
                     expand = true;
                     forced = true;
                     self.due = [true; 2];
+                    self.tend_lanes();
                 }
                 Some(done) = self.db_jobs.join_next(), if !self.db_jobs.is_empty() => {
                     self.db_done(done);
@@ -395,26 +419,170 @@ impl Engine {
         }
     }
 
-    fn finish(&mut self, done: Result<(tokio::task::Id, Finished), tokio::task::JoinError>) {
+    /// Takes back a finished send: its outcome is recorded, or, when its destination could not
+    /// be reached, it goes back to its lane, which holds it until a probe gets through.
+    fn finish(&mut self, done: Result<(tokio::task::Id, Sent), tokio::task::JoinError>) {
+        let now = std::time::Instant::now();
         let id = match &done {
             Ok((id, _)) => *id,
             Err(e) => e.id(),
         };
-        if let Some((_, host, channel)) = self.held.remove(&id) {
-            let held = &mut self.held_count[channel as usize];
-            *held = held.saturating_sub(1);
-            if let Some(n) = self.waiting.get_mut(&host) {
-                *n = n.saturating_sub(1);
-                if *n == 0 {
-                    self.waiting.remove(&host);
+        let Some((_, dest, ticket, channel)) = self.in_flight.remove(&id) else {
+            return;
+        };
+        let sent = match done {
+            Ok((_, sent)) => sent,
+            // A panicked send: its lease runs out and it is tried again.
+            Err(e) => {
+                tracing::error!(error = %e, "a delivery task failed");
+                self.lanes.done(&dest, ticket, now, Reach::NotTried);
+                self.release(channel);
+                self.pump(&dest);
+                return;
+            }
+        };
+        let Sent {
+            dest,
+            ticket,
+            job,
+            attempt,
+        } = sent;
+        let verdict = match &attempt {
+            Attempt::Unreachable { error } if !self.stopping => {
+                let id = job.delivery.id.clone();
+                let verdict = self.lanes.done(&dest, ticket, now, Reach::Unreachable(job));
+                let waiting = self.waiting_for(&dest);
+                // What the lane holds shows why it waits (all of it once, when the outage
+                // begins; then each send found unreachable).
+                let mut ids = vec![id];
+                if verdict == (Verdict::Held { started: true }) {
+                    ids.extend(self.lanes.queued_at(&dest).map(|j| j.delivery.id.clone()));
                 }
+                self.notes.push((ids, waiting, error.clone()));
+                if verdict == (Verdict::Held { started: true }) {
+                    tracing::warn!(destination = dest.name(), %error,
+                        probe_every_s = self.config.probe_every.as_secs_f32(),
+                        "a destination cannot be reached: its deliveries wait, and it is tried again until it answers");
+                    metrics::counter!("herald_destination_outages_total", "kind" => dest.kind())
+                        .increment(1);
+                    self.outage_gauges();
+                }
+                return;
+            }
+            Attempt::Deferred { .. } => self.lanes.done(&dest, ticket, now, Reach::NotTried),
+            _ => self.lanes.done(&dest, ticket, now, Reach::Reached),
+        };
+        if let Verdict::Recovered { lasted } = verdict {
+            tracing::info!(
+                destination = dest.name(),
+                lasted_s = lasted.as_secs_f32(),
+                "a destination answers again: its waiting deliveries go out"
+            );
+            self.outage_gauges();
+            if dest == Dest::Relay {
+                self.due[Channel::Email as usize] = true;
+            }
+            if let Some(parked) = self.parked.remove(&dest) {
+                self.unparked.extend(parked);
+                self.due[Channel::Webhook as usize] = true;
             }
         }
-        match done {
-            Ok((_, finished)) => self.finished.push(finished),
-            // A panicked send: its lease runs out and it is tried again.
-            Err(e) => tracing::error!(error = %e, "a delivery task failed"),
+        self.release(channel);
+        self.finished.push(job.finished(Some(attempt)));
+        self.pump(&dest);
+    }
+
+    /// One held delivery of `channel` is no longer held.
+    fn release(&mut self, channel: Channel) {
+        let held = &mut self.held_count[channel as usize];
+        *held = held.saturating_sub(1);
+    }
+
+    fn outage_gauges(&self) {
+        let (relay, hosts) = self.lanes.down();
+        metrics::gauge!("herald_destinations_down", "kind" => "mail_server").set(relay as f64);
+        metrics::gauge!("herald_destinations_down", "kind" => "webhook_host").set(hosts as f64);
+    }
+
+    /// Starts what `dest`'s lane has room for.
+    fn pump(&mut self, dest: &Dest) {
+        let now = std::time::Instant::now();
+        while let Some((job, ticket)) = self.lanes.next(dest, now) {
+            self.start(dest.clone(), ticket, job);
         }
+    }
+
+    /// Puts back what lanes hold beyond their share (their host turned slow or went down),
+    /// and starts what can start (an outage's probe when it is due).
+    fn tend_lanes(&mut self) {
+        let now = std::time::Instant::now();
+        for (job, after) in self.lanes.shed(now) {
+            let dest = job.recipient.dest();
+            let waiting = self.waiting_for(&dest);
+            self.park(&dest, waiting, &job);
+            self.release(Channel::of(&job.delivery));
+            self.finished
+                .push(job.finished(Some(Attempt::Deferred { after, waiting })));
+        }
+        for dest in self.lanes.startable(now) {
+            self.pump(&dest);
+        }
+        self.lanes.tidy();
+    }
+
+    /// Remembers a delivery put back while its host cannot be reached.
+    fn park(&mut self, dest: &Dest, waiting: Waiting, job: &Job) {
+        if waiting == Waiting::HostDown {
+            let parked = self.parked.entry(dest.clone()).or_default();
+            if parked.len() < MAX_PARKED {
+                parked.push(job.delivery.id.clone());
+            }
+        }
+    }
+
+    /// Why a delivery put back from `dest`'s lane waits.
+    fn waiting_for(&self, dest: &Dest) -> Waiting {
+        match (dest, self.lanes.is_down(dest)) {
+            (Dest::Relay, _) => Waiting::MailServerDown,
+            (Dest::Host(_), true) => Waiting::HostDown,
+            (Dest::Host(_), false) => Waiting::HostQueue,
+        }
+    }
+
+    /// Spawns the send of `job`.
+    fn start(&mut self, dest: Dest, ticket: Ticket, job: Job) {
+        let (sender, book, links) = (
+            self.sender.clone(),
+            self.mailbook.clone(),
+            self.links.clone(),
+        );
+        let id = job.delivery.id.clone();
+        let channel = Channel::of(&job.delivery);
+        let task_dest = dest.clone();
+        let task = self.tasks.spawn(async move {
+            let built = message::build(
+                &book,
+                &links,
+                &job.content,
+                &job.subscriber,
+                &job.delivery,
+                job.recipient.clone(),
+            );
+            let attempt = match built {
+                Ok(outgoing) => sender.send(&outgoing, &task_dest).await,
+                Err(e) => Attempt::Failed {
+                    error: format!("the message could not be built: {e:#}"),
+                },
+            };
+            Sent {
+                dest: task_dest,
+                ticket,
+                job,
+                attempt,
+            }
+        });
+        self.in_flight
+            .insert(task.id(), (id, dest, ticket, channel));
     }
 
     /// Expands the next chunk of every unexpanded event into its deliveries; answers whether
@@ -495,8 +663,12 @@ impl Engine {
     }
 
     /// Deliveries of `channel` that could be taken on now (asked only between database jobs,
-    /// so no claim under way is about to fill the room).
+    /// so no claim under way is about to fill the room); none for mail while the mail server
+    /// cannot be reached (what is held waits for it, the rest waits in the database).
     fn room(&self, channel: Channel) -> usize {
+        if channel == Channel::Email && self.lanes.is_down(&Dest::Relay) {
+            return 0;
+        }
         self.cap(channel)
             .saturating_sub(self.held_count[channel as usize])
     }
@@ -528,7 +700,7 @@ impl Engine {
         let cached: Vec<String> = self.cache.keys().cloned().collect();
         let base_url = self.links.base_url.clone();
         let clock = self.config.clock.clone();
-        let held = self.held.len();
+        let held = self.held_count;
         let asked = rooms.clone();
         self.db_jobs.spawn(async move {
             let started = std::time::Instant::now();
@@ -561,7 +733,7 @@ impl Engine {
                 asked = ?asked,
                 took_us = started.elapsed().as_micros() as u64,
                 claimed = claimed.as_ref().map(|c| c.0.len()).unwrap_or(0),
-                held,
+                held = ?held,
                 "claimed"
             );
             DbDone::Claimed(asked, claimed)
@@ -618,71 +790,58 @@ impl Engine {
             });
             return;
         };
-        let host = recipient.host();
+        let dest = recipient.dest();
         let channel = Channel::of(&delivery);
-        let share = (self.sender.per_host * 8).max(self.cap(channel) / 4);
-        let waiting = self.waiting.entry(host.clone()).or_default();
-        if *waiting >= share && channel == Channel::Webhook {
-            // This host has plenty queued already: leave room for the others.
-            Waiting::HostQueue.log_once(&host);
-            self.finished.push(Finished {
-                delivery,
-                attempt: Some(Attempt::Deferred {
-                    after: Duration::from_secs(1),
-                    waiting: Waiting::HostQueue,
-                }),
-                counts: false,
-                had_failures: false,
-            });
-            return;
-        }
-        *waiting += 1;
-        let counts = content.event.subscriber_id.is_none();
-        let had_failures = subscriber.consecutive_failures > 0;
-        let id = delivery.id.clone();
-        let (sender, book, links) = (
-            self.sender.clone(),
-            self.mailbook.clone(),
-            self.links.clone(),
-        );
-        let task_host = host.clone();
-        let task = self.tasks.spawn(async move {
-            let built = message::build(
-                &book,
-                &links,
-                &content,
-                &subscriber,
-                &delivery,
-                recipient,
-                task_host,
-            );
-            let attempt = match built {
-                Ok(outgoing) => sender.send(&outgoing).await,
-                Err(e) => Attempt::Failed {
-                    error: format!("the message could not be built: {e:#}"),
-                },
-            };
-            Finished {
-                delivery,
-                attempt: Some(attempt),
-                counts,
-                had_failures,
+        let job = Job {
+            counts: content.event.subscriber_id.is_none(),
+            delivery,
+            content,
+            subscriber,
+            recipient,
+        };
+        match self
+            .lanes
+            .offer(dest.clone(), job, std::time::Instant::now())
+        {
+            Ok(()) => {
+                self.held_count[channel as usize] += 1;
+                self.pump(&dest);
             }
-        });
-        self.held.insert(task.id(), (id, host, channel));
-        self.held_count[channel as usize] += 1;
+            Err((job, after)) => {
+                // This host holds what it can take for now: leave room for the others.
+                let waiting = self.waiting_for(&dest);
+                self.park(&dest, waiting, &job);
+                waiting.log_once(dest.name());
+                self.finished
+                    .push(job.finished(Some(Attempt::Deferred { after, waiting })));
+            }
+        }
     }
 
     /// Starts recording finished deliveries, in one transaction.
     fn flush(&mut self) {
         let finished = std::mem::take(&mut self.finished);
+        let notes = std::mem::take(&mut self.notes);
+        let unparked = std::mem::take(&mut self.unparked);
         let config = self.config.clone();
         let db = self.db.clone();
+        let worker = self.worker.clone();
         self.db_jobs.spawn(async move {
             let count = finished.len();
             let started = std::time::Instant::now();
             let result = db
-                .run(move |c| write_tx(c, |c| record(c, &finished, &config)))
+                .run(move |c| {
+                    write_tx(c, |c| {
+                        for (ids, waiting, error) in &notes {
+                            rows::note_waiting(c, ids, waiting.as_str(), error, &worker)?;
+                        }
+                        record(c, &finished, &config)?;
+                        for ids in unparked.chunks(500) {
+                            rows::due_now(c, ids, config.clock.now())?;
+                        }
+                        Ok(())
+                    })
+                })
                 .await;
             tracing::debug!(
                 count,
@@ -739,10 +898,15 @@ impl Engine {
 
     /// Extends the lease of every held delivery.
     async fn renew(&mut self) {
-        if self.held.is_empty() {
+        let ids: Vec<String> = self
+            .in_flight
+            .values()
+            .map(|(id, ..)| id.clone())
+            .chain(self.lanes.queued().map(|job| job.delivery.id.clone()))
+            .collect();
+        if ids.is_empty() {
             return;
         }
-        let ids: Vec<String> = self.held.values().map(|(id, ..)| id.clone()).collect();
         let worker = self.worker.clone();
         let lease = chrono::Duration::from_std(self.config.lease).unwrap_or_default();
         let clock = self.config.clock.clone();
@@ -755,9 +919,18 @@ impl Engine {
         }
     }
 
-    /// Lets sends finish within the grace period, records them, hands the rest back.
+    /// Hands back what waits in lanes at once, lets sends finish within the grace period,
+    /// records them, hands the rest back.
     async fn drain(mut self) {
         let deadline = tokio::time::Instant::now() + self.config.grace;
+        self.stopping = true;
+        let queued: Vec<String> = self
+            .lanes
+            .take_queued()
+            .into_iter()
+            .map(|job| job.delivery.id)
+            .collect();
+        self.hand_back(queued).await;
         // A claim under way still hands its deliveries over (and they are handed back below).
         while let Some(done) = self.db_jobs.join_next().await {
             if let Ok(DbDone::Claimed(_, Ok((batch, ..)))) = done {
@@ -779,7 +952,7 @@ impl Engine {
             self.flush();
         }
         while self.db_jobs.join_next().await.is_some() {}
-        let unfinished: Vec<String> = self.held.values().map(|(id, ..)| id.clone()).collect();
+        let unfinished: Vec<String> = self.in_flight.values().map(|(id, ..)| id.clone()).collect();
         self.hand_back(unfinished).await;
         tracing::info!("notification engine stopped");
     }
@@ -897,11 +1070,8 @@ fn record(conn: &mut DbConn, finished: &[Finished], config: &EngineConfig) -> Ap
     for f in finished.iter().filter(|f| !f.delivered()) {
         let outcome = outcome(f, config, at);
         rows::record_outcome(conn, &f.delivery.id, &outcome, at)?;
-        let failed = matches!(
-            f.attempt,
-            Some(Attempt::Retry { .. } | Attempt::Failed { .. })
-        );
-        if failed && f.counts {
+        // A counted attempt that did not deliver is a failure (retried, failed, dead).
+        if outcome.counted && f.counts {
             count_failure(conn, &f.delivery.subscriber_id, config, at)?;
         }
     }
@@ -913,6 +1083,8 @@ fn record(conn: &mut DbConn, finished: &[Finished], config: &EngineConfig) -> Ap
 fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
     let later = |wait: Duration| at + chrono::Duration::from_std(wait).unwrap_or_default();
     let attempts = f.delivery.attempts + 1;
+    let given_up =
+        || event_time(&f.delivery.event_id).is_some_and(|t| at - t >= config.give_up_after);
     let Some(attempt) = &f.attempt else {
         return Outcome {
             state: "skipped",
@@ -923,6 +1095,43 @@ fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
         };
     };
     match attempt {
+        // Waited for a destination that could not be reached for as long as retries could
+        // take: ends as a failing destination's deliveries do.
+        Attempt::Deferred {
+            waiting: Waiting::HostDown | Waiting::MailServerDown,
+            ..
+        }
+        | Attempt::Unreachable { .. }
+            if given_up() =>
+        {
+            Outcome {
+                state: "dead",
+                next_attempt_at: at,
+                counted: true,
+                error: Some(format!(
+                    "the destination could not be reached for {} hours{}",
+                    config.give_up_after.num_hours(),
+                    attempt
+                        .error()
+                        .or(f.delivery.last_error.as_deref())
+                        .map(|e| format!(": {e}"))
+                        .unwrap_or_default()
+                )),
+                waiting: None,
+            }
+        }
+        // Not attempted (found unreachable while shutting down): the next process tries it.
+        Attempt::Unreachable { error } => Outcome {
+            state: "pending",
+            next_attempt_at: later(config.probe_every),
+            counted: false,
+            error: Some(error.clone()),
+            waiting: Some(if f.delivery.channel == "email" {
+                Waiting::MailServerDown
+            } else {
+                Waiting::HostDown
+            }),
+        },
         Attempt::Deferred { after, waiting } => Outcome {
             state: "pending",
             next_attempt_at: later(*after),
@@ -963,6 +1172,15 @@ fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
             waiting: None,
         },
     }
+}
+
+/// When the event `event_id` was made (its id is a UUIDv7).
+fn event_time(event_id: &str) -> Option<NaiveDateTime> {
+    let (secs, nanos) = uuid::Uuid::parse_str(event_id)
+        .ok()?
+        .get_timestamp()?
+        .to_unix();
+    Some(chrono::DateTime::from_timestamp(i64::try_from(secs).ok()?, nanos)?.naive_utc())
 }
 
 /// Counts a failure; quarantines a subscriber failing `quarantine_after` times in a row over

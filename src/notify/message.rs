@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::content::{EventContent, Mailbook};
 use super::events::kind;
+use super::lanes::Dest;
 use super::subscribe::link_token;
 use super::token::Purpose;
 use crate::db::models::notify::{Addressee, ClaimedDelivery};
@@ -57,20 +58,22 @@ pub enum Recipient {
 }
 
 impl Recipient {
-    /// The destination, for per-destination concurrency caps.
-    pub fn host(&self) -> String {
+    /// The destination: the mail relay, or the webhook's `host:port` (its lane in the engine).
+    pub fn dest(&self) -> Dest {
         match self {
-            Self::Email(_) => "smtp".to_owned(),
-            Self::Webhook { url, .. } => url::Url::parse(url)
-                .ok()
-                .map(|u| {
-                    format!(
-                        "{}:{}",
-                        u.host_str().unwrap_or(""),
-                        u.port_or_known_default().unwrap_or(0)
-                    )
-                })
-                .unwrap_or_default(),
+            Self::Email(_) => Dest::Relay,
+            Self::Webhook { url, .. } => Dest::Host(
+                url::Url::parse(url)
+                    .ok()
+                    .map(|u| {
+                        format!(
+                            "{}:{}",
+                            u.host_str().unwrap_or(""),
+                            u.port_or_known_default().unwrap_or(0)
+                        )
+                    })
+                    .unwrap_or_default(),
+            ),
         }
     }
 }
@@ -101,21 +104,10 @@ pub fn recipient(content: &EventContent, subscriber: &Addressee) -> Option<Recip
 #[derive(Debug, Clone)]
 pub enum Outgoing {
     Email(EmailMessage),
-    Webhook(WebhookRequest, String),
+    Webhook(WebhookRequest),
 }
 
-impl Outgoing {
-    /// The destination, for per-destination concurrency caps.
-    pub fn host(&self) -> &str {
-        match self {
-            Self::Email(_) => "smtp",
-            Self::Webhook(_, host) => host,
-        }
-    }
-}
-
-/// Builds the message of `delivery` for `recipient`, whose destination is `host`
-/// ([`Recipient::host`]).
+/// Builds the message of `delivery` for `recipient`.
 pub fn build(
     book: &Mailbook,
     links: &Links,
@@ -123,23 +115,19 @@ pub fn build(
     subscriber: &Addressee,
     delivery: &ClaimedDelivery,
     recipient: Recipient,
-    host: String,
 ) -> anyhow::Result<Outgoing> {
     let slug = &content.page_slug;
     let manage_url = links.manage_url(slug, subscriber);
     match recipient {
         Recipient::Webhook { url, secret } => {
             let body = WebhookBody::with_unsubscribe(content.webhook.clone(), manage_url);
-            Ok(Outgoing::Webhook(
-                WebhookRequest {
-                    id: delivery.id.clone(),
-                    url,
-                    secret,
-                    body,
-                    summary: content.chat.clone(),
-                },
-                host,
-            ))
+            Ok(Outgoing::Webhook(WebhookRequest {
+                id: delivery.id.clone(),
+                url,
+                secret,
+                body,
+                summary: content.chat.clone(),
+            }))
         }
         Recipient::Email(to) => {
             let mut view = content.view.clone();

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod content;
 pub mod engine;
 pub mod events;
+pub mod lanes;
 pub mod limits;
 pub mod message;
 pub mod reminders;

@@ -269,7 +269,7 @@ fn outcome(attempt: Attempt) -> anyhow::Result<()> {
     match attempt {
         Attempt::Delivered => Ok(()),
         Attempt::Deferred { .. } => Err(anyhow!("deferred")),
-        Attempt::Retry { error, .. } => Err(anyhow!(error)),
+        Attempt::Retry { error, .. } | Attempt::Unreachable { error } => Err(anyhow!(error)),
         Attempt::Failed { error } => Err(Permanent(error).into()),
     }
 }

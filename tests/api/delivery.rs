@@ -218,7 +218,7 @@ async fn a_permanent_smtp_rejection_fails_and_a_temporary_one_is_retried() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unreachable_smtp_server_is_retried_and_its_password_not_shown() {
+async fn an_unreachable_smtp_server_is_unreachable_and_its_password_not_shown() {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -228,7 +228,7 @@ async fn an_unreachable_smtp_server_is_retried_and_its_password_not_shown() {
     let mailer = Mailer::new(&url, "Herald <herald@status.test>").unwrap();
     assert!(matches!(
         mailer.send(&email("jo@example.com")).await,
-        Attempt::Retry { .. }
+        Attempt::Unreachable { .. }
     ));
     let secret = Mailer::new(
         "smtp+starttls://me:hunter2@127.0.0.1:1",
@@ -245,11 +245,11 @@ async fn a_password_is_never_sent_to_a_server_that_offers_no_starttls() {
     let opportunistic = url.replace("smtp://", "smtp://me:hunter2@") + "?tls=opportunistic";
     let mailer = Mailer::new(&opportunistic, "Herald <herald@status.test>").unwrap();
     match mailer.send(&email("jo@example.com")).await {
-        Attempt::Retry { error, .. } => {
+        Attempt::Unreachable { error } => {
             assert!(error.contains("offered no STARTTLS"), "{error}");
             assert!(!error.contains("hunter2"), "{error}");
         }
-        other => panic!("should be retried: {other:?}"),
+        other => panic!("should be unreachable: {other:?}"),
     }
     assert!(received.lock().unwrap().is_empty());
     let clear = url.replace("smtp://", "smtp://me:hunter2@");
@@ -332,7 +332,7 @@ async fn smtps_front(backend: SocketAddr, pki: &TestPki) -> u16 {
 }
 
 /// Sends through `url` without the CA (refused: the certificate is not trusted, nothing sent,
-/// retried since the operator may yet fix the settings), then with it, twice (the second
+/// the server is unreachable until the operator fixes the settings), then with it, twice (the second
 /// message reuses the pooled session).
 async fn delivers_only_with_the_private_ca(
     url: &str,
@@ -342,7 +342,7 @@ async fn delivers_only_with_the_private_ca(
     let from = "Herald <herald@status.test>";
     let untrusted = Mailer::new(url, from).unwrap();
     match untrusted.send(&email("tls@example.com")).await {
-        Attempt::Retry { error, .. } => {
+        Attempt::Unreachable { error } => {
             assert!(error.to_lowercase().contains("certificate"), "{error}")
         }
         other => panic!("an untrusted certificate must not deliver: {other:?}"),
@@ -678,7 +678,7 @@ async fn webhooks_are_signed_so_that_an_independent_verifier_accepts_them() {
 }
 
 /// https receivers are reached over TLS and their certificate is verified against the public
-/// roots: one issued by a private CA is refused (retried, since the receiver may yet fix it)
+/// roots: one issued by a private CA is refused (the host is unreachable until it is fixed)
 /// and nothing reaches the receiver.
 /// Webhooks to one receiver share a kept-alive connection, asking for the path alone and naming
 /// the host; a connection the receiver closed while idle is replaced and nothing is lost.
@@ -735,7 +735,7 @@ async fn https_receivers_must_present_a_trusted_certificate() {
         .send(&webhook(&format!("https://localhost:{port}/ok")))
         .await
     {
-        Attempt::Retry { error, .. } => assert!(
+        Attempt::Unreachable { error } => assert!(
             error.contains("certificate"),
             "the error names the certificate: {error}"
         ),

@@ -651,6 +651,7 @@ pub fn mark_delivered(conn: &mut DbConn, ids: &[String], at: NaiveDateTime) -> Q
         deliveries::attempts.eq(deliveries::attempts + 1),
         deliveries::delivered_at.eq(Some(at)),
         deliveries::last_error.eq(None::<String>),
+        deliveries::waiting_for.eq(None::<String>),
         deliveries::locked_by.eq(None::<String>),
         deliveries::locked_until.eq(None::<NaiveDateTime>),
         deliveries::updated_at.eq(at),
@@ -697,6 +698,41 @@ pub fn record_outcome(
         deliveries::locked_until.eq(None::<NaiveDateTime>),
         deliveries::updated_at.eq(at),
     ))
+    .execute(conn)
+}
+
+/// Notes why held deliveries wait (their destination cannot be reached), and the error that
+/// says so, without releasing them: the console and the API show it while the engine holds them.
+pub fn note_waiting(
+    conn: &mut DbConn,
+    ids: &[String],
+    waiting: &str,
+    error: &str,
+    worker: &str,
+) -> QueryResult<usize> {
+    let error: String = error.chars().take(2000).collect();
+    diesel::update(
+        deliveries::table
+            .filter(deliveries::id.eq_any(ids))
+            .filter(deliveries::locked_by.eq(worker))
+            .filter(still_pending()),
+    )
+    .set((
+        deliveries::waiting_for.eq(waiting),
+        deliveries::last_error.eq(error),
+    ))
+    .execute(conn)
+}
+
+/// Makes deliveries that wait unclaimed due at `at` (their host answers again).
+pub fn due_now(conn: &mut DbConn, ids: &[String], at: NaiveDateTime) -> QueryResult<usize> {
+    diesel::update(
+        deliveries::table
+            .filter(deliveries::id.eq_any(ids))
+            .filter(deliveries::locked_by.is_null())
+            .filter(still_pending()),
+    )
+    .set(deliveries::next_attempt_at.eq(at))
     .execute(conn)
 }
 

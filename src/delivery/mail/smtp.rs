@@ -252,8 +252,8 @@ impl Sessions {
             Ok(Ok(conn)) => conn,
             // Connecting, TLS, greeting, login: about the server or Herald's settings, not
             // this message, so retried; what waited goes out once the server is back or fixed.
-            Ok(Err(e)) => return retry(&format!("SMTP: {e}")),
-            Err(_) => return retry("SMTP: no session within 30 s"),
+            Ok(Err(e)) => return unreachable(&format!("SMTP: {e}")),
+            Err(_) => return unreachable("SMTP: no session within 30 s"),
         };
         match self.attempt(&mut conn, envelope, email).await {
             Some(failure) => fail(conn, failure).await,
@@ -364,6 +364,13 @@ async fn fail(mut conn: AsyncSmtpConnection, failure: Failure) -> Attempt {
         let _ = tokio::time::timeout(Duration::from_secs(5), conn.abort()).await;
     }
     attempt
+}
+
+/// No session could be opened: the relay, not the message.
+fn unreachable(error: &str) -> Attempt {
+    Attempt::Unreachable {
+        error: one_line(error, 300),
+    }
 }
 
 fn retry(error: &str) -> Attempt {
@@ -664,7 +671,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_unreachable_server_is_retried() {
+    async fn an_unreachable_server_is_unreachable_not_a_failure_of_the_message() {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -673,8 +680,8 @@ mod tests {
         let url = url::Url::parse(&format!("smtp://127.0.0.1:{port}")).unwrap();
         let sessions = Sessions::new(Endpoint::parse(&url).unwrap());
         match sessions.send(&envelope("jo@example.com"), EMAIL).await {
-            Attempt::Retry { error, .. } => assert!(error.starts_with("SMTP: "), "{error}"),
-            other => panic!("should be retried: {other:?}"),
+            Attempt::Unreachable { error } => assert!(error.starts_with("SMTP: "), "{error}"),
+            other => panic!("should be unreachable: {other:?}"),
         }
     }
 

@@ -5,6 +5,7 @@
 
 mod crash;
 mod expansion;
+mod outages;
 pub mod sinks;
 mod timing;
 
@@ -51,13 +52,22 @@ impl Setup {
 
     pub async fn spawn_with(db: TestDb, allow_private: bool) -> Self {
         let smtp = SmtpSink::start();
-        let hooks = Receiver::start();
         let smtp_url = smtp.url();
+        Self::build(db, allow_private, smtp, &smtp_url).await
+    }
+
+    /// A setup whose Herald sends mail to `smtp_url` (not necessarily the sink's).
+    pub async fn spawn_mailing_to(db: TestDb, smtp_url: &str) -> Self {
+        Self::build(db, true, SmtpSink::start(), smtp_url).await
+    }
+
+    async fn build(db: TestDb, allow_private: bool, smtp: SmtpSink, smtp_url: &str) -> Self {
+        let hooks = Receiver::start();
         let allow = if allow_private { "true" } else { "false" };
         let app = TestApp::spawn_with(
             db,
             &[
-                ("HERALD_SMTP_URL", smtp_url.as_str()),
+                ("HERALD_SMTP_URL", smtp_url),
                 ("HERALD_MAIL_FROM", "Acme status <status@example.com>"),
                 ("HERALD_ALLOW_PRIVATE_WEBHOOKS", allow),
             ],

@@ -155,7 +155,12 @@ pub struct SmtpSink {
 impl SmtpSink {
     /// Starts the server in its own thread (it runs until the test process ends).
     pub fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind smtp");
+        Self::start_on(0)
+    }
+
+    /// Starts the server on loopback port `port` (0: any free one).
+    pub fn start_on(port: u16) -> Self {
+        let listener = TcpListener::bind(("127.0.0.1", port)).expect("bind smtp");
         let port = listener.local_addr().unwrap().port();
         let mails = Arc::new(Mutex::new(Vec::new()));
         let keeper = Keeper {
@@ -259,6 +264,11 @@ pub struct Receiver {
 impl Receiver {
     /// Starts the receiver on the current Tokio runtime.
     pub fn start() -> Self {
+        Self::start_on(0)
+    }
+
+    /// Starts the receiver on loopback port `port` (0: any free one).
+    pub fn start_on(port: u16) -> Self {
         let shared = Shared::default();
         shared.status.store(200, Ordering::Relaxed);
         let data = web::Data::new(shared.clone());
@@ -270,7 +280,7 @@ impl Receiver {
         })
         .workers(2)
         .disable_signals()
-        .bind(("127.0.0.1", 0))
+        .bind(("127.0.0.1", port))
         .expect("bind receiver");
         let port = server.addrs()[0].port();
         tokio::spawn(server.run());
@@ -283,6 +293,11 @@ impl Receiver {
     /// The status answered from now on.
     pub fn answer(&self, status: u16) {
         self.shared.status.store(status, Ordering::Relaxed);
+    }
+
+    /// How many requests so far.
+    pub fn count(&self) -> usize {
+        self.shared.hooks.lock().unwrap().len()
     }
 
     /// A delay before every answer from now on.
@@ -319,4 +334,11 @@ impl Receiver {
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
     }
+}
+
+/// A loopback port nothing listens on (bound and closed again): connections to it are refused
+/// until a sink is started on it.
+pub fn closed_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    listener.local_addr().unwrap().port()
 }
