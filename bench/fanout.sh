@@ -3,11 +3,15 @@
 # local HTTP receiver), one incident opened through the API, then the time from the API's answer
 # to the first and to the last delivery, Herald's peak memory (VmHWM), and, in the same run, what
 # the receiver accepts per second when wrk drives it directly with the same body.
-# A second phase repeats the fan-out at BIG subscribers for the peak-memory target.
+# Then the same webhooks all on one host (every subscriber a Slack incoming webhook, or one
+# customer's endpoint), on SQLite and on PostgreSQL, with the connections they came over.
+# A last phase repeats the fan-out at BIG subscribers for the peak-memory target.
 #
 #   bench/fanout.sh                       # 10,000 + 10,000, then 100,000 in all
 #   EMAILS=2000 WEBHOOKS=2000 BIG=0 bench/fanout.sh
 #   BIG_EMAILS=0 bench/fanout.sh          # the 100,000 as webhooks only
+#   ONE_HOST_BACKENDS=sqlite bench/fanout.sh   # the one-host run on SQLite only (default: both;
+#                                              # PostgreSQL at PG_URL's server)
 #   KEEP_LOGS=/tmp/logs HERALD_LOG="warn,herald::notify=debug" bench/fanout.sh  # keeps the logs
 #   PERF=/tmp/fanout.perf BIG=0 bench/fanout.sh   # perf record of Herald during the fan-out
 #   PERF_CALLGRAPH=dwarf PERF_FREQ=500 ...       # call stacks without a frame-pointer build
@@ -30,6 +34,8 @@ SMTP_PORT="${SMTP_PORT:-18525}"
 SINK_PORT="${SINK_PORT:-18590}"
 TIMEOUT_SECS="${TIMEOUT_SECS:-600}"
 herald_bin="${HERALD_BIN:-./target/release/herald}"   # another build to compare with
+ONE_HOST_BACKENDS="${ONE_HOST_BACKENDS:-sqlite postgres}"
+PG_URL="${PG_URL:-postgres://root@127.0.0.1:5432/test}"
 
 command -v wrk >/dev/null 2>&1 || { echo "installing wrk"; DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null; }
 
@@ -48,8 +54,15 @@ trap cleanup EXIT
 sink_pid=$!
 
 api="http://127.0.0.1:$HERALD_PORT/api/v1"
-start_herald() { # a fresh database with the demo page and an owner's token in $token
-  export DATABASE_URL="sqlite://$work/herald-$1.db" HERALD_BIND="127.0.0.1:$HERALD_PORT" HERALD_LOG="${HERALD_LOG:-warn}" \
+start_herald() { # name [postgres]: a fresh database with the demo page and an owner's token in $token
+  if [[ "${2:-sqlite}" == postgres ]]; then
+    local db="herald_bench_$1"
+    psql "$PG_URL" -qc "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null
+    export DATABASE_URL="${PG_URL%/*}/$db"
+  else
+    export DATABASE_URL="sqlite://$work/herald-$1.db"
+  fi
+  export HERALD_BIND="127.0.0.1:$HERALD_PORT" HERALD_LOG="${HERALD_LOG:-warn}" \
     HERALD_SMTP_URL="smtp://127.0.0.1:$SMTP_PORT" HERALD_MAIL_FROM="Herald <status@example.com>" \
     HERALD_ALLOW_PRIVATE_WEBHOOKS=true HERALD_PUBLIC_URL="http://127.0.0.1:$HERALD_PORT"
   "$herald_bin" demo >/dev/null
@@ -61,8 +74,8 @@ start_herald() { # a fresh database with the demo page and an owner's token in $
 }
 stop_herald() { kill "$herald_pid"; wait "$herald_pid" 2>/dev/null || true; herald_pid=""; }
 
-subscribe() { # emails webhooks: adds pre-confirmed subscribers through the responder API
-  python3 - "$api" "$token" "$1" "$2" "$SINK_PORT" "$HOSTS" <<'PY'
+subscribe() { # emails webhooks [hosts]: adds pre-confirmed subscribers through the responder API
+  python3 - "$api" "$token" "$1" "$2" "$SINK_PORT" "${3:-$HOSTS}" <<'PY'
 import http.client, json, sys, threading
 from concurrent.futures import ThreadPoolExecutor
 api, token, emails, hooks, port, hosts = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
@@ -116,6 +129,7 @@ fan_out() { # emails webhooks -> prints first/last delivery times and peak RSS
   (( hooks > 0 )) && printf 'webhooks %s: first %s ms, last %s ms after the API answered (%.0f/s), distinct ids %s\n' "$hooks" $((wf - posted)) \
     $((wl - posted)) "$(awk -v n="$hooks" -v a="$wf" -v b="$wl" 'BEGIN { print (b > a) ? n * 1000 / (b - a) : n }')" \
     "$(field webhook_ids <<<"$s")"
+  (( hooks > 0 )) && echo "webhooks came over $(field webhook_connections <<<"$s") connections"
   echo "herald peak RSS: $rss MB; CPU time during the fan-out: $cpu ms ($(awk -v c="$cpu" -v n=$((emails + hooks)) 'BEGIN { printf "%.0f", c * 1000 / n }') us per delivery)"
   webhook_rate="$(awk -v n="$hooks" -v a="$wf" -v b="$wl" 'BEGIN { print (b > a) ? n * 1000 / (b - a) : n }')"
 }
@@ -167,6 +181,15 @@ if [[ -n "${client_us:-}" ]]; then
     total = r + c + i + w; rate = cores * 1e6 / total
     printf "ceiling with nothing of Herald but its rows: %d cores / (receiver %.1f + HTTP client %.1f + SQLite insert %.1f + record %.1f us) = %.0f/s = %.2fx of direct\n", cores, r, c, i, w, rate, rate / d }'
 fi
+
+for backend in $ONE_HOST_BACKENDS; do
+  (( WEBHOOKS > 0 )) || break
+  echo "== one host: $WEBHOOKS webhook subscribers on 127.0.0.1 ($backend)"
+  start_herald "onehost" "$backend"
+  t0=$(now_ms); subscribe 0 "$WEBHOOKS" 1; echo "subscribed in $(( $(now_ms) - t0 )) ms"
+  fan_out 0 "$WEBHOOKS"
+  stop_herald
+done
 
 if (( BIG > 0 )); then
   echo "== phase 2: $BIG subscribers ($BIG_EMAILS email, the rest webhook) for peak memory"

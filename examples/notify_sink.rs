@@ -4,11 +4,13 @@
 //!
 //! ```json
 //! {"emails": 10000, "webhooks": 10000, "email_first_ms": ..., "email_last_ms": ...,
-//!  "webhook_first_ms": ..., "webhook_last_ms": ..., "webhook_ids": 10000}
+//!  "webhook_first_ms": ..., "webhook_last_ms": ..., "webhook_ids": 10000,
+//!  "webhook_connections": 8}
 //! ```
 //!
 //! with times in Unix milliseconds; `webhook_ids` counts distinct `webhook-id` headers, so a
-//! resend with the same id is visible as such. `POST /reset` zeroes everything; `GET /last`
+//! resend with the same id is visible as such; `webhook_connections` counts the distinct client
+//! sockets webhooks came over. `POST /reset` zeroes everything; `GET /last`
 //! answers the last webhook body received (for driving the receiver directly with wrk).
 //!
 //! The HTTP receiver listens on 127.0.0.1 through 127.0.0.HOSTS (all loopback on Linux), so a
@@ -55,6 +57,7 @@ struct Sink {
     emails: Arrivals,
     webhooks: Arrivals,
     webhook_ids: Mutex<HashSet<String>>,
+    webhook_peers: Mutex<HashSet<std::net::SocketAddr>>,
     last_body: Mutex<web::Bytes>,
 }
 
@@ -86,6 +89,9 @@ async fn hook(req: HttpRequest, sink: web::Data<Arc<Sink>>, body: web::Bytes) ->
     {
         sink.webhook_ids.lock().unwrap().insert(id.to_owned());
     }
+    if let Some(peer) = req.peer_addr() {
+        sink.webhook_peers.lock().unwrap().insert(peer);
+    }
     *sink.last_body.lock().unwrap() = body;
     sink.webhooks.record();
     HttpResponse::Ok().finish()
@@ -108,6 +114,7 @@ async fn stats(sink: web::Data<Arc<Sink>>) -> HttpResponse {
         "webhook_first_ms": sink.webhooks.first_ms.load(Ordering::Relaxed),
         "webhook_last_ms": sink.webhooks.last_ms.load(Ordering::Relaxed),
         "webhook_ids": ids,
+        "webhook_connections": sink.webhook_peers.lock().unwrap().len(),
     }))
 }
 
@@ -115,6 +122,7 @@ async fn reset(sink: web::Data<Arc<Sink>>) -> HttpResponse {
     sink.emails.reset();
     sink.webhooks.reset();
     sink.webhook_ids.lock().unwrap().clear();
+    sink.webhook_peers.lock().unwrap().clear();
     HttpResponse::NoContent().finish()
 }
 

@@ -309,8 +309,13 @@ type Claimed = (
     HashMap<String, Option<Arc<content::EventContent>>>,
 );
 
+/// What an expansion step did: (leased, written), whether there is more, what was leased.
+type Expanded = ((usize, usize), bool, Claimed);
+
 /// A finished background database job.
 enum DbDone {
+    /// An expansion step: when it started, and what it did.
+    Expanded(std::time::Instant, AppResult<Expanded>),
     /// What was asked of each channel, and what came.
     Claimed(Vec<(Channel, usize)>, AppResult<Claimed>),
     Flushed,
@@ -335,7 +340,8 @@ impl Engine {
             // more than taking turns): expansion waits for the claim or record under way.
             if expand && self.db_jobs.is_empty() && (forced || self.has_room()) {
                 forced = false;
-                expand = self.expand().await;
+                expand = false;
+                self.expand();
             }
             // Then outcomes when due, then claims.
             if self.db_jobs.is_empty()
@@ -379,9 +385,9 @@ impl Engine {
                     self.tend_lanes();
                 }
                 Some(done) = self.db_jobs.join_next(), if !self.db_jobs.is_empty() => {
-                    self.db_done(done);
+                    expand |= self.db_done(done);
                     while let Some(done) = self.db_jobs.try_join_next() {
-                        self.db_done(done);
+                        expand |= self.db_done(done);
                     }
                 }
                 Some(done) = self.tasks.join_next_with_id(), if !self.tasks.is_empty() => {
@@ -397,8 +403,11 @@ impl Engine {
     }
 
     /// Takes in a finished claim or flush.
-    fn db_done(&mut self, done: Result<DbDone, tokio::task::JoinError>) {
+    /// Takes in a finished claim, flush or expansion step; answers whether an expansion has
+    /// more to do.
+    fn db_done(&mut self, done: Result<DbDone, tokio::task::JoinError>) -> bool {
         match done {
+            Ok(DbDone::Expanded(started, result)) => return self.expanded(started, result),
             Ok(DbDone::Claimed(rooms, claimed)) => {
                 // A channel that handed over less than asked has nothing more due until the
                 // next wake-up or poll.
@@ -417,6 +426,7 @@ impl Engine {
                 self.due = [false; 2];
             }
         }
+        false
     }
 
     /// Takes back a finished send: its outcome is recorded, or, when its destination could not
@@ -590,7 +600,9 @@ impl Engine {
     /// page's first deliveries go out while the rest are written).
     /// As many of the new deliveries as there is room for are leased to this engine as they
     /// are written and started at once: no claim has to rewrite them first.
-    async fn expand(&mut self) -> bool {
+    /// Runs in the background like claims and flushes, so lanes keep sending meanwhile;
+    /// [`Engine::expanded`] takes the result.
+    fn expand(&mut self) {
         let clock = self.config.clock.clone();
         let worker = self.worker.clone();
         let lease = chrono::Duration::from_std(self.config.lease).unwrap_or_default();
@@ -600,44 +612,51 @@ impl Engine {
         let cached: Vec<String> = self.cache.keys().cloned().collect();
         let base_url = self.links.base_url.clone();
         let started = std::time::Instant::now();
-        let result = self
-            .db
-            .run(move |c| {
-                let events = rows::unexpanded_events(c, EXPAND_EVENTS)?;
-                // A full batch of events may have more behind it.
-                let (mut total, mut more) = (0, events.len() as i64 == EXPAND_EVENTS);
-                let mut leased = Vec::new();
-                for event in &events {
-                    let audience = audience(c, event)?;
-                    let at = clock.now();
-                    let lease = rows::Lease {
-                        worker: &worker,
-                        until: at + lease,
-                        webhooks,
-                        emails,
-                    };
-                    let step = rows::expand_event(c, event, audience, at, chunk, Some(lease))?;
-                    total += step.inserted;
-                    more |= !step.done;
-                    for d in &step.leased {
-                        match Channel::of(d) {
-                            Channel::Webhook => webhooks -= 1,
-                            Channel::Email => emails -= 1,
+        let db = self.db.clone();
+        self.db_jobs.spawn(async move {
+            let result = db
+                .run(move |c| {
+                    let events = rows::unexpanded_events(c, EXPAND_EVENTS)?;
+                    // A full batch of events may have more behind it.
+                    let (mut total, mut more) = (0, events.len() as i64 == EXPAND_EVENTS);
+                    let mut leased = Vec::new();
+                    for event in &events {
+                        let audience = audience(c, event)?;
+                        let at = clock.now();
+                        let lease = rows::Lease {
+                            worker: &worker,
+                            until: at + lease,
+                            webhooks,
+                            emails,
+                        };
+                        let step = rows::expand_event(c, event, audience, at, chunk, Some(lease))?;
+                        total += step.inserted;
+                        more |= !step.done;
+                        for d in &step.leased {
+                            match Channel::of(d) {
+                                Channel::Webhook => webhooks -= 1,
+                                Channel::Email => emails -= 1,
+                            }
                         }
+                        leased.extend(step.leased);
                     }
-                    leased.extend(step.leased);
-                }
-                let handed = (leased.len(), total);
-                let written_us = started.elapsed().as_micros() as u64;
-                let claimed = hand_over(c, leased, &cached, &base_url)?;
-                tracing::debug!(
-                    written_us,
-                    handed_us = started.elapsed().as_micros() as u64 - written_us,
-                    "expansion steps"
-                );
-                Ok((handed, more, claimed))
-            })
-            .await;
+                    let handed = (leased.len(), total);
+                    let written_us = started.elapsed().as_micros() as u64;
+                    let claimed = hand_over(c, leased, &cached, &base_url)?;
+                    tracing::debug!(
+                        written_us,
+                        handed_us = started.elapsed().as_micros() as u64 - written_us,
+                        "expansion steps"
+                    );
+                    Ok((handed, more, claimed))
+                })
+                .await;
+            DbDone::Expanded(started, result)
+        });
+    }
+
+    /// Takes in a finished expansion step; answers whether there is more to expand.
+    fn expanded(&mut self, started: std::time::Instant, result: AppResult<Expanded>) -> bool {
         match result {
             Ok(((leased, count), more, claimed)) => {
                 if count > 0 {
@@ -933,7 +952,10 @@ impl Engine {
         self.hand_back(queued).await;
         // A claim under way still hands its deliveries over (and they are handed back below).
         while let Some(done) = self.db_jobs.join_next().await {
-            if let Ok(DbDone::Claimed(_, Ok((batch, ..)))) = done {
+            if let Ok(
+                DbDone::Claimed(_, Ok((batch, ..))) | DbDone::Expanded(_, Ok((_, _, (batch, ..)))),
+            ) = done
+            {
                 let ids: Vec<String> = batch.into_iter().map(|d| d.id).collect();
                 self.hand_back(ids).await;
             }
