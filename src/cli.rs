@@ -129,9 +129,25 @@ fn fail_config(e: &ConfigError) -> ExitCode {
     ExitCode::from(EXIT_CONFIG)
 }
 
+/// How much lower the CPU priority of background work is than serving's (a nice increment).
+const BACKGROUND_NICE: i32 = 5;
+
+/// Lowers the calling thread's CPU priority by [`BACKGROUND_NICE`] (Linux: nice is per thread).
+fn lower_priority() {
+    // SAFETY: nice() takes an increment and touches no memory of ours; a failure (errno) leaves
+    // the priority as it was, which is harmless.
+    let _ = unsafe { libc::nice(BACKGROUND_NICE) };
+}
+
 fn serve(settings: Settings) -> Result<(), CliError> {
+    // This runtime runs the background work: the notification engine and its sends, reminders,
+    // the support replay, the public site's refresh, the drain. The HTTP workers have runtimes
+    // of their own at the normal priority. When an incident leaves the machine short of CPU,
+    // pages and the API are served first, and a fan-out takes a little longer (measured in
+    // bench/incident-day.sh).
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .on_thread_start(lower_priority)
         .build()
         .map_err(|e| CliError::Failed(e.into()))?;
     runtime.block_on(async move {
@@ -238,5 +254,30 @@ fn token_create(settings: &Settings, email: &str, name: &str, days: i64) -> Resu
                 .join(", "),
         )),
         Err(other) => Err(CliError::Failed(anyhow::anyhow!(other.to_string()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The priority of the calling thread (its nice value).
+    fn nice_of_this_thread() -> i32 {
+        // SAFETY: getpriority reads the calling thread's priority and touches no memory.
+        unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
+    }
+
+    #[test]
+    fn background_threads_run_at_a_lower_priority_and_others_keep_theirs() {
+        let before = nice_of_this_thread();
+        let lowered = std::thread::spawn(|| {
+            let own = nice_of_this_thread();
+            lower_priority();
+            (own, nice_of_this_thread())
+        })
+        .join()
+        .unwrap();
+        assert_eq!(lowered.1, (lowered.0 + BACKGROUND_NICE).min(19));
+        assert_eq!(nice_of_this_thread(), before, "only the calling thread");
     }
 }
