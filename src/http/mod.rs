@@ -23,10 +23,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/readyz", web::get().to(health::readyz))
         // Routes are tried in order and each dynamic one is a regex match: the public pages,
         // read hardest during an outage, come first (their `/status/{slug}/{tail}` catch-all
-        // after the more specific support and subscribe routes), the console and API after.
+        // leaves a page's forms to the support and subscribe routes), the console and API after.
+        .configure(public::routes)
         .configure(support::routes)
         .configure(subscribe::routes)
-        .configure(public::routes)
         .configure(crate::auth::routes)
         .configure(admin::routes)
         .configure(api::routes);

@@ -17,12 +17,45 @@ const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; s
 
 /// Registers the public routes; the site root and root-level paths of a custom-domain or
 /// default page are answered by [`fallback`], the app's default service.
+/// They are registered before every other route: each dynamic route costs a regex match, and
+/// these are read hardest during an outage. The page's catch-all leaves the forms that live
+/// under a page ([`FORM_TAILS`]) to the routes registered after it.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     let read = || web::route().guard(guard::Any(guard::Get()).or(guard::Head()));
     cfg.route("/", read().to(root))
         .route("/assets/{file}", read().to(asset))
         .route("/status/{slug}", read().to(page_root))
-        .route("/status/{slug}/{tail:.*}", read().to(page_path));
+        .service(
+            web::resource("/status/{slug}/{tail:.*}")
+                .guard(guard::fn_guard(|ctx| !is_form_path(ctx.head().uri.path())))
+                .route(read().to(page_path)),
+        );
+}
+
+/// What follows `/status/{slug}/` on the pages' forms (subscribe, support, confirm, manage),
+/// which are not answered from the in-memory site.
+pub const FORM_TAILS: [&str; 6] = [
+    "subscribe",
+    "api/subscribe",
+    "support",
+    "api/support",
+    "confirm",
+    "unsubscribe",
+];
+
+/// Whether `path` is one of a page's forms (`/status/{slug}/` and a [`FORM_TAILS`] entry, alone
+/// or followed by `/...`).
+pub fn is_form_path(path: &str) -> bool {
+    let Some((_, tail)) = path
+        .strip_prefix("/status/")
+        .and_then(|rest| rest.split_once('/'))
+    else {
+        return false;
+    };
+    FORM_TAILS.iter().any(|form| {
+        tail.strip_prefix(form)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
 }
 
 async fn root(req: HttpRequest, site: web::Data<Arc<PublicSite>>) -> HttpResponse {
@@ -139,7 +172,7 @@ fn host(req: &HttpRequest) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::key;
+    use super::{is_form_path, key};
 
     #[test]
     fn paths_map_to_snapshot_keys() {
@@ -150,5 +183,33 @@ mod tests {
         assert_eq!(key("history", "page=3"), "history?page=3");
         assert_eq!(key("history/", "page=0"), "history?page=1");
         assert_eq!(key("history", "page=x"), "history?page=1");
+    }
+
+    #[test]
+    fn a_pages_forms_are_told_apart_from_what_the_site_answers() {
+        for form in [
+            "/status/acme/subscribe",
+            "/status/acme/api/subscribe",
+            "/status/acme/support",
+            "/status/acme/support/sent",
+            "/status/acme/api/support",
+            "/status/acme/confirm/abc",
+            "/status/acme/unsubscribe/abc",
+        ] {
+            assert!(is_form_path(form), "{form}");
+        }
+        for read in [
+            "/status/acme",
+            "/status/acme/",
+            "/status/acme/api/v2/summary.json",
+            "/status/acme/history.atom",
+            "/status/acme/incidents/abc",
+            "/status/acme/subscribers",
+            "/status/acme/supported",
+            "/status/support",
+            "/subscribe",
+        ] {
+            assert!(!is_form_path(read), "{read}");
+        }
     }
 }
