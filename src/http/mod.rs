@@ -23,11 +23,12 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/readyz", web::get().to(health::readyz))
         // Routes are tried in order and each dynamic one is a regex match: the public pages,
         // read hardest during an outage, come first (their `/status/{slug}/{tail}` catch-all
-        // leaves a page's forms to the support and subscribe routes), the console and API after.
+        // leaves a page's forms to the support and subscribe routes), then sign-in (a flood of
+        // attempts is answered after as few as the pages), the console and API after.
         .configure(public::routes)
+        .configure(crate::auth::routes)
         .configure(support::routes)
         .configure(subscribe::routes)
-        .configure(crate::auth::routes)
         .configure(admin::routes)
         .configure(api::routes);
 }
