@@ -151,10 +151,14 @@ fn serve(settings: Settings) -> Result<(), CliError> {
         .build()
         .map_err(|e| CliError::Failed(e.into()))?;
     runtime.block_on(async move {
+        // Caught before the listener is bound: a signal during start-up begins the drain once
+        // the application exists, instead of killing the process.
+        let signals = lifecycle::ShutdownSignals::install();
         let app = Application::build(settings).await?;
         let shutdown = app.shutdown_handle();
         tokio::spawn(async move {
-            let signal = lifecycle::shutdown_signal().await;
+            let Some(signals) = signals else { return };
+            let signal = signals.recv().await;
             tracing::info!(signal, "received signal");
             shutdown.begin();
         });

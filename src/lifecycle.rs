@@ -37,18 +37,37 @@ impl Lifecycle {
     }
 }
 
-/// Waits for SIGTERM or SIGINT and names the one received.
-pub async fn shutdown_signal() -> &'static str {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
-        tracing::error!("cannot install signal handlers; only a kill will stop this process");
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = term.recv() => "SIGTERM",
-        _ = int.recv() => "SIGINT",
+/// SIGTERM and SIGINT, caught from the moment [`ShutdownSignals::install`] returns: one that
+/// comes while Herald is still starting is kept, and the drain begins as soon as it can (the
+/// default action would kill the process with its listener already bound).
+pub struct ShutdownSignals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+impl ShutdownSignals {
+    /// Catches both signals (inside a Tokio runtime); `None` when they cannot be caught.
+    pub fn install() -> Option<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(term), Ok(int)) => Some(Self { term, int }),
+            _ => {
+                tracing::error!(
+                    "cannot install signal handlers; only a kill will stop this process"
+                );
+                None
+            }
+        }
+    }
+
+    /// Waits for either and names the one received.
+    pub async fn recv(mut self) -> &'static str {
+        tokio::select! {
+            _ = self.term.recv() => "SIGTERM",
+            _ = self.int.recv() => "SIGINT",
+        }
     }
 }

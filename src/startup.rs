@@ -46,6 +46,8 @@ pub struct Application {
     server: Server,
     /// Every open connection, for the drain.
     connections: Arc<http::connections::Connections>,
+    /// The listening socket (a duplicate), to see what still waits in its accept queue.
+    listening: std::os::fd::OwnedFd,
     /// `/metrics` on its own listener (`HERALD_METRICS_BIND`), and its port.
     metrics: Option<(Server, u16)>,
     state: AppState,
@@ -108,6 +110,7 @@ impl Application {
         let listener = TcpListener::bind(settings.bind)
             .with_context(|| format!("HERALD_BIND: cannot listen on {}", settings.bind))?;
         let port = listener.local_addr()?.port();
+        let listening = std::os::fd::OwnedFd::from(listener.try_clone()?);
         runner.grace = settings.shutdown_grace;
         let support = crate::support::Support::new(
             secret.expose(),
@@ -170,6 +173,7 @@ impl Application {
             port,
             server,
             connections,
+            listening,
             metrics,
             state,
             registry,
@@ -207,6 +211,7 @@ impl Application {
         let Self {
             server,
             connections,
+            listening,
             metrics,
             state,
             registry,
@@ -262,8 +267,12 @@ impl Application {
                 );
                 tokio::time::sleep(delay).await;
             }
+            // Connections the kernel has taken and the workers not yet (a burst, or workers
+            // still starting) have sent their request before the signal: take them in first.
+            let waiting = connections.accept_queued(&listening, grace).await;
             tracing::info!(
                 open = connections.open(),
+                waiting,
                 "closing the listener; answering what has arrived, closing idle connections"
             );
             handle.pause().await;

@@ -84,6 +84,22 @@ impl Connections {
         left
     }
 
+    /// Waits, within `limit`, until the workers have accepted every connection in `listener`'s
+    /// accept queue; answers how many were waiting at first.
+    pub async fn accept_queued(&self, listener: &OwnedFd, limit: Duration) -> u32 {
+        let deadline = Instant::now() + limit;
+        let first = accept_queue(listener).unwrap_or(0);
+        let mut tick = tokio::time::interval(Duration::from_millis(10));
+        while accept_queue(listener).unwrap_or(0) > 0 {
+            if Instant::now() >= deadline {
+                tracing::warn!("grace period over with connections still waiting to be accepted");
+                break;
+            }
+            tick.tick().await;
+        }
+        first
+    }
+
     /// Closes idle connections as they become idle until none is open or `grace` has passed;
     /// whether all closed in time.
     pub async fn drain(&self, grace: Duration) -> bool {
@@ -130,8 +146,18 @@ impl Drop for Connection {
 
 /// Bytes the kernel has received on `socket` (`None` where `TCP_INFO` cannot tell: then a
 /// connection never looks idle, and only its keep-alive timeout closes it).
-#[cfg(target_os = "linux")]
 fn received(socket: &OwnedFd) -> Option<u64> {
+    tcp_info(socket).map(|info| info.tcpi_bytes_received)
+}
+
+/// Connections in a listening socket's accept queue: taken by the kernel (their bytes may have
+/// arrived), not yet accepted (Linux reports it as `tcpi_unacked` for a socket in LISTEN).
+pub fn accept_queue(listener: &OwnedFd) -> Option<u32> {
+    tcp_info(listener).map(|info| info.tcpi_unacked)
+}
+
+#[cfg(target_os = "linux")]
+fn tcp_info(socket: &OwnedFd) -> Option<libc::tcp_info> {
     use std::os::fd::AsRawFd;
     let mut info = std::mem::MaybeUninit::<libc::tcp_info>::zeroed();
     let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
@@ -150,12 +176,19 @@ fn received(socket: &OwnedFd) -> Option<u64> {
         return None;
     }
     // SAFETY: the kernel filled the whole struct (checked above); it was zeroed before.
-    Some(unsafe { info.assume_init() }.tcpi_bytes_received)
+    Some(unsafe { info.assume_init() })
 }
 
 #[cfg(not(target_os = "linux"))]
-fn received(_socket: &OwnedFd) -> Option<u64> {
+fn tcp_info(_socket: &OwnedFd) -> Option<TcpInfo> {
     None
+}
+
+/// What is read of `TCP_INFO` where there is none.
+#[cfg(not(target_os = "linux"))]
+struct TcpInfo {
+    tcpi_bytes_received: u64,
+    tcpi_unacked: u32,
 }
 
 /// A request in service on its connection, until dropped with its response body.

@@ -17,7 +17,8 @@ on_both_backends!(
     at_the_defaults_a_request_whose_head_is_still_arriving_at_sigterm_is_answered,
     sigint_closes_idle_connections_stops_accepting_and_exits_zero,
     draining_in_process_fails_readiness_and_closes_keep_alive_connections,
-    an_upload_in_flight_at_sigterm_is_received_handled_and_answered
+    an_upload_in_flight_at_sigterm_is_received_handled_and_answered,
+    requests_sent_as_herald_starts_are_answered_when_sigterm_comes_at_once
 );
 
 /// Sends the first part of a request and leaves it in flight, as a slow client does.
@@ -144,6 +145,44 @@ async fn at_the_defaults_a_request_whose_head_is_still_arriving_at_sigterm_is_an
             answer.to_ascii_lowercase().contains("connection: close"),
             "{answer}"
         );
+        assert_eq!(
+            herald.wait_exit(Duration::from_secs(15)),
+            0,
+            "{}",
+            herald.log_text()
+        );
+    })
+    .await
+    .unwrap();
+}
+
+async fn requests_sent_as_herald_starts_are_answered_when_sigterm_comes_at_once(db: TestDb) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = db.url();
+    tokio::task::spawn_blocking(move || {
+        // The socket is bound; the workers may still be starting. The requests wait in the
+        // listener's accept queue, and the signal comes before any answer.
+        let mut herald = Serving::listening(dir.path(), &url, &[]);
+        let port = herald.port;
+        let mut streams: Vec<TcpStream> = (0..8)
+            .map(|_| {
+                let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+                s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+                s.write_all(
+                    b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+                )
+                .unwrap();
+                s
+            })
+            .collect();
+        herald.signal(Signal::SIGTERM);
+        for stream in &mut streams {
+            let mut answer = String::new();
+            stream
+                .read_to_string(&mut answer)
+                .expect("a request sent before the signal gets its answer");
+            assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        }
         assert_eq!(
             herald.wait_exit(Duration::from_secs(15)),
             0,

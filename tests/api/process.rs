@@ -21,8 +21,33 @@ pub struct Serving {
 }
 
 impl Serving {
-    /// Starts `herald serve` on a free port with `envs`; waits until it listens.
+    /// Starts `herald serve` on a free port with `envs`; waits until it answers.
     pub fn start(dir: &Path, database_url: &str, envs: &[(&str, &str)]) -> Self {
+        let serving = Self::listening(dir, database_url, envs);
+        let port = serving.port;
+        // "listening" is logged when the socket is bound; the workers start a moment later.
+        // Wait until one answers, so a test's first connection is served, not queued.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port))
+            .and_then(|mut s| {
+                use std::io::{Read, Write};
+                s.set_read_timeout(Some(Duration::from_secs(5)))?;
+                s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")?;
+                let mut answer = String::new();
+                s.read_to_string(&mut answer)?;
+                Ok(answer.starts_with("HTTP/1.1 200"))
+            })
+            .map_or(true, |ok| !ok)
+        {
+            assert!(Instant::now() < deadline, "herald never answered /healthz");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        serving
+    }
+
+    /// Starts `herald serve` on a free port with `envs`; returns as soon as its socket is bound
+    /// (its workers may not have started yet).
+    pub fn listening(dir: &Path, database_url: &str, envs: &[(&str, &str)]) -> Self {
         let mut cmd = herald(dir);
         cmd.arg("serve")
             .env("DATABASE_URL", database_url)
@@ -56,23 +81,6 @@ impl Serving {
                     logs.lock().unwrap()
                 )
             });
-        // "listening" is logged when the socket is bound; the workers start a moment later.
-        // Wait until one answers, so a test's first connection is served, not queued.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port))
-            .and_then(|mut s| {
-                use std::io::{Read, Write};
-                s.set_read_timeout(Some(Duration::from_secs(5)))?;
-                s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")?;
-                let mut answer = String::new();
-                s.read_to_string(&mut answer)?;
-                Ok(answer.starts_with("HTTP/1.1 200"))
-            })
-            .map_or(true, |ok| !ok)
-        {
-            assert!(Instant::now() < deadline, "herald never answered /healthz");
-            std::thread::sleep(Duration::from_millis(20));
-        }
         Self { child, port, logs }
     }
 
