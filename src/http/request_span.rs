@@ -21,7 +21,12 @@ pub struct RedactedRootSpan;
 
 impl RootSpanBuilder for RedactedRootSpan {
     fn on_request_start(request: &ServiceRequest) -> Span {
-        let pattern = request.match_pattern();
+        // The router's pattern may be a catch-all that matched before its guard sent the
+        // request on (the public pages' `/status/{slug}/{tail:.*}`): a token route is known by
+        // the path's shape, whatever the router says.
+        let pattern = token_route(request.path())
+            .map(str::to_owned)
+            .or_else(|| request.match_pattern());
         let route = pattern.as_deref().unwrap_or("default");
         let target = redacted_target(pattern.as_deref(), request.path(), request.query_string());
         let request_id = request
@@ -47,9 +52,32 @@ impl RootSpanBuilder for RedactedRootSpan {
     }
 }
 
-/// `path?query` with each segment the route `pattern` names `{token}` and each `token=`
-/// query value replaced by [`REDACTED`].
+/// Routes with a secret in their path.
+const TOKEN_ROUTES: [&str; 2] = [
+    "/status/{slug}/confirm/{token}",
+    "/status/{slug}/unsubscribe/{token}",
+];
+
+/// The token route `path` has the shape of (its literal segments equal, one segment for each
+/// placeholder), if any.
+fn token_route(path: &str) -> Option<&'static str> {
+    TOKEN_ROUTES.into_iter().find(|route| {
+        let names = route.split('/');
+        let values = path.split('/');
+        names.clone().count() == values.clone().count()
+            && names
+                .zip(values)
+                .all(|(name, value)| name.starts_with('{') || name == value)
+    })
+}
+
+/// `path?query` with each segment the route `pattern` names `{token}` (or a token route's, when
+/// `path` has its shape) and each `token=` query value replaced by [`REDACTED`].
 pub fn redacted_target<'a>(pattern: Option<&str>, path: &'a str, query: &'a str) -> Cow<'a, str> {
+    let pattern = match pattern {
+        Some(p) if p.contains("{token}") => Some(p),
+        other => token_route(path).or(other),
+    };
     let path = match pattern {
         Some(p) if p.contains("{token}") => Cow::Owned(redact_path(p, path)),
         _ => Cow::Borrowed(path),
@@ -128,6 +156,28 @@ mod tests {
             Cow::Borrowed("/status/a")
         ));
         assert_eq!(redacted_target(None, "/x", "page=2"), "/x?page=2");
+    }
+
+    #[test]
+    fn a_token_route_is_redacted_whatever_pattern_the_router_reports() {
+        for path in [
+            "/status/acme/unsubscribe/s3cret",
+            "/status/acme/confirm/s3cret",
+        ] {
+            for pattern in [Some("/status/{slug}/{tail:.*}"), Some("default"), None] {
+                let got = redacted_target(pattern, path, "");
+                assert!(got.ends_with("/[redacted]"), "{pattern:?}: {got}");
+                assert!(!got.contains("s3cret"), "{got}");
+            }
+        }
+        assert_eq!(
+            redacted_target(
+                Some("/status/{slug}/{tail:.*}"),
+                "/status/acme/confirmed",
+                ""
+            ),
+            "/status/acme/confirmed"
+        );
     }
 
     #[test]
