@@ -133,7 +133,9 @@ impl Application {
         let app_state = state.clone();
         let connections = Arc::new(http::connections::Connections::default());
         let on_connect = connections.clone();
+        let started = connections.clone();
         let server = HttpServer::new(move || {
+            started.worker_started();
             App::new()
                 .app_data(web::Data::new(app_state.clone()))
                 .app_data(web::Data::new(app_state.site.clone()))
@@ -258,6 +260,7 @@ impl Application {
         let handle: ServerHandle = server.handle();
         let delay = state.settings.shutdown_delay;
         let grace = state.settings.shutdown_grace;
+        let workers = state.settings.workers;
         let stopper = tokio::spawn(async move {
             lifecycle.token().cancelled().await;
             if !delay.is_zero() {
@@ -269,7 +272,7 @@ impl Application {
             }
             // Connections the kernel has taken and the workers not yet (a burst, or workers
             // still starting) have sent their request before the signal: take them in first.
-            let waiting = connections.accept_queued(&listening, grace).await;
+            let waiting = connections.accept_queued(&listening, workers, grace).await;
             tracing::info!(
                 open = connections.open(),
                 waiting,

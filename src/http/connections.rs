@@ -27,6 +27,8 @@ use bytes::Bytes;
 pub struct Connections {
     open: Mutex<HashMap<u64, Weak<Connection>>>,
     next: AtomicU64,
+    /// Workers that have built their application (and so take the connections handed to them).
+    workers: AtomicUsize,
 }
 
 /// One open connection: a duplicate of its socket and what the drain needs to know.
@@ -84,13 +86,39 @@ impl Connections {
         left
     }
 
-    /// Waits, within `limit`, until the workers have accepted every connection in `listener`'s
-    /// accept queue; answers how many were waiting at first.
-    pub async fn accept_queued(&self, listener: &OwnedFd, limit: Duration) -> u32 {
+    /// Called by each worker as it builds its application.
+    pub fn worker_started(&self) {
+        self.workers.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Waits, within `limit`, until all `workers` have started and have taken every connection
+    /// that came before: the kernel's accept queue is empty, then one request through the
+    /// listener per worker is answered (the accept loop hands connections to the workers in
+    /// turn, and each takes its own in order, so a connection handed to a worker still
+    /// starting is taken before its probe is answered). Answers how many were waiting in the
+    /// accept queue at first.
+    pub async fn accept_queued(&self, listener: &OwnedFd, workers: usize, limit: Duration) -> u32 {
         let deadline = Instant::now() + limit;
+        let first = self.queue_emptied(listener, workers, deadline).await;
+        let Some(addr) = local_addr(listener) else {
+            return first;
+        };
+        for _ in 0..workers {
+            let probe = tokio::time::timeout_at(deadline.into(), probe(addr)).await;
+            if !matches!(probe, Ok(Ok(()))) {
+                tracing::warn!("a worker did not answer before the drain; going on");
+                break;
+            }
+        }
+        first
+    }
+
+    async fn queue_emptied(&self, listener: &OwnedFd, workers: usize, deadline: Instant) -> u32 {
         let first = accept_queue(listener).unwrap_or(0);
         let mut tick = tokio::time::interval(Duration::from_millis(10));
-        while accept_queue(listener).unwrap_or(0) > 0 {
+        while self.workers.load(Ordering::Acquire) < workers
+            || accept_queue(listener).unwrap_or(0) > 0
+        {
             if Instant::now() >= deadline {
                 tracing::warn!("grace period over with connections still waiting to be accepted");
                 break;
@@ -148,6 +176,32 @@ impl Drop for Connection {
 /// connection never looks idle, and only its keep-alive timeout closes it).
 fn received(socket: &OwnedFd) -> Option<u64> {
     tcp_info(socket).map(|info| info.tcpi_bytes_received)
+}
+
+/// Where `listener` can be reached from this host (a wildcard address as its loopback).
+fn local_addr(listener: &OwnedFd) -> Option<std::net::SocketAddr> {
+    use std::os::fd::AsFd;
+    let socket = std::net::TcpListener::from(listener.as_fd().try_clone_to_owned().ok()?);
+    let mut addr = socket.local_addr().ok()?;
+    if addr.ip().is_unspecified() {
+        addr.set_ip(match addr {
+            std::net::SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+            std::net::SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+        });
+    }
+    Some(addr)
+}
+
+/// One `/healthz` request through the listener, answered.
+async fn probe(addr: std::net::SocketAddr) -> std::io::Result<()> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await?;
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .await?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await?;
+    Ok(())
 }
 
 /// Connections in a listening socket's accept queue: taken by the kernel (their bytes may have

@@ -178,9 +178,12 @@ async fn requests_sent_as_herald_starts_are_answered_when_sigterm_comes_at_once(
         herald.signal(Signal::SIGTERM);
         for stream in &mut streams {
             let mut answer = String::new();
-            stream
-                .read_to_string(&mut answer)
-                .expect("a request sent before the signal gets its answer");
+            if let Err(e) = stream.read_to_string(&mut answer) {
+                panic!(
+                    "a request sent before the signal got no answer ({e}); logs: {}",
+                    herald.log_text()
+                );
+            }
             assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
         }
         assert_eq!(
