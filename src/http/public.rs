@@ -28,8 +28,53 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(
             web::resource("/status/{slug}/{tail:.*}")
                 .guard(guard::fn_guard(|ctx| !is_form_path(ctx.head().uri.path())))
-                .route(read().to(page_path)),
+                .route(read().to(page_path))
+                .route(web::route().guard(guard::Options()).to(page_preflight)),
         );
+}
+
+/// `OPTIONS` on a page's path: the CORS preflight of a cross-origin read.
+async fn page_preflight(
+    req: HttpRequest,
+    site: web::Data<Arc<PublicSite>>,
+    path: web::Path<(String, String)>,
+) -> HttpResponse {
+    let (slug, tail) = path.into_inner();
+    match site.snapshot().pages.get(&slug) {
+        Some(page) => preflight(&req, &site, page, &tail),
+        None => not_found(&site, &tail),
+    }
+}
+
+/// 204 for a representation readable from any origin (the v2 JSON): the methods it takes,
+/// the request headers asked for, and how long a browser may keep the answer. Anything else
+/// is not shared across origins and gets the 404 a cross-origin read of it would.
+fn preflight(
+    req: &HttpRequest,
+    site: &PublicSite,
+    page: &PageSnapshot,
+    tail: &str,
+) -> HttpResponse {
+    match page.get(&key(tail, req.query_string())) {
+        Some(rep) if rep.cors => {
+            let mut res = HttpResponse::NoContent();
+            res.insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
+                .insert_header((header::ACCESS_CONTROL_ALLOW_METHODS, "GET, HEAD, OPTIONS"))
+                .insert_header((header::ACCESS_CONTROL_MAX_AGE, "86400"))
+                .insert_header((header::VARY, "Access-Control-Request-Headers"));
+            // No credentials are ever involved, so whatever request headers were asked for
+            // may be sent (as a value that is one line of visible ASCII).
+            if let Some(asked) = req
+                .headers()
+                .get(header::ACCESS_CONTROL_REQUEST_HEADERS)
+                .filter(|v| v.to_str().is_ok_and(|s| s.len() <= 1024))
+            {
+                res.insert_header((header::ACCESS_CONTROL_ALLOW_HEADERS, asked.clone()));
+            }
+            res.finish()
+        }
+        _ => not_found(site, tail),
+    }
 }
 
 /// What follows `/status/{slug}/` on the pages' forms (subscribe, support, confirm, manage),
@@ -104,12 +149,14 @@ async fn asset(
 /// default page maps to; anything else is a 404.
 pub async fn fallback(req: HttpRequest, site: web::Data<Arc<PublicSite>>) -> HttpResponse {
     let tail = req.path().trim_start_matches('/').to_owned();
-    if !matches!(*req.method(), Method::GET | Method::HEAD) {
+    let read = matches!(*req.method(), Method::GET | Method::HEAD);
+    if !read && *req.method() != Method::OPTIONS {
         return not_found(&site, &tail);
     }
     let snapshot = site.snapshot();
     match snapshot.page_for_host(host(&req)) {
-        Some(page) => answer(&req, &site, page, &tail),
+        Some(page) if read => answer(&req, &site, page, &tail),
+        Some(page) => preflight(&req, &site, page, &tail),
         None => not_found(&site, &tail),
     }
 }

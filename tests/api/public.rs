@@ -20,8 +20,62 @@ on_both_backends!(
     pages_stay_up_while_the_database_is_unreachable,
     a_change_made_through_another_process_shows_within_two_seconds,
     the_same_data_renders_to_the_same_bytes_all_day,
-    seeding_the_demo_twice_changes_nothing
+    seeding_the_demo_twice_changes_nothing,
+    a_cross_origin_preflight_of_the_json_is_answered_and_of_a_page_is_not
 );
+
+async fn a_cross_origin_preflight_of_the_json_is_answered_and_of_a_page_is_not(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    seed_demo(&app).await;
+    let preflight = |path: &str| {
+        app.client
+            .request(reqwest::Method::OPTIONS, format!("{}{path}", app.address))
+            .header("Origin", "https://dashboard.example")
+            .header("Access-Control-Request-Method", "GET")
+            .header(
+                "Access-Control-Request-Headers",
+                "x-requested-with, authorization",
+            )
+            .send()
+    };
+    for path in [
+        "/status/demo/api/v2/summary.json",
+        "/status/demo/api/v2/incidents/unresolved.json",
+    ] {
+        let res = preflight(path).await.unwrap();
+        assert_eq!(res.status(), 204, "{path}");
+        let header = |name: &str| {
+            res.headers()
+                .get(name)
+                .map(|v| v.to_str().unwrap().to_owned())
+                .unwrap_or_default()
+        };
+        assert_eq!(header("access-control-allow-origin"), "*");
+        assert_eq!(header("access-control-allow-methods"), "GET, HEAD, OPTIONS");
+        assert_eq!(
+            header("access-control-allow-headers"),
+            "x-requested-with, authorization"
+        );
+        assert_eq!(header("access-control-max-age"), "86400");
+        // The read it announces is then shared with the origin.
+        let read = app.get(path).await;
+        assert_eq!(read.status(), 200);
+        assert_eq!(read.headers()["access-control-allow-origin"], "*");
+    }
+    // The HTML page and unknown paths are not shared across origins.
+    assert_eq!(preflight("/status/demo").await.unwrap().status(), 404);
+    assert_eq!(
+        preflight("/status/demo/history").await.unwrap().status(),
+        404
+    );
+    assert_eq!(
+        preflight("/status/demo/api/v2/nothing.json")
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+}
 
 /// Seeds the demo page and waits until the site shows it.
 pub async fn seed_demo(app: &TestApp) {
@@ -302,6 +356,20 @@ async fn custom_domains_and_the_default_page_are_served_at_the_root(db: TestDb) 
         .await
         .unwrap();
     assert_eq!(summary["page"]["name"], "Acme Status");
+    // A cross-origin preflight at the domain's root is answered as at the page's path.
+    let preflight = app
+        .client
+        .request(
+            reqwest::Method::OPTIONS,
+            format!("{}/api/v2/summary.json", app.address),
+        )
+        .header("host", "status.acme.test:8080")
+        .header("Access-Control-Request-Method", "GET")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(preflight.status(), 204);
+    assert_eq!(preflight.headers()["access-control-allow-origin"], "*");
     // The first page became the default page: the plain root serves it, API included.
     let root = app.get("/").await.text().await.unwrap();
     assert!(
