@@ -146,6 +146,8 @@ pub struct UpdateInfo {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub changes: Vec<ComponentChange>,
+    /// Whether subscribers were told of it (`notify`; Statuspage's `deliver_notifications`).
+    pub notify: bool,
 }
 
 /// A component status change made by an update.

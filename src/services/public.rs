@@ -202,6 +202,7 @@ fn incident_info(
                 created_at: utc(u.created_at),
                 updated_at: utc(u.updated_at),
                 changes: changes.remove(&u.id).unwrap_or_default(),
+                notify: u.notify,
                 id: u.id,
                 body: u.body,
             })

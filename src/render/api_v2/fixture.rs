@@ -179,6 +179,7 @@ fn update(
         created_at,
         updated_at: created_at,
         changes: vec![],
+        notify: true,
     }
 }
 
@@ -217,6 +218,8 @@ fn open_incident() -> IncidentInfo {
     );
     second.next_update_by = Some(at(0, 11, 30));
     second.changes = vec![change(API_ID, "API", PartialOutage, MajorOutage)];
+    // Posted without telling subscribers.
+    second.notify = false;
     IncidentInfo {
         impact: Impact::Critical,
         status: IncidentStatus::Identified.into(),

@@ -156,7 +156,7 @@ impl<'a> Update<'a> {
             updated_at: Time(u.updated_at),
             display_at: Time(u.created_at),
             affected_components: (!changes.is_empty()).then_some(changes),
-            deliver_notifications: false,
+            deliver_notifications: u.notify,
             custom_tweet: None,
             tweet_id: None,
             next_update_by: time(u.next_update_by),

@@ -109,6 +109,7 @@ pub fn update(
         created_at: at,
         updated_at: at,
         changes: Vec::new(),
+        notify: true,
     }
 }
 

@@ -588,6 +588,11 @@ async fn webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature(d
     assert!(body["page"]["id"].is_string());
     assert_eq!(body["incident"]["name"], "API errors");
     assert_eq!(body["incident"]["incident_updates"][0]["body"], "Errors.");
+    // The update told subscribers, and the body says so (as the API does).
+    assert_eq!(
+        body["incident"]["incident_updates"][0]["deliver_notifications"],
+        true
+    );
     assert_eq!(body["event"], "incident.opened");
     assert!(body.get("next_update_by").is_some());
 

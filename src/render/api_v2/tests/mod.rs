@@ -160,7 +160,9 @@ fn updates_are_newest_first_with_their_component_changes() {
     assert_eq!(updates[0]["incident_id"], OPEN_ID);
     assert_eq!(updates[0]["display_at"], updates[0]["created_at"]);
     assert_eq!(updates[0]["next_update_by"], "2026-03-14T11:30:00.000Z");
+    // The newest was posted silently, the first told subscribers.
     assert_eq!(updates[0]["deliver_notifications"], false);
+    assert_eq!(updates[1]["deliver_notifications"], true);
     assert_eq!(updates[0]["custom_tweet"], Value::Null);
     assert_eq!(
         updates[0]["affected_components"],
