@@ -29,21 +29,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             web::resource("/status/{slug}/{tail:.*}")
                 .guard(guard::fn_guard(|ctx| !is_form_path(ctx.head().uri.path())))
                 .route(read().to(page_path))
-                .route(web::route().guard(guard::Options()).to(page_preflight)),
+                .route(web::route().guard(guard::Options()).to(page_path)),
         );
-}
-
-/// `OPTIONS` on a page's path: the CORS preflight of a cross-origin read.
-async fn page_preflight(
-    req: HttpRequest,
-    site: web::Data<Arc<PublicSite>>,
-    path: web::Path<(String, String)>,
-) -> HttpResponse {
-    let (slug, tail) = path.into_inner();
-    match site.snapshot().pages.get(&slug) {
-        Some(page) => preflight(&req, &site, page, &tail),
-        None => not_found(&site, &tail),
-    }
 }
 
 /// 204 for a representation readable from any origin (the v2 JSON): the methods it takes,
@@ -134,6 +121,16 @@ async fn page_path(
     }
 }
 
+/// A page's path read (GET, HEAD) or preflighted (OPTIONS, the CORS preflight of a
+/// cross-origin read).
+fn answer(req: &HttpRequest, site: &PublicSite, page: &PageSnapshot, tail: &str) -> HttpResponse {
+    if *req.method() == Method::OPTIONS {
+        preflight(req, site, page, tail)
+    } else {
+        read(req, site, page, tail)
+    }
+}
+
 async fn asset(
     req: HttpRequest,
     site: web::Data<Arc<PublicSite>>,
@@ -149,19 +146,17 @@ async fn asset(
 /// default page maps to; anything else is a 404.
 pub async fn fallback(req: HttpRequest, site: web::Data<Arc<PublicSite>>) -> HttpResponse {
     let tail = req.path().trim_start_matches('/').to_owned();
-    let read = matches!(*req.method(), Method::GET | Method::HEAD);
-    if !read && *req.method() != Method::OPTIONS {
+    if !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
         return not_found(&site, &tail);
     }
     let snapshot = site.snapshot();
     match snapshot.page_for_host(host(&req)) {
-        Some(page) if read => answer(&req, &site, page, &tail),
-        Some(page) => preflight(&req, &site, page, &tail),
+        Some(page) => answer(&req, &site, page, &tail),
         None => not_found(&site, &tail),
     }
 }
 
-fn answer(req: &HttpRequest, site: &PublicSite, page: &PageSnapshot, tail: &str) -> HttpResponse {
+fn read(req: &HttpRequest, site: &PublicSite, page: &PageSnapshot, tail: &str) -> HttpResponse {
     match page.get(&key(tail, req.query_string())) {
         Some(rep) => serve(req, rep),
         None => not_found(site, tail),

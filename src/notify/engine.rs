@@ -851,7 +851,7 @@ impl Engine {
             let result = db
                 .run(move |c| {
                     write_tx(c, |c| {
-                        for (ids, waiting, error) in &notes {
+                        for (ids, waiting, error) in &same_cause(notes) {
                             rows::note_waiting(c, ids, waiting.as_str(), error, &worker)?;
                         }
                         record(c, &finished, &config)?;
@@ -1194,6 +1194,21 @@ fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
             waiting: None,
         },
     }
+}
+
+/// Notes of one cause (what they wait for, the error) merged, so each cause is one statement.
+fn same_cause(notes: Vec<(Vec<String>, Waiting, String)>) -> Vec<(Vec<String>, Waiting, String)> {
+    let mut merged: Vec<(Vec<String>, Waiting, String)> = Vec::new();
+    for (ids, waiting, error) in notes {
+        match merged
+            .iter_mut()
+            .find(|(_, w, e)| *w == waiting && *e == error)
+        {
+            Some((all, ..)) => all.extend(ids),
+            None => merged.push((ids, waiting, error)),
+        }
+    }
+    merged
 }
 
 /// When the event `event_id` was made (its id is a UUIDv7).

@@ -78,13 +78,6 @@ pub struct Ticket {
     started: Instant,
 }
 
-impl Ticket {
-    /// When the send started.
-    pub fn started(&self) -> Instant {
-        self.started
-    }
-}
-
 /// What a finished send found of its destination.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Reach<J> {
