@@ -125,12 +125,31 @@ pub struct IncidentInfo {
     pub url: String,
 }
 
-/// A component an incident affects, with its current status.
+/// A component an incident affects, with the status the incident gave it.
 #[derive(Debug, Clone, Serialize)]
 pub struct AffectedComponent {
     pub id: String,
     pub name: String,
-    pub status: ComponentStatus,
+    /// What the incident's own updates last set it to ([`status_in_incident`]); `None` for an
+    /// ended incident that never set it. Never today's status from another incident.
+    pub status: Option<ComponentStatus>,
+}
+
+/// The status an incident shows for a component it affects: the newest status one of its
+/// `updates` (newest first) set; when none did, the live status while the incident is `open`
+/// (it affects the component now), and nothing once it has ended.
+pub fn status_in_incident(
+    updates: &[UpdateInfo],
+    component_id: &str,
+    open: bool,
+    live: ComponentStatus,
+) -> Option<ComponentStatus> {
+    updates
+        .iter()
+        .flat_map(|u| &u.changes)
+        .find(|c| c.component_id == component_id)
+        .map(|c| c.new_status)
+        .or(open.then_some(live))
 }
 
 /// One update of an incident.
@@ -220,5 +239,67 @@ impl PageData {
     /// A component by id.
     pub fn component(&self, id: &str) -> Option<&ComponentInfo> {
         self.components.iter().find(|c| c.id == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ComponentStatus::*;
+
+    fn update(changes: &[(&str, ComponentStatus)]) -> UpdateInfo {
+        let at = DateTime::<Utc>::UNIX_EPOCH;
+        UpdateInfo {
+            id: "u".into(),
+            status: LifecycleStatus::Incident(crate::domain::IncidentStatus::Investigating),
+            body: String::new(),
+            body_html: String::new(),
+            next_update_by: None,
+            created_at: at,
+            updated_at: at,
+            changes: changes
+                .iter()
+                .map(|&(id, new_status)| ComponentChange {
+                    component_id: id.into(),
+                    component_name: id.into(),
+                    old_status: Operational,
+                    new_status,
+                })
+                .collect(),
+            notify: true,
+        }
+    }
+
+    #[test]
+    fn the_newest_status_the_incident_set_wins_over_the_live_one() {
+        // Newest first: the resolution set Operational after an outage.
+        let updates = [
+            update(&[("api", Operational)]),
+            update(&[("web", DegradedPerformance)]),
+            update(&[("api", MajorOutage)]),
+        ];
+        // Today another incident has the API down: this one still shows what it set.
+        assert_eq!(
+            status_in_incident(&updates, "api", false, PartialOutage),
+            Some(Operational)
+        );
+        assert_eq!(
+            status_in_incident(&updates, "web", true, MajorOutage),
+            Some(DegradedPerformance)
+        );
+    }
+
+    #[test]
+    fn a_component_never_set_shows_live_while_open_and_nothing_once_ended() {
+        let updates = [update(&[("api", MajorOutage)])];
+        assert_eq!(
+            status_in_incident(&updates, "db", true, PartialOutage),
+            Some(PartialOutage)
+        );
+        assert_eq!(
+            status_in_incident(&updates, "db", false, PartialOutage),
+            None
+        );
+        assert_eq!(status_in_incident(&[], "db", false, MajorOutage), None);
     }
 }

@@ -10,7 +10,9 @@ use crate::db::models::components::{self, Component, ComponentGroup};
 use crate::db::models::incidents::{Incident, IncidentUpdate};
 use crate::db::models::pages::{self, StatusPage};
 use crate::db::models::public;
-use crate::domain::{self, IncidentKind, LifecycleStatus, MaintenanceStatus, daily_uptime};
+use crate::domain::{
+    self, ComponentStatus, IncidentKind, LifecycleStatus, MaintenanceStatus, daily_uptime,
+};
 use crate::error::{AppError, AppResult};
 use crate::render::data::*;
 use crate::render::markdown::to_safe_html;
@@ -151,17 +153,18 @@ fn load_incidents(
                 new_status: change.new_status()?,
             });
     }
-    let mut affected: HashMap<String, Vec<AffectedComponent>> = HashMap::new();
+    // Each affected component with its live status, until the incident's own updates are known.
+    let mut affected: HashMap<String, Vec<(AffectedComponent, ComponentStatus)>> = HashMap::new();
     for (incident_id, component_id) in public::affected_of(conn, &ids)? {
         if let Some(c) = names.get(component_id.as_str()) {
-            affected
-                .entry(incident_id)
-                .or_default()
-                .push(AffectedComponent {
+            affected.entry(incident_id).or_default().push((
+                AffectedComponent {
                     id: c.id.clone(),
                     name: c.name.clone(),
-                    status: c.status()?,
-                });
+                    status: None,
+                },
+                c.status()?,
+            ));
         }
     }
     let mut postmortems = load_postmortems(conn, &ids)?;
@@ -176,7 +179,7 @@ fn load_incidents(
         .map(|row| {
             let updates = by_incident.remove(&row.id).unwrap_or_default();
             let mut affected = affected.remove(&row.id).unwrap_or_default();
-            affected.sort_by_key(|a| names.get(a.id.as_str()).map(|c| c.position));
+            affected.sort_by_key(|(a, _)| names.get(a.id.as_str()).map(|c| c.position));
             let postmortem = postmortems.remove(&row.id);
             incident_info(page, row, updates, &mut changes, affected, postmortem)
         })
@@ -188,7 +191,7 @@ fn incident_info(
     row: Incident,
     updates: Vec<IncidentUpdate>,
     changes: &mut HashMap<String, Vec<ComponentChange>>,
-    affected_components: Vec<AffectedComponent>,
+    affected: Vec<(AffectedComponent, ComponentStatus)>,
     postmortem: Option<PostmortemInfo>,
 ) -> AppResult<IncidentInfo> {
     let kind = row.kind()?;
@@ -208,11 +211,19 @@ fn incident_info(
             })
         })
         .collect::<AppResult<Vec<_>>>()?;
+    let status = row.status()?;
+    let affected_components = affected
+        .into_iter()
+        .map(|(a, live)| AffectedComponent {
+            status: status_in_incident(&updates, &a.id, status.is_open(), live),
+            ..a
+        })
+        .collect();
     Ok(IncidentInfo {
         url: format!("{}{}/incidents/{}", page.base_url, page.path, row.id),
         kind,
         impact: row.impact()?,
-        status: row.status()?,
+        status,
         started_at: utc(row.started_at),
         identified_at: row.identified_at.map(utc),
         monitoring_at: row.monitoring_at.map(utc),

@@ -68,7 +68,12 @@ pub fn incident(i: &Incident) -> Value {
     })
 }
 
+/// The changes an update made; `null` when it made none, as the v2 JSON and webhook bodies
+/// (and Statuspage) say for the same update.
 fn changes(rows: &[IncidentUpdateComponent]) -> Value {
+    if rows.is_empty() {
+        return Value::Null;
+    }
     rows.iter()
         .map(|r| {
             json!({"code": r.component_id, "old_status": r.old_status, "new_status": r.new_status})

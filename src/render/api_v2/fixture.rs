@@ -196,7 +196,7 @@ fn affected(id: &str, name: &str, status: ComponentStatus) -> AffectedComponent 
     AffectedComponent {
         id: id.into(),
         name: name.into(),
-        status,
+        status: Some(status),
     }
 }
 

@@ -91,12 +91,18 @@ impl<'a> Incident<'a> {
     }
 }
 
-/// The affected components that are still on the page, as full component objects.
+/// The affected components that are still on the page, as full component objects whose
+/// `status` is what the incident set (the live status only where it set none).
 fn affected_components<'a>(data: &'a PageData, i: &'a IncidentInfo) -> Vec<Component<'a>> {
     i.affected_components
         .iter()
-        .filter_map(|a| data.component(&a.id))
-        .map(|c| Component::of_component(data, c))
+        .filter_map(|a| {
+            let c = data.component(&a.id)?;
+            Some(Component {
+                status: a.status.unwrap_or(c.status),
+                ..Component::of_component(data, c)
+            })
+        })
         .collect()
 }
 

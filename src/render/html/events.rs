@@ -65,7 +65,8 @@ pub struct ChangeView {
 #[derive(Debug, Clone, Serialize)]
 pub struct AffectedView {
     pub name: String,
-    pub status: StatusLook,
+    /// The status the event set; none for an ended event that set none.
+    pub status: Option<StatusLook>,
 }
 
 /// A "next update by" promise.
@@ -114,7 +115,7 @@ impl EventCard {
                 .iter()
                 .map(|c| AffectedView {
                     name: c.name.clone(),
-                    status: StatusLook::component(c.status),
+                    status: c.status.map(StatusLook::component),
                 })
                 .collect(),
         }

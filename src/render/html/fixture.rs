@@ -148,7 +148,7 @@ pub fn open_incident(id: &str, name: &str, next_update_by: DateTime<Utc>) -> Inc
         affected_components: vec![AffectedComponent {
             id: "c-api".to_owned(),
             name: "API".to_owned(),
-            status: ComponentStatus::PartialOutage,
+            status: Some(ComponentStatus::PartialOutage),
         }],
         postmortem: None,
         url: format!("https://status.acme.test/incidents/{id}"),
@@ -214,6 +214,6 @@ pub fn maintenance(id: &str, name: &str, from: DateTime<Utc>) -> IncidentInfo {
         None,
     )];
     m.affected_components[0].name = "Dashboard".to_owned();
-    m.affected_components[0].status = ComponentStatus::Operational;
+    m.affected_components[0].status = Some(ComponentStatus::Operational);
     m
 }

@@ -13,6 +13,7 @@ on_both_backends!(
     a_template_prefills_an_incident_and_explicit_fields_win,
     maintenances_are_scheduled_and_listed_apart,
     a_resolved_incident_gets_a_published_postmortem,
+    an_ended_incident_shows_the_statuses_it_set_not_todays,
 );
 
 async fn public_summary(api: &Api, needle: &str) -> Value {
@@ -335,4 +336,98 @@ async fn overdue_lists_only_open_incidents_past_their_promised_update(db: TestDb
         )
         .await;
     assert_eq!(open.as_array().unwrap().len(), 2);
+}
+
+async fn an_ended_incident_shows_the_statuses_it_set_not_todays(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let (api_id, web_id) = (api.components[0].clone(), api.components[1].clone());
+    let open = |name: &str, components: Value| json!({"name": name, "body": "Looking.", "components": components});
+    let (status, last_week) = api
+        .send(
+            "POST",
+            "/pages/acme/incidents",
+            &api.responder,
+            Some(open("Old outage", json!({api_id.clone(): "major_outage"}))),
+        )
+        .await;
+    assert_eq!(status, 201, "{last_week}");
+    let old = last_week["id"].as_str().unwrap().to_owned();
+    let body = json!({"status": "resolved", "body": "Fixed.",
+                      "components": {api_id.clone(): "operational"}});
+    let updates = format!("/pages/acme/incidents/{old}/updates");
+    let (status, posted) = api.send("POST", &updates, &api.responder, Some(body)).await;
+    assert_eq!(status, 201, "{posted}");
+    // Today another incident takes the same component down, and one more.
+    let (status, today) = api
+        .send(
+            "POST",
+            "/pages/acme/incidents",
+            &api.responder,
+            Some(open(
+                "New outage",
+                json!({api_id.clone(): "partial_outage", web_id.clone(): "degraded_performance"}),
+            )),
+        )
+        .await;
+    assert_eq!(status, 201, "{today}");
+    let new = today["id"].as_str().unwrap().to_owned();
+    let summary = public_summary(&api, "New outage").await;
+    assert_eq!(component_status(&summary, &api_id), "partial_outage");
+
+    // The old incident's page lists the API as the incident left it: operational.
+    let html = api
+        .app
+        .get(&format!("/status/acme/incidents/{old}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let affected = |html: &str| -> String {
+        let from = html.find("id=\"h-affected\"").expect("an affected section");
+        let to = from + html[from..].find("</section>").unwrap();
+        html[from..to].to_owned()
+    };
+    let section = affected(&html);
+    assert!(section.contains("API"), "{section}");
+    assert!(section.contains("Operational"), "{section}");
+    assert!(!section.contains("Partial Outage"), "{section}");
+    // The open one shows what it set.
+    let html = api
+        .app
+        .get(&format!("/status/acme/incidents/{new}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let section = affected(&html);
+    assert!(section.contains("Partial Outage"), "{section}");
+    assert!(section.contains("Degraded Performance"), "{section}");
+
+    // So does the v2 JSON's incident object.
+    let text = api
+        .app
+        .get("/status/acme/api/v2/incidents.json")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let incidents: Value = serde_json::from_str(&text).unwrap();
+    let status_in = |incident: &str, component: &str| -> Value {
+        let i = incidents["incidents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["id"] == incident)
+            .unwrap_or_else(|| panic!("{incident} in {incidents}"));
+        let c = i["components"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == component)
+            .unwrap_or_else(|| panic!("{component} in {i}"));
+        c["status"].clone()
+    };
+    assert_eq!(status_in(&old, &api_id), "operational");
+    assert_eq!(status_in(&new, &api_id), "partial_outage");
+    assert_eq!(status_in(&new, &web_id), "degraded_performance");
 }

@@ -595,6 +595,8 @@ async fn webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature(d
     );
     assert_eq!(body["event"], "incident.opened");
     assert!(body.get("next_update_by").is_some());
+    let incident_id = body["incident"]["id"].as_str().unwrap().to_owned();
+    the_webhook_update_agrees_with_the_api(&s, &incident_id, &body).await;
 
     let id = &got.headers["webhook-id"];
     let ts = &got.headers["webhook-timestamp"];
@@ -614,6 +616,17 @@ async fn webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature(d
     );
     assert_eq!(deliveries[0]["state"], "delivered");
 
+    // An update that changes no component: both say `null`, as Statuspage does.
+    s.update(
+        &incident_id,
+        json!({"status": "identified", "body": "Found it."}),
+    )
+    .await;
+    let body = s.hooks.wait_for("/hook", 2).await.remove(1).json();
+    assert_eq!(body["incident"]["incident_updates"][0]["body"], "Found it.");
+    assert!(body["incident"]["incident_updates"][0]["affected_components"].is_null());
+    the_webhook_update_agrees_with_the_api(&s, &incident_id, &body).await;
+
     // A component status set directly goes to subscribers who asked for component updates.
     let (status, _) = s
         .api(
@@ -623,12 +636,52 @@ async fn webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature(d
         )
         .await;
     assert_eq!(status, 200);
-    let got = s.hooks.wait_for("/hook", 2).await.remove(1);
+    let got = s.hooks.wait_for("/hook", 3).await.remove(2);
     let body = got.json();
     assert_eq!(body["event"], "component.status_changed");
     assert_eq!(body["component"]["id"], *api);
     assert_eq!(body["component_update"]["new_status"], "operational");
     assert_eq!(body["component_update"]["old_status"], "partial_outage");
+}
+
+/// The newest update in a webhook `body` and the same update in `/api/v1` agree on every field
+/// they share (the v2 change objects add the component's display `name`).
+async fn the_webhook_update_agrees_with_the_api(s: &Setup, incident_id: &str, body: &Value) {
+    let (status, incident) = s
+        .api(
+            "GET",
+            &format!("/pages/acme/incidents/{incident_id}"),
+            Value::Null,
+        )
+        .await;
+    assert_eq!(status, 200, "{incident}");
+    let sent = &body["incident"]["incident_updates"][0];
+    let api = &incident["incident_updates"][0];
+    for field in [
+        "id",
+        "incident_id",
+        "status",
+        "body",
+        "deliver_notifications",
+    ] {
+        assert_eq!(sent[field], api[field], "{field}: {sent} against {api}");
+    }
+    let shared = |changes: &Value| -> Value {
+        if changes.is_null() {
+            return Value::Null;
+        }
+        changes
+            .as_array()
+            .unwrap_or_else(|| panic!("{changes}"))
+            .iter()
+            .map(|c| json!([c["code"], c["old_status"], c["new_status"]]))
+            .collect()
+    };
+    assert_eq!(
+        shared(&sent["affected_components"]),
+        shared(&api["affected_components"]),
+        "{sent} against {api}"
+    );
 }
 
 async fn private_webhook_destinations_are_refused_and_subscribing_is_rate_limited(db: TestDb) {
