@@ -23,7 +23,8 @@ pub fn render(data: &PageData) -> Representation {
     let label = label(&data.page.name);
     let message = clean(data.status.description);
     let svg = svg(&label, &message, data.status.indicator);
-    Representation::new("image/svg+xml", svg.into_bytes(), CachePolicy::PUBLIC)
+    // Embedded in other sites, and readable by their scripts, as the v2 JSON.
+    Representation::new("image/svg+xml", svg.into_bytes(), CachePolicy::PUBLIC).with_cors()
 }
 
 /// The label: the page's name (cut when long), or "status" when it has none.

@@ -21,10 +21,12 @@ on_both_backends!(
     a_change_made_through_another_process_shows_within_two_seconds,
     the_same_data_renders_to_the_same_bytes_all_day,
     seeding_the_demo_twice_changes_nothing,
-    a_cross_origin_preflight_of_the_json_is_answered_and_of_a_page_is_not
+    a_cross_origin_preflight_of_the_json_feeds_and_badge_is_answered_and_of_a_page_is_not
 );
 
-async fn a_cross_origin_preflight_of_the_json_is_answered_and_of_a_page_is_not(db: TestDb) {
+async fn a_cross_origin_preflight_of_the_json_feeds_and_badge_is_answered_and_of_a_page_is_not(
+    db: TestDb,
+) {
     let app = TestApp::spawn(db).await;
     seed_demo(&app).await;
     let preflight = |path: &str| {
@@ -38,9 +40,14 @@ async fn a_cross_origin_preflight_of_the_json_is_answered_and_of_a_page_is_not(d
             )
             .send()
     };
+    // Every JSON, feed and embed representation.
     for path in [
         "/status/demo/api/v2/summary.json",
         "/status/demo/api/v2/incidents/unresolved.json",
+        "/status/demo/history.atom",
+        "/status/demo/history.rss",
+        "/status/demo/maintenances.ics",
+        "/status/demo/badge.svg",
     ] {
         let res = preflight(path).await.unwrap();
         assert_eq!(res.status(), 204, "{path}");

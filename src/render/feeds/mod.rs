@@ -40,7 +40,8 @@ pub fn render(
         ),
     ];
     for (key, content_type, body) in feeds {
-        let rep = Representation::new(content_type, body, CachePolicy::PUBLIC);
+        // Readable across origins (a web feed reader, a dashboard widget), as the v2 JSON.
+        let rep = Representation::new(content_type, body, CachePolicy::PUBLIC).with_cors();
         out.insert(key.to_owned(), Arc::new(rep));
     }
     Ok(())
