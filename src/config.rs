@@ -137,7 +137,14 @@ pub struct Settings {
     pub support_spool_max_mb: u64,
     /// Minutes before an incident's promised next update that responders are reminded.
     pub reminder_lead_minutes: u32,
+    /// How often the notification engine polls the database for work written by other
+    /// processes ([`NOTIFY_POLL`]). Not an environment setting: this process's own writes wake
+    /// the engine at once, and tests lengthen the poll to show that they do.
+    pub notify_poll: Duration,
 }
+
+/// The notification engine's default poll for work written by other processes.
+pub const NOTIFY_POLL: Duration = Duration::from_millis(250);
 
 impl std::fmt::Debug for Settings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -469,6 +476,7 @@ impl Settings {
             support_rate_per_min,
             support_spool_max_mb,
             reminder_lead_minutes,
+            notify_poll: NOTIFY_POLL,
         })
     }
 }
@@ -634,6 +642,7 @@ mod tests {
         assert_eq!(s.public_url, "http://127.0.0.1:8080");
         assert_eq!(s.shutdown_grace, Duration::from_secs(30));
         assert!(s.secret_key.is_none());
+        assert_eq!(s.notify_poll, Duration::from_millis(250));
     }
 
     #[test]

@@ -245,6 +245,7 @@ impl Application {
             state.notify.clone(),
             crate::notify::EngineConfig {
                 grace: state.settings.shutdown_grace,
+                poll: state.settings.notify_poll,
                 clock: state.notify.clock.clone(),
                 reminder_lead_minutes: state.settings.reminder_lead_minutes,
                 ..Default::default()

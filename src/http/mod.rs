@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod api;
 pub mod client_ip;
+pub mod committed;
 pub mod connections;
 pub mod health;
 pub mod limiter;

@@ -88,7 +88,7 @@ async fn accept(
         .db
         .run(move |c| subscribe::subscribe(c, &page_id, &subscription, Origin::Public, new_secret))
         .await?;
-    state.notify.wake.notify_one();
+    crate::http::committed::notifications_queued(state);
     Ok(subscribed)
 }
 

@@ -167,7 +167,7 @@ async fn audited(
             })
         })
         .await?;
-    state.notify.wake.notify_one();
+    crate::http::committed::notifications_queued(state);
     Ok(())
 }
 

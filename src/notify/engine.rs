@@ -90,7 +90,7 @@ impl Default for EngineConfig {
         Self {
             max_held: 1024,
             max_held_email: SMTP_SESSIONS * 8,
-            poll: Duration::from_millis(250),
+            poll: crate::config::NOTIFY_POLL,
             lease: Duration::from_secs(30),
             max_attempts: 10,
             quarantine_after: 10,

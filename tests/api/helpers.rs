@@ -191,6 +191,15 @@ impl TestApp {
     /// Herald with extra environment settings and job handlers.
     pub async fn spawn_with(test_db: TestDb, extra: &[(&str, &str)], registry: Registry) -> Self {
         let settings = test_settings(&test_db, extra);
+        Self::spawn_with_settings(test_db, settings, registry).await
+    }
+
+    /// Herald with `settings` (from [`test_settings`], then changed) and job handlers.
+    pub async fn spawn_with_settings(
+        test_db: TestDb,
+        settings: Settings,
+        registry: Registry,
+    ) -> Self {
         let runner = RunnerConfig {
             poll_interval: Duration::from_millis(50),
             ..RunnerConfig::default()

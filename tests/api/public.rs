@@ -21,7 +21,8 @@ on_both_backends!(
     a_change_made_through_another_process_shows_within_two_seconds,
     the_same_data_renders_to_the_same_bytes_all_day,
     seeding_the_demo_twice_changes_nothing,
-    a_cross_origin_preflight_of_the_json_feeds_and_badge_is_answered_and_of_a_page_is_not
+    a_cross_origin_preflight_of_the_json_feeds_and_badge_is_answered_and_of_a_page_is_not,
+    a_write_s_answer_comes_once_the_public_pages_show_it
 );
 
 async fn a_cross_origin_preflight_of_the_json_feeds_and_badge_is_answered_and_of_a_page_is_not(
@@ -592,4 +593,80 @@ async fn seeding_the_demo_twice_changes_nothing(db: TestDb) {
         .filter(|i| i["postmortem"].is_object())
         .count();
     assert_eq!(postmortems, 1, "one published postmortem");
+}
+
+async fn a_write_s_answer_comes_once_the_public_pages_show_it(db: TestDb) {
+    let s = crate::notify::Setup::spawn(db).await;
+    let (status, page) = s
+        .api(
+            "POST",
+            "/pages",
+            serde_json::json!({"slug": "fresh", "name": "Fresh"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{page}");
+    // At once, no waiting: the page is served and takes subscriptions.
+    let res = s.app.get("/status/fresh").await;
+    assert_eq!(res.status(), 200);
+    assert!(res.text().await.unwrap().contains("Fresh"));
+    let res = s
+        .app
+        .client
+        .post(format!("{}/status/fresh/api/subscribe", s.app.address))
+        .json(&serde_json::json!({"type": "email", "email": "reader@example.com"}))
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    assert!(
+        [201, 202].contains(&status),
+        "{status}: {}",
+        res.text().await.unwrap()
+    );
+    let res = s.app.get("/status/fresh/support").await;
+    assert_eq!(res.status(), 200, "the support form finds the page");
+
+    // An update shows in summary.json as soon as its POST has answered.
+    let (status, component) = s
+        .api(
+            "POST",
+            "/pages/fresh/components",
+            serde_json::json!({"name": "Checkout"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{component}");
+    let (status, incident) = s
+        .api(
+            "POST",
+            "/pages/fresh/incidents",
+            serde_json::json!({"name": "Checkout errors", "body": "Looking.",
+                               "components": {component["id"].as_str().unwrap(): "major_outage"}}),
+        )
+        .await;
+    assert_eq!(status, 201, "{incident}");
+    let id = incident["id"].as_str().unwrap().to_owned();
+    for step in ["identified", "monitoring"] {
+        let body = format!("Now {step}.");
+        let (status, posted) = s
+            .api(
+                "POST",
+                &format!("/pages/fresh/incidents/{id}/updates"),
+                serde_json::json!({"status": step, "body": body}),
+            )
+            .await;
+        assert_eq!(status, 201, "{posted}");
+        let summary: serde_json::Value = s
+            .app
+            .get("/status/fresh/api/v2/summary.json")
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(summary["incidents"][0]["status"], step, "{summary}");
+        assert_eq!(
+            summary["incidents"][0]["incident_updates"][0]["body"], body,
+            "{summary}"
+        );
+        assert_eq!(summary["components"][0]["status"], "major_outage");
+    }
 }

@@ -1,6 +1,6 @@
 //! How a console write runs: the permission check, then the service call and its audit row in
-//! one transaction on the blocking pool, then a wake-up of the public pages (the same path the
-//! JSON API takes, so both leave the same audit trail).
+//! one transaction on the blocking pool, then the wake-ups of [`crate::http::committed`] (the
+//! same path the JSON API takes, so both leave the same audit trail and wake the same workers).
 
 use serde_json::{Map, Value};
 
@@ -12,7 +12,7 @@ use crate::services::audit::{self, Actor, Change};
 use crate::startup::AppState;
 
 /// Runs `write` needing `permission`; `write` returns its result and the audit change, which
-/// commit together. The public snapshot of the page is refreshed at once afterwards.
+/// commit together. The public pages show the change before this returns (within a bound).
 pub async fn audited<T, F>(
     state: &AppState,
     auth: &Authenticated,
@@ -38,7 +38,7 @@ where
             })
         })
         .await?;
-    state.site.wake.notify_one();
+    crate::http::committed::public_change(state).await;
     Ok(value)
 }
 

@@ -1,5 +1,6 @@
 //! How a handler runs: the permission check, reads on the pool, and writes in one transaction
-//! with their audit row and stored idempotent answer, followed by a wake-up of the public pages.
+//! with their audit row and stored idempotent answer, followed by the wake-ups of
+//! [`crate::http::committed`] (the answer waits until the public pages show the change).
 //! Also the lookups that keep a record inside the page of its URL.
 
 use actix_web::http::{Method, StatusCode};
@@ -67,8 +68,7 @@ where
         })
         .await?;
     if !answer.replayed {
-        state.site.wake.notify_one();
-        state.notify.wake.notify_one();
+        crate::http::committed::public_change(state).await;
     }
     Ok(respond(answer))
 }

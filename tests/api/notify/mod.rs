@@ -33,6 +33,7 @@ on_both_backends!(
     responders_are_reminded_before_a_promised_update_and_told_once_it_is_overdue,
     the_subscribe_form_works_without_javascript,
     the_console_lists_subscribers_and_deliveries_and_retries_a_failed_one,
+    console_and_api_writes_wake_the_engine_without_waiting_for_its_poll,
 );
 
 /// An app with an SMTP sink and a webhook receiver, a token and a page `acme` with the
@@ -61,19 +62,41 @@ impl Setup {
         Self::build(db, true, SmtpSink::start(), smtp_url).await
     }
 
+    /// A setup whose engine polls the database only every `poll` (so that only a wake-up
+    /// makes it send sooner).
+    pub async fn spawn_polling_every(db: TestDb, poll: Duration) -> Self {
+        let smtp = SmtpSink::start();
+        let smtp_url = smtp.url();
+        Self::build_with(db, true, smtp, &smtp_url, Some(poll)).await
+    }
+
     async fn build(db: TestDb, allow_private: bool, smtp: SmtpSink, smtp_url: &str) -> Self {
+        Self::build_with(db, allow_private, smtp, smtp_url, None).await
+    }
+
+    async fn build_with(
+        db: TestDb,
+        allow_private: bool,
+        smtp: SmtpSink,
+        smtp_url: &str,
+        poll: Option<Duration>,
+    ) -> Self {
         let hooks = Receiver::start();
         let allow = if allow_private { "true" } else { "false" };
-        let app = TestApp::spawn_with(
-            db,
+        let mut settings = crate::helpers::test_settings(
+            &db,
             &[
                 ("HERALD_SMTP_URL", smtp_url),
                 ("HERALD_MAIL_FROM", "Acme status <status@example.com>"),
                 ("HERALD_ALLOW_PRIVATE_WEBHOOKS", allow),
             ],
-            Registry::standard(),
-        )
-        .await;
+        );
+        // The default is what every other test runs with.
+        assert_eq!(settings.notify_poll, herald::config::NOTIFY_POLL);
+        if let Some(poll) = poll {
+            settings.notify_poll = poll;
+        }
+        let app = TestApp::spawn_with_settings(db, settings, Registry::standard()).await;
         let token = token(&app).await;
         let mut setup = Self {
             app,
@@ -1093,4 +1116,38 @@ async fn a_delivery_that_waits_for_a_mail_server_says_so_in_the_api_and_the_cons
         page.contains("waiting for a mail server: HERALD_SMTP_URL is not set"),
         "{page}"
     );
+}
+
+async fn console_and_api_writes_wake_the_engine_without_waiting_for_its_poll(db: TestDb) {
+    // The engine would find new events only after an hour: each notification below arrives
+    // within the receiver's patience only because the write that made it woke the engine.
+    let s = Setup::spawn_polling_every(db, Duration::from_secs(3600)).await;
+    s.add_hook("/hook", json!({"contact_email": "ops@example.com"}))
+        .await;
+    s.settle().await;
+    s.open(json!({"name": "Through the API", "body": "Looking."}))
+        .await;
+    let got = s.hooks.wait_for("/hook", 1).await;
+    assert_eq!(got[0].json()["incident"]["name"], "Through the API");
+
+    let console =
+        crate::console::Console::sign_in(&s.app, "responder@example.com", Role::Responder).await;
+    let csrf = console.csrf(crate::console::NEW).await;
+    let (status, location, body) = console
+        .post(
+            crate::console::NEW,
+            &[
+                ("csrf_token", csrf.as_str()),
+                ("name", "Through the console"),
+                ("impact", "minor"),
+                ("status", "investigating"),
+                ("body", "Looking from the console."),
+                ("next_update_by", ""),
+            ],
+        )
+        .await;
+    assert_eq!(status, 303, "{body}");
+    assert!(location.starts_with("/admin/incidents/"), "{location}");
+    let got = s.hooks.wait_for("/hook", 2).await;
+    assert_eq!(got[1].json()["incident"]["name"], "Through the console");
 }
