@@ -147,6 +147,8 @@ impl Application {
                 .wrap(from_fn(crate::auth::renew_session))
                 .wrap(from_fn(http::middleware::observe))
                 .wrap(TracingLogger::<http::request_span::RedactedRootSpan>::new())
+                // Outermost: the public read path is answered before everything above.
+                .wrap(from_fn(http::read_path::serve))
                 .configure(http::routes)
                 .default_service(web::to(http::public::fallback))
         })

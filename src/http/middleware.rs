@@ -1,9 +1,10 @@
 //! Cross-cutting request handling: per-route metrics, the request id header, and closing
 //! keep-alive connections while draining so clients reconnect to a live instance.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use actix_http::ConnectionType;
 use actix_web::body::MessageBody;
@@ -18,7 +19,35 @@ use tracing_actix_web::RequestId;
 use crate::startup::AppState;
 
 /// (method, route pattern, status) of a request.
-type RouteKey = (&'static str, String, u16);
+type RouteKey = (&'static str, Cow<'static, str>, u16);
+
+/// An answer that took this long is logged at info whatever its status.
+pub const SLOW: Duration = Duration::from_secs(1);
+
+/// How a request's access line is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// At info, with its request id: an error, a write, or a slow answer.
+    Logged,
+    /// At debug: a read answered well and fast (an outage's flood of page views must not
+    /// flood the logs, nor pay for lines nobody reads).
+    Quiet,
+}
+
+impl Access {
+    /// The access line of a request (`read`: GET or HEAD) that answered `status` in `elapsed`.
+    pub fn of(read: bool, status: u16, elapsed: Duration) -> Self {
+        if status >= 400 || !read || elapsed >= SLOW {
+            Self::Logged
+        } else {
+            Self::Quiet
+        }
+    }
+
+    pub fn logged(self) -> bool {
+        self == Self::Logged
+    }
+}
 
 thread_local! {
     /// Metric handles by (method, route pattern, status): registering a labelled metric costs
@@ -27,7 +56,7 @@ thread_local! {
         RefCell::new(HashMap::new());
 }
 
-fn method_label(method: &Method) -> &'static str {
+pub fn method_label(method: &Method) -> &'static str {
     match *method {
         Method::GET => "GET",
         Method::HEAD => "HEAD",
@@ -40,7 +69,8 @@ fn method_label(method: &Method) -> &'static str {
     }
 }
 
-fn record(method: &'static str, route: String, status: u16, elapsed: f64) {
+/// Counts a request and its duration under (method, route pattern, status).
+pub fn record(method: &'static str, route: Cow<'static, str>, status: u16, elapsed: f64) {
     HANDLES.with(|handles| {
         let mut handles = handles.borrow_mut();
         let (counter, histogram) =
@@ -59,9 +89,9 @@ fn record(method: &'static str, route: String, status: u16, elapsed: f64) {
 }
 
 /// Records `herald_http_requests_total` and `herald_http_request_duration_seconds` by route
-/// pattern (never the raw path, which would explode the label set), logs one access line (reads
-/// at debug, writes and errors at info, so an outage's flood of page views does not flood the
-/// logs), and sets `x-request-id`.
+/// pattern (never the raw path, which would explode the label set), logs one access line (as
+/// [`Access`] says), and sets `x-request-id`. The public read path has its own, cheaper
+/// version of this ([`super::read_path`]).
 pub async fn observe(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -81,14 +111,14 @@ pub async fn observe(
         .match_pattern()
         .unwrap_or_else(|| "unmatched".to_owned());
     let status = res.status().as_u16();
-    let elapsed = started.elapsed().as_secs_f64();
-    let elapsed_ms = elapsed * 1000.0;
-    if status >= 400 || !matches!(method, "GET" | "HEAD") {
+    let elapsed = started.elapsed();
+    let elapsed_ms = elapsed.as_secs_f64() * 1000.0;
+    if Access::of(matches!(method, "GET" | "HEAD"), status, elapsed).logged() {
         tracing::info!(method, %route, status, elapsed_ms, "request");
     } else {
         tracing::debug!(method, %route, status, elapsed_ms, "request");
     }
-    record(method, route, status, elapsed);
+    record(method, route.into(), status, elapsed.as_secs_f64());
     if let Some(id) = request_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
         res.headers_mut()
             .insert(HeaderName::from_static("x-request-id"), id);
@@ -99,4 +129,26 @@ pub async fn observe(
             .set_connection_type(ConnectionType::Close);
     }
     Ok(res.map_body(|_, body| super::connections::Counted::new(body, busy)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Access, SLOW};
+    use std::time::Duration;
+
+    #[test]
+    fn errors_writes_and_slow_answers_are_logged_and_fast_good_reads_are_not() {
+        let fast = Duration::from_micros(40);
+        assert_eq!(Access::of(true, 200, fast), Access::Quiet);
+        assert_eq!(Access::of(true, 304, fast), Access::Quiet);
+        assert_eq!(Access::of(true, 404, fast), Access::Logged);
+        assert_eq!(Access::of(true, 503, fast), Access::Logged);
+        assert_eq!(Access::of(false, 201, fast), Access::Logged, "a write");
+        assert_eq!(Access::of(false, 204, fast), Access::Logged, "a preflight");
+        assert_eq!(Access::of(true, 200, SLOW), Access::Logged);
+        assert_eq!(
+            Access::of(true, 200, SLOW - Duration::from_millis(1)),
+            Access::Quiet
+        );
+    }
 }

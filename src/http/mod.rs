@@ -9,6 +9,7 @@ pub mod health;
 pub mod limiter;
 pub mod middleware;
 pub mod public;
+pub mod read_path;
 pub mod request_span;
 pub mod subscribe;
 pub mod subscribers_console;
@@ -22,11 +23,10 @@ use actix_web::web;
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/healthz", web::get().to(health::healthz))
         .route("/readyz", web::get().to(health::readyz))
-        // Routes are tried in order and each dynamic one is a regex match: the public pages,
-        // read hardest during an outage, come first (their `/status/{slug}/{tail}` catch-all
-        // leaves a page's forms to the support and subscribe routes), then sign-in (a flood of
-        // attempts is answered after as few as the pages), the console and API after.
-        .configure(public::routes)
+        // The public pages, read hardest during an outage, never reach the router: the
+        // outermost middleware answers them (`read_path`). Routes are tried in order and each
+        // dynamic one is a regex match: sign-in comes first (a flood of attempts is answered
+        // after as few as possible), the console and API after.
         .configure(crate::auth::routes)
         .configure(support::routes)
         .configure(subscribe::routes)

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use actix_web::http::Method;
 use actix_web::http::header::{self, HeaderValue};
-use actix_web::{HttpRequest, HttpResponse, guard, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::json;
 
 use crate::render::Representation;
@@ -15,22 +15,69 @@ use crate::render::site::{PageSnapshot, PublicSite};
 const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
                    object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-/// Registers the public routes; the site root and root-level paths of a custom-domain or
-/// default page are answered by [`fallback`], the app's default service.
-/// They are registered before every other route: each dynamic route costs a regex match, and
-/// these are read hardest during an outage. The page's catch-all leaves the forms that live
-/// under a page ([`FORM_TAILS`]) to the routes registered after it.
-pub fn routes(cfg: &mut web::ServiceConfig) {
-    let read = || web::route().guard(guard::Any(guard::Get()).or(guard::Head()));
-    cfg.route("/", read().to(root))
-        .route("/assets/{file}", read().to(asset))
-        .route("/status/{slug}", read().to(page_root))
-        .service(
-            web::resource("/status/{slug}/{tail:.*}")
-                .guard(guard::fn_guard(|ctx| !is_form_path(ctx.head().uri.path())))
-                .route(read().to(page_path))
-                .route(web::route().guard(guard::Options()).to(page_path)),
-        );
+/// The route names of the public read path, as metrics and logs give them.
+pub mod route {
+    pub const ROOT: &str = "/";
+    pub const ASSET: &str = "/assets/{file}";
+    pub const PAGE: &str = "/status/{slug}";
+    pub const PAGE_PATH: &str = "/status/{slug}/{tail:.*}";
+}
+
+/// The public read path, answered before routing (see [`super::read_path`]): `GET`/`HEAD` of
+/// the site root, an asset, a page and every path below it but its forms ([`FORM_TAILS`]), and
+/// the `OPTIONS` preflight below a page. Answers the response and the route's name, or `None`
+/// for everything else (the router takes it: the forms, the console, the API, a custom
+/// domain's root-level paths, percent-encoded paths, which the router decodes).
+pub fn early(req: &HttpRequest, site: &PublicSite) -> Option<(HttpResponse, &'static str)> {
+    let method = req.method();
+    let read = *method == Method::GET || *method == Method::HEAD;
+    if !read && *method != Method::OPTIONS {
+        return None;
+    }
+    let path = req.path();
+    if path.contains('%') {
+        return None;
+    }
+    if let Some(rest) = path.strip_prefix("/status/") {
+        let (slug, tail) = match rest.split_once('/') {
+            Some((slug, tail)) => (slug, Some(tail)),
+            None => (rest, None),
+        };
+        if slug.is_empty() || (tail.is_none() && !read) || is_form_path(path) {
+            return None;
+        }
+        let name = if tail.is_some() {
+            route::PAGE_PATH
+        } else {
+            route::PAGE
+        };
+        let tail = tail.unwrap_or("");
+        let res = match site.snapshot().pages.get(slug) {
+            Some(page) => answer(req, site, page, tail),
+            None => not_found(site, tail),
+        };
+        return Some((res, name));
+    }
+    if !read {
+        return None;
+    }
+    if path == "/" {
+        let snapshot = site.snapshot();
+        let res = match snapshot.page_for_host(host(req)) {
+            Some(page) => answer(req, site, page, ""),
+            None => serve(req, &snapshot.home),
+        };
+        return Some((res, route::ROOT));
+    }
+    let file = path.strip_prefix("/assets/")?;
+    if file.is_empty() || file.contains('/') {
+        return None;
+    }
+    let res = match site.renderer.assets.get(file) {
+        Some(rep) => serve(req, &rep),
+        None => not_found(site, ""),
+    };
+    Some((res, route::ASSET))
 }
 
 /// 204 for a representation readable from any origin (the v2 JSON): the methods it takes,
@@ -90,37 +137,6 @@ pub fn is_form_path(path: &str) -> bool {
     })
 }
 
-async fn root(req: HttpRequest, site: web::Data<Arc<PublicSite>>) -> HttpResponse {
-    let snapshot = site.snapshot();
-    match snapshot.page_for_host(host(&req)) {
-        Some(page) => answer(&req, &site, page, ""),
-        None => serve(&req, &snapshot.home),
-    }
-}
-
-async fn page_root(
-    req: HttpRequest,
-    site: web::Data<Arc<PublicSite>>,
-    path: web::Path<String>,
-) -> HttpResponse {
-    match site.snapshot().pages.get(path.as_str()) {
-        Some(page) => answer(&req, &site, page, ""),
-        None => not_found(&site, ""),
-    }
-}
-
-async fn page_path(
-    req: HttpRequest,
-    site: web::Data<Arc<PublicSite>>,
-    path: web::Path<(String, String)>,
-) -> HttpResponse {
-    let (slug, tail) = path.into_inner();
-    match site.snapshot().pages.get(&slug) {
-        Some(page) => answer(&req, &site, page, &tail),
-        None => not_found(&site, &tail),
-    }
-}
-
 /// A page's path read (GET, HEAD) or preflighted (OPTIONS, the CORS preflight of a
 /// cross-origin read).
 fn answer(req: &HttpRequest, site: &PublicSite, page: &PageSnapshot, tail: &str) -> HttpResponse {
@@ -128,17 +144,6 @@ fn answer(req: &HttpRequest, site: &PublicSite, page: &PageSnapshot, tail: &str)
         preflight(req, site, page, tail)
     } else {
         read(req, site, page, tail)
-    }
-}
-
-async fn asset(
-    req: HttpRequest,
-    site: web::Data<Arc<PublicSite>>,
-    file: web::Path<String>,
-) -> HttpResponse {
-    match site.renderer.assets.get(&file) {
-        Some(rep) => serve(&req, &rep),
-        None => not_found(&site, ""),
     }
 }
 

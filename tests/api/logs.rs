@@ -52,3 +52,55 @@ async fn link_tokens_in_paths_and_queries_are_redacted_in_every_log_line() {
     .await
     .unwrap();
 }
+
+#[tokio::test]
+async fn a_failed_public_read_is_logged_with_its_request_id_and_a_good_one_is_not() {
+    let db = TestDb::sqlite();
+    let url = db.url();
+    let dir = tempfile::tempdir().unwrap();
+    tokio::task::spawn_blocking(move || {
+        let herald = Serving::start(dir.path(), &url, &[]);
+        let base = format!("http://127.0.0.1:{}", herald.port);
+        // One keep-alive connection, so one worker answers both, in order.
+        let client = reqwest::blocking::Client::new();
+        let good = client.get(format!("{base}/?quiet=1")).send().unwrap();
+        assert_eq!(good.status(), 200);
+        assert!(
+            good.headers().get("x-request-id").is_none(),
+            "a good read is not logged, so it has no id to look up"
+        );
+        assert_eq!(good.headers()["x-content-type-options"], "nosniff");
+        let lost = client
+            .get(format!("{base}/status/nowhere/history.atom?token=SECRET"))
+            .send()
+            .unwrap();
+        assert_eq!(lost.status(), 404);
+        let id = lost.headers()["x-request-id"].to_str().unwrap().to_owned();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let line = loop {
+            let found = herald
+                .log_text()
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .find(|l| l["request_id"] == id.as_str());
+            if let Some(line) = found {
+                break line;
+            }
+            assert!(Instant::now() < deadline, "{}", herald.log_text());
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(line["level"], "INFO", "{line}");
+        assert_eq!(line["message"], "request", "{line}");
+        assert_eq!(line["status"], 404, "{line}");
+        assert_eq!(line["route"], "/status/{slug}/{tail:.*}", "{line}");
+        assert_eq!(
+            line["http.target"], "/status/nowhere/history.atom?token=[redacted]",
+            "{line}"
+        );
+        let logs = herald.log_text();
+        assert!(!logs.contains("quiet=1"), "a good read at info: {logs}");
+        assert!(!logs.contains("SECRET"), "a token reached the log: {logs}");
+    })
+    .await
+    .unwrap();
+}

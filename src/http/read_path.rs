@@ -1,0 +1,87 @@
+//! The public read path: a status page read during an outage must cost little more than writing
+//! its bytes, so `GET`/`HEAD` of the in-memory site (and the preflights below a page) are
+//! answered here, outside every other middleware and before the router: no route regexes, no
+//! request span, no session or cookie handling.
+//!
+//! What the other layers give every request is kept, made cheap: the request counted on its
+//! connection until its body is sent (the drain needs it), `Connection: close` while draining,
+//! the route metrics, the two security headers every answer carries, and an access line with a
+//! request id (also sent as `x-request-id`) for an error or a slow answer. A fast, successful
+//! read is logged at debug only, as reads are elsewhere.
+
+use std::time::Instant;
+
+use actix_http::ConnectionType;
+use actix_web::body::{BoxBody, EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::web;
+
+use super::connections::{Busy, Connection, Counted};
+use super::middleware::{Access, method_label, record};
+use super::request_span::redacted_target;
+use crate::render::site::PublicSite;
+use crate::startup::AppState;
+
+/// Middleware (`from_fn`, the outermost): answers the public read path, passes the rest on.
+pub async fn serve<B: MessageBody + 'static>(
+    req: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<EitherBody<B, Counted<BoxBody>>>, actix_web::Error> {
+    let started = Instant::now();
+    let early = req
+        .app_data::<web::Data<std::sync::Arc<PublicSite>>>()
+        .and_then(|site| crate::http::public::early(req.request(), site));
+    let Some((res, route)) = early else {
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_left_body);
+    };
+    let busy = req
+        .conn_data::<std::sync::Arc<Connection>>()
+        .map(Busy::begin);
+    let mut res = req.into_response(res);
+    let status = res.status().as_u16();
+    let elapsed = started.elapsed();
+    let method = method_label(res.request().method());
+    record(method, route.into(), status, elapsed.as_secs_f64());
+    let headers = res.headers_mut();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("strict-origin-when-cross-origin"),
+    );
+    let read = matches!(method, "GET" | "HEAD");
+    if Access::of(read, status, elapsed).logged() {
+        let id = uuid::Uuid::new_v4().to_string();
+        let request = res.request();
+        let target = redacted_target(Some(route), request.path(), request.query_string());
+        tracing::info!(
+            method, route, http.target = %target, status,
+            elapsed_ms = elapsed.as_secs_f64() * 1000.0, request_id = %id, "request"
+        );
+        if let Ok(value) = HeaderValue::from_str(&id) {
+            res.headers_mut()
+                .insert(HeaderName::from_static("x-request-id"), value);
+        }
+    } else {
+        tracing::debug!(method, route, status, "request");
+    }
+    let draining = res
+        .request()
+        .app_data::<web::Data<AppState>>()
+        .is_some_and(|s| s.lifecycle.is_draining());
+    if draining {
+        res.response_mut()
+            .head_mut()
+            .set_connection_type(ConnectionType::Close);
+    }
+    Ok(res
+        .map_body(|_, body| Counted::new(body, busy))
+        .map_into_right_body())
+}
