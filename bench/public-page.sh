@@ -18,6 +18,10 @@
 #   CONNECTIONS=64 DURATION=5s ROUNDS=5 bench/public-page.sh
 #   ONLY=summary.json bench/public-page.sh   # endpoints whose path contains ONLY
 #
+# The last column is each server's own CPU time per request (user + system, from /proc), Herald's
+# then nginx's: with wrk on the same cores, req/s is shared out between client and server, and
+# this says what the server itself spends.
+#
 # The machine is shared and noisy: each figure is the median of ROUNDS runs, Herald and nginx
 # alternating, so a burst of other work hits both sides alike.
 set -euo pipefail
@@ -125,16 +129,32 @@ for e in "${endpoints[@]}"; do
   done
 done
 
-run() { # name url [accept-encoding] -> "rps p99-in-ms"; a run with any error answer fails the bench
-  local out
+cpu_ticks() { # pids... -> user+system clock ticks, threads included
+  local total=0 pid
+  for pid in "$@"; do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat")))
+  done
+  echo "$total"
+}
+server_pids() { # herald|nginx -> the server's processes (nginx: its workers too)
+  if [[ "$1" == herald ]]; then echo "$herald_pid"
+  else local master; master="$(cat "$work/nginx.pid")"; echo "$master" $(pgrep -P "$master"); fi
+}
+run() { # name url [accept-encoding] -> "rps p99-in-ms cpu-us-per-request"; any error answer fails the bench
+  local out pids before after
+  pids="$(server_pids "$1")"
+  before="$(cpu_ticks $pids)"
   out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency ${3:+-H "Accept-Encoding: $3"} "$2")"
+  after="$(cpu_ticks $pids)"
   if grep -q "Non-2xx\|Socket errors" <<<"$out"; then
     echo "$1 answered errors for $2:" >&2; echo "$out" >&2; return 1
   fi
-  local rps p99
+  local rps p99 requests
   rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
   p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
-  echo "$rps $(to_ms "$p99")"
+  requests="$(awk '/requests in/ {print $1}' <<<"$out")"
+  echo "$rps $(to_ms "$p99") $(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$requests" \
+    'BEGIN { printf "%.1f", t / hz * 1e6 / n }')"
 }
 to_ms() { # wrk latency like 12.34ms, 1.2s, 950.00us
   awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /s$/) n *= 1000; printf "%.2f", n }'
@@ -145,7 +165,8 @@ printf 'connections=%s duration=%s threads=%s rounds=%s cpus=%s (medians of alte
   "$CONNECTIONS" "$DURATION" "$THREADS" "$ROUNDS" "$(nproc)"
 printf 'Herald at its defaults (%s); nginx %s tuned for static files\n' \
   "$(./target/release/herald --version 2>/dev/null || echo herald)" "$(nginx -v 2>&1 | sed 's/.*\///')"
-printf '%-16s %-8s %10s %10s %12s %10s %9s %9s\n' endpoint encoding "req/s" "p99" "nginx req/s" "nginx p99" "rps ratio" "p99 ratio"
+printf '%-16s %-8s %10s %10s %12s %10s %9s %9s %11s\n' endpoint encoding "req/s" "p99" "nginx req/s" "nginx p99" \
+  "rps ratio" "p99 ratio" "cpu us/req"
 for e in "${endpoints[@]}"; do
   IFS='|' read -r path file _ <<<"$e"
   [[ -z "$ONLY" || "$path" == *"$ONLY"* ]] || continue
@@ -162,11 +183,13 @@ for e in "${endpoints[@]}"; do
     h_ms="$(printf '%s\n' "${h_runs[@]}" | awk '{print $2}' | median)"
     n_rps="$(printf '%s\n' "${n_runs[@]}" | awk '{print $1}' | median)"
     n_ms="$(printf '%s\n' "${n_runs[@]}" | awk '{print $2}' | median)"
+    h_cpu="$(printf '%s\n' "${h_runs[@]}" | awk '{print $3}' | median)"
+    n_cpu="$(printf '%s\n' "${n_runs[@]}" | awk '{print $3}' | median)"
     name="$(basename "$path")"; [[ "$path" == / ]] && name="/"
     [[ "$path" == */incidents/* ]] && name="incident page"
-    printf '%-16s %-8s %10s %8sms %12s %8sms %9s %9s\n' "$name" "$encoding" "$h_rps" "$h_ms" "$n_rps" "$n_ms" \
+    printf '%-16s %-8s %10s %8sms %12s %8sms %9s %9s %11s\n' "$name" "$encoding" "$h_rps" "$h_ms" "$n_rps" "$n_ms" \
       "$(awk -v a="$h_rps" -v b="$n_rps" 'BEGIN { printf "%.2fx", a / b }')" \
-      "$(awk -v a="$h_ms" -v b="$n_ms" 'BEGIN { printf "%.2fx", a / b }')"
+      "$(awk -v a="$h_ms" -v b="$n_ms" 'BEGIN { printf "%.2fx", a / b }')" "$h_cpu/$n_cpu"
   done
 done
 for e in "${endpoints[@]}"; do
