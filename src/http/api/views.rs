@@ -14,7 +14,8 @@ use crate::services::postmortems::PostmortemDetail;
 
 /// A stored time as RFC 3339 UTC.
 pub fn time(at: NaiveDateTime) -> String {
-    at.and_utc().to_rfc3339_opts(SecondsFormat::Secs, true)
+    // Milliseconds, as the v2 JSON and webhook bodies give the same instants (Statuspage's form).
+    at.and_utc().to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
 fn opt_time(at: Option<NaiveDateTime>) -> Option<String> {

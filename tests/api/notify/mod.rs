@@ -667,25 +667,56 @@ async fn webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature(d
     assert_eq!(body["component_update"]["old_status"], "partial_outage");
 }
 
-/// The newest update in a webhook `body` and the same update in `/api/v1` agree on every field
-/// they share (the v2 change objects add the component's display `name`).
+/// The incident in a webhook `body`, the same incident in the v2 JSON, and `/api/v1` agree on
+/// every field they share, its newest update's too (the v2 change objects add the component's
+/// display `name`).
 async fn the_webhook_update_agrees_with_the_api(s: &Setup, incident_id: &str, body: &Value) {
-    let (status, incident) = s
-        .api(
-            "GET",
-            &format!("/pages/acme/incidents/{incident_id}"),
-            Value::Null,
-        )
-        .await;
+    let path = format!("/pages/acme/incidents/{incident_id}");
+    let (status, incident) = s.api("GET", &path, Value::Null).await;
     assert_eq!(status, 200, "{incident}");
-    let sent = &body["incident"]["incident_updates"][0];
-    let api = &incident["incident_updates"][0];
+    let text = s
+        .app
+        .get("/status/acme/api/v2/incidents.json")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let v2: Value = serde_json::from_str(&text).unwrap();
+    let public = v2["incidents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == incident_id)
+        .unwrap_or_else(|| panic!("{incident_id} in {v2}"))
+        .clone();
+    for other in [&body["incident"], &public] {
+        same_incident_and_update(other, &incident);
+    }
+}
+
+fn same_incident_and_update(other: &Value, api: &Value) {
+    for field in [
+        "id",
+        "name",
+        "status",
+        "impact",
+        "created_at",
+        "started_at",
+        "monitoring_at",
+        "resolved_at",
+    ] {
+        assert_eq!(other[field], api[field], "{field}: {other} against {api}");
+    }
+    let sent = &other["incident_updates"][0];
+    let api = &api["incident_updates"][0];
     for field in [
         "id",
         "incident_id",
         "status",
         "body",
         "deliver_notifications",
+        "created_at",
+        "display_at",
     ] {
         assert_eq!(sent[field], api[field], "{field}: {sent} against {api}");
     }
