@@ -57,7 +57,7 @@ fn an_unwritable_sqlite_path_fails_naming_the_path() {
     let (code, _, err) = run(herald(dir.path())
         .arg("migrate")
         .env("DATABASE_URL", "sqlite:///proc/herald/nope.db"));
-    assert_ne!(code, 0);
+    assert_eq!(code, 1, "the run failed: {err}");
     assert!(err.contains("/proc/herald/nope.db"), "{err}");
 }
 
@@ -81,7 +81,7 @@ fn a_bind_address_in_use_fails_naming_it() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
     let (code, _, err) = run(herald(dir.path()).arg("serve").env("HERALD_BIND", &addr));
-    assert_ne!(code, 0);
+    assert_eq!(code, 1, "the run failed: {err}");
     assert!(err.contains("HERALD_BIND") && err.contains(&addr), "{err}");
 }
 
@@ -205,7 +205,7 @@ async fn user_add_creates_accounts_and_refuses_bad_input(db: TestDb) {
         "--role",
         "viewer",
     ]));
-    assert_ne!(code, 0);
+    assert_eq!(code, 2, "an operator's mistake is a usage error: {err}");
     assert!(err.contains("already exists"), "{err}");
     let (code, _, err) = run(&mut add(&[
         "--email",

@@ -291,6 +291,18 @@ impl TestApp {
         self.site.wake.notify_one();
     }
 
+    /// Has the refresher make a pass that reads everything committed so far, and waits for it
+    /// to finish: afterwards the public pages show exactly what the database holds.
+    pub async fn refreshed(&self) {
+        let ticket = self.site.request_refresh();
+        assert!(
+            self.site
+                .refreshed_past(ticket, Duration::from_secs(15))
+                .await,
+            "the refresher made no pass within 15 s"
+        );
+    }
+
     /// Waits (up to 15 s) until `path` answers 200.
     pub async fn wait_for_page(&self, path: &str) {
         self.wait_until(path, |status, _| status == 200).await;

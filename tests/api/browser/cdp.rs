@@ -1,5 +1,6 @@
 //! A small Chrome DevTools Protocol client for the browser tests: starts Debian's headless
-//! Chromium, opens a page target and sends commands over its WebSocket.
+//! Chromium, opens a page target and sends commands over its WebSocket. Nothing waits on the
+//! browser without a deadline.
 
 use std::net::TcpStream;
 use std::path::PathBuf;
@@ -9,6 +10,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
+
+/// The longest any exchange with the browser may take: a command's answer, an event, a read.
+const DEADLINE: Duration = Duration::from_secs(30);
 
 /// The Chromium binary: `HERALD_CHROMIUM`, else Debian's `/usr/bin/chromium`.
 pub fn chromium_path() -> Option<PathBuf> {
@@ -79,6 +83,12 @@ impl Browser {
             .expect("page websocket url")
             .to_owned();
         let (socket, _) = tungstenite::connect(url.as_str()).expect("devtools websocket");
+        if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
+            // A read that gets nothing fails the test instead of hanging it.
+            stream
+                .set_read_timeout(Some(DEADLINE))
+                .expect("a read timeout on the devtools socket");
+        }
         let mut page = Page { socket, next_id: 0 };
         page.call("Page.enable", json!({}));
         page.call("Runtime.enable", json!({}));
@@ -95,7 +105,10 @@ impl Drop for Browser {
 
 /// A request to the DevTools HTTP endpoint.
 fn http(port: u16, method: &str, path: &str) -> String {
-    let client = reqwest::blocking::Client::new();
+    let client = reqwest::blocking::Client::builder()
+        .timeout(DEADLINE)
+        .build()
+        .expect("an HTTP client");
     let url = format!("http://127.0.0.1:{port}{path}");
     let request = match method {
         "PUT" => client.put(url),
@@ -114,6 +127,18 @@ pub struct Page {
 }
 
 impl Page {
+    /// The next message, before `deadline` (`what` is waited for, for the failure message).
+    fn read(&mut self, what: &str, deadline: Instant) -> Message {
+        assert!(
+            Instant::now() < deadline,
+            "no answer to {what} from the browser within {DEADLINE:?}"
+        );
+        match self.socket.read() {
+            Ok(message) => message,
+            Err(e) => panic!("waiting for {what} from the browser: {e}"),
+        }
+    }
+
     /// Sends a command and waits for its result (events in between are skipped).
     pub fn call(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
@@ -123,9 +148,9 @@ impl Page {
                 json!({"id": id, "method": method, "params": params}).to_string(),
             ))
             .unwrap();
+        let deadline = Instant::now() + DEADLINE;
         loop {
-            let message = self.socket.read().expect("devtools message");
-            let Message::Text(text) = message else {
+            let Message::Text(text) = self.read(method, deadline) else {
                 continue;
             };
             let value: Value = serde_json::from_str(&text).unwrap();
@@ -138,8 +163,9 @@ impl Page {
 
     /// Waits for an event by name.
     pub fn wait_for(&mut self, event: &str) -> Value {
+        let deadline = Instant::now() + DEADLINE;
         loop {
-            let Message::Text(text) = self.socket.read().expect("devtools message") else {
+            let Message::Text(text) = self.read(event, deadline) else {
                 continue;
             };
             let value: Value = serde_json::from_str(&text).unwrap();
