@@ -91,10 +91,7 @@ fn login_page(
         .finish();
     Ok(HttpResponse::build(status)
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .insert_header((
-            header::CONTENT_SECURITY_POLICY,
-            "default-src 'self'; form-action 'self'; frame-ancestors 'none'",
-        ))
+        .insert_header((header::CONTENT_SECURITY_POLICY, crate::http::CSP))
         .cookie(cookie)
         .content_type("text/html; charset=utf-8")
         .body(html))

@@ -11,9 +11,7 @@ use serde_json::json;
 use crate::render::Representation;
 use crate::render::site::{PageSnapshot, PublicSite};
 
-/// Content-Security-Policy for public HTML: nothing from elsewhere, no inline code.
-const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
-                   object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+use super::CSP;
 
 /// The route names of the public read path, as metrics and logs give them.
 pub mod route {

@@ -23,9 +23,7 @@ use crate::render::html::frame::{Frame, Section};
 use crate::render::site::PublicSite;
 use crate::startup::AppState;
 
-/// Same as the public pages' policy.
-const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
-                   object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+use super::CSP;
 
 /// The message of every accepted email subscription, known address or not.
 /// What an email subscription gets when the server has no mail server (`HERALD_SMTP_URL`).

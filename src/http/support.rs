@@ -30,9 +30,7 @@ use crate::support::page::{self, Place};
 use crate::support::token::TokenProblem;
 use crate::support::{Submission, Support, Topic, reference};
 
-/// Content-Security-Policy of the form pages (as the public pages; forms post to Herald only).
-const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
-                   object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+use super::CSP;
 /// What a refused submission is told, whatever gave it away.
 const GENERIC_REFUSAL: &str =
     "We could not accept this message. Please check it and send it again in a few seconds.";

@@ -185,6 +185,20 @@ async fn every_public_endpoint_of_the_demo_page_answers(db: TestDb) {
         .to_str()
         .unwrap()
         .to_owned();
+    // One policy for every HTML answer: the page's forms and sign-in carry the same.
+    for path in [
+        "/status/demo/subscribe",
+        "/status/demo/support",
+        "/admin/login",
+    ] {
+        let res = app.get(path).await;
+        assert_eq!(res.status(), 200, "{path}");
+        assert_eq!(
+            res.headers()["content-security-policy"],
+            csp.as_str(),
+            "{path}"
+        );
+    }
     assert!(
         csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"),
         "{csp}"

@@ -442,30 +442,13 @@ impl AsyncTokioStream for Compat {
     }
 }
 
-/// Decodes `%xx` escapes (lettre's rule for the user and password); `None` when the result is
-/// not UTF-8.
+/// Decodes `%xx` escapes (lettre's rule for the user and password: a `%` not followed by two
+/// hex digits stays as it is); `None` when the result is not UTF-8.
 fn percent_decode(raw: &str) -> Option<String> {
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let escaped = bytes
-            .get(i + 1..i + 3)
-            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (b, escaped) {
-            (b'%', Some(decoded)) => {
-                out.push(decoded);
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode_str(raw)
+        .decode_utf8()
+        .ok()
+        .map(std::borrow::Cow::into_owned)
 }
 
 #[cfg(test)]
@@ -723,5 +706,7 @@ mod tests {
             Some("has a tls_ca_file that cannot be read")
         );
         assert_eq!(percent_decode("a%2x%41%+1"), Some("a%2xA%+1".into()));
+        assert_eq!(percent_decode("p%C3%A4ss%40"), Some("päss@".into()));
+        assert_eq!(percent_decode("%ff"), None, "not UTF-8");
     }
 }

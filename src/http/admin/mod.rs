@@ -157,10 +157,6 @@ pub fn render<T: Serialize>(
     Ok(HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .insert_header((
-            header::CONTENT_SECURITY_POLICY,
-            "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; \
-             frame-ancestors 'none'; form-action 'self'",
-        ))
+        .insert_header((header::CONTENT_SECURITY_POLICY, crate::http::CSP))
         .body(html))
 }
