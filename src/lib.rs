@@ -17,5 +17,6 @@ pub mod render;
 pub mod secret;
 pub mod services;
 pub mod startup;
+pub mod state;
 pub mod support;
 pub mod telemetry;

@@ -8,7 +8,6 @@ use actix_web::dev::{Server, ServerHandle};
 use actix_web::middleware::{DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
 use anyhow::Context;
-use metrics_exporter_prometheus::PrometheusHandle;
 use tracing_actix_web::TracingLogger;
 
 use crate::config::Settings;
@@ -17,28 +16,9 @@ use crate::jobs::{self, Registry, RunnerConfig};
 use crate::lifecycle::Lifecycle;
 use crate::render::refresh::{self, Refresher};
 use crate::render::site::{PublicSite, Renderer};
-use crate::secret::{self, SecretKey};
+use crate::secret;
+use crate::state::AppState;
 use crate::{http, telemetry};
-
-/// What every handler can reach.
-#[derive(Clone)]
-pub struct AppState {
-    pub db: Db,
-    pub settings: Arc<Settings>,
-    pub lifecycle: Lifecycle,
-    pub secret: SecretKey,
-    pub metrics: PrometheusHandle,
-    /// The public pages, rendered and held in memory.
-    pub site: Arc<PublicSite>,
-    /// Sign-in attempts per account and network, shared by this application's workers.
-    pub login_limiter: Arc<crate::auth::limit::LoginLimiter>,
-    /// Where sign-in passwords are verified, off the database pool.
-    pub password_checks: Arc<crate::auth::verify::PasswordChecks>,
-    /// Subscriber notifications: the engine's wake-up, the webhook policy, subscribe limits.
-    pub notify: crate::notify::NotifyHandle,
-    /// The support contact form: its token key, spool and rate limiter.
-    pub support: Arc<crate::support::Support>,
-}
 
 /// A built, bound, not yet running Herald.
 pub struct Application {

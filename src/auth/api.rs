@@ -12,7 +12,7 @@ use crate::db::models::users;
 use crate::domain::EmailAddress;
 use crate::error::{AppError, AppResult};
 use crate::services::auth::{self, DEFAULT_TOKEN_DAYS};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// Registers the routes of this module.
 pub fn routes(cfg: &mut web::ServiceConfig) {

@@ -16,7 +16,7 @@ use super::session::Renewed;
 use super::{Authenticated, csrf};
 use crate::error::{AppError, AppResult};
 use crate::services;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// The name of the session cookie.
 pub const SESSION_COOKIE: &str = "herald_session";

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::{AuthMethod, Authenticated, csrf, session};
 use crate::error::{AppError, AppResult};
 use crate::services;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// Where a signed-in browser goes.
 const AFTER_SIGN_IN: &str = "/admin";

@@ -14,7 +14,7 @@ use crate::db::models::tokens::Session;
 use crate::db::now;
 use crate::error::AppResult;
 use crate::services::auth::{SESSION_TTL, sign_session};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// The session cookie carrying `value`: `HttpOnly; SameSite=Strict; Path=/`, and `Secure` when
 /// Herald is served over https.

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// How long a write's answer waits for the public pages to show it. A re-render takes a few
 /// milliseconds; past this (a database too busy to read back) the write answers anyway, and

@@ -5,7 +5,7 @@ use actix_web::{HttpResponse, web};
 use serde_json::json;
 
 use crate::db::migrations;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// 200 while the process lives.
 pub async fn healthz() -> HttpResponse {

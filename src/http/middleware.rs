@@ -16,7 +16,7 @@ use actix_web::{HttpMessage, web};
 use metrics::{Counter, Histogram};
 use tracing_actix_web::RequestId;
 
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// (method, route pattern, status) of a request.
 type RouteKey = (&'static str, Cow<'static, str>, u16);

@@ -22,7 +22,7 @@ use super::connections::{Busy, Connection, Counted};
 use super::middleware::{Access, method_label, record};
 use super::request_span::redacted_target;
 use crate::render::site::PublicSite;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// Middleware (`from_fn`, the outermost): answers the public read path, passes the rest on.
 pub async fn serve<B: MessageBody + 'static>(

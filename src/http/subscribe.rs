@@ -21,7 +21,7 @@ use crate::notify::token::Purpose;
 use crate::render::PageData;
 use crate::render::html::frame::{Frame, Section};
 use crate::render::site::PublicSite;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 use super::CSP;
 

@@ -16,7 +16,7 @@ use crate::http::admin::{Frame, render, see_other, signed_in};
 use crate::notify::subscribe::{self, SubscriberView};
 use crate::services::audit::{self, Actor, Change};
 use crate::services::pages;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// Registers the console routes of subscribers and deliveries.
 pub fn routes(cfg: &mut web::ServiceConfig) {

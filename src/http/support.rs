@@ -24,7 +24,7 @@ use serde_json::json;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::ClientNet;
 use crate::render::site::{PageSnapshot, PublicSite};
-use crate::startup::AppState;
+use crate::state::AppState;
 use crate::support::form::{BODY_LIMIT, Refusal, SupportForm, SupportJson};
 use crate::support::page::{self, Place};
 use crate::support::token::TokenProblem;

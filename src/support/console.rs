@@ -17,7 +17,7 @@ use crate::error::{AppError, AppResult};
 use crate::http::admin::{Frame, render, see_other, signed_in};
 use crate::services::audit::Actor;
 use crate::services::pages;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// Rows shown at once.
 const SHOWN: i64 = 100;

@@ -11,7 +11,7 @@ use crate::auth::{Authenticated, Permission};
 use crate::error::{AppError, AppResult};
 use crate::services::audit::Actor;
 use crate::services::pages;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// `GET /pages/{slug}/support`: newest first, with the paging used.
 #[tracing::instrument(skip_all)]

@@ -14,7 +14,7 @@ use crate::db::models::pages::StatusPage;
 use crate::error::AppResult;
 use crate::services::audit::{AuditFilter, list_audit};
 use crate::services::pages;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// Rows per page of the console's log.
 const PER_PAGE: i64 = 50;

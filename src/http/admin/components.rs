@@ -17,7 +17,7 @@ use crate::domain::ComponentStatus;
 use crate::error::{AppError, AppResult};
 use crate::services::components::{self, ComponentEntry, ComponentTree};
 use crate::services::pages;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 #[derive(Serialize)]
 struct Row {

@@ -15,7 +15,7 @@ use crate::db::models::pages::StatusPage;
 use crate::error::AppResult;
 use crate::services::incidents::{IncidentFilter, list_incidents};
 use crate::services::{deadlines, pages};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// One open incident or maintenance on the dashboard.
 #[derive(Debug, Serialize)]

@@ -16,7 +16,7 @@ use crate::db::models::incidents::Incident;
 use crate::domain::Impact;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::incidents::{self, IncidentFieldsInput};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 const FIELDS: &[&str] = &["name", "impact", "user_impact", "scope", "root_cause"];
 

@@ -18,7 +18,7 @@ use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::components::{self, GroupInput};
 use crate::services::page_admin::{self, GroupPatch};
 use crate::services::pages;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 const FIELDS: &[&str] = &["name", "description", "position"];
 

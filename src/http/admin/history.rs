@@ -13,7 +13,7 @@ use crate::db::models::incidents::Incident;
 use crate::error::AppResult;
 use crate::services::incidents::{IncidentFilter, list_incidents};
 use crate::services::pages;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// Incidents per page of the list.
 const PER_PAGE: i64 = 25;

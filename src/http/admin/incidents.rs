@@ -17,7 +17,7 @@ use crate::db::models::pages::StatusPage;
 use crate::domain::{ComponentStatus, Impact, IncidentStatus};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::{components, incidents, pages, templates};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 pub use super::timeline::{post_update, show_incident};
 

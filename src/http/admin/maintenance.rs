@@ -16,7 +16,7 @@ use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::incidents;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 #[derive(Serialize)]
 struct MaintenanceForm {

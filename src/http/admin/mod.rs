@@ -35,7 +35,7 @@ use serde::Serialize;
 use crate::auth::{self, Authenticated, Permission};
 use crate::error::{AppError, AppResult};
 use crate::render::markdown::to_safe_html;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// Where browsers without a session are sent.
 const LOGIN: &str = "/admin/login";

@@ -13,7 +13,7 @@ use super::{Frame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::pages::{self, NewPageInput};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 const FIELDS: &[&str] = &["slug", "name", "time_zone"];
 const PATH: &str = "/admin/pages/new";

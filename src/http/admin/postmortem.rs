@@ -21,7 +21,7 @@ use crate::render::markdown::to_safe_html;
 use crate::services::incidents;
 use crate::services::pages;
 use crate::services::postmortems::{self, PostmortemDetail};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 const FIELDS: &[&str] = &[
     "summary",

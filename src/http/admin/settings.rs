@@ -21,7 +21,7 @@ use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::page_admin;
 use crate::services::page_webhooks::{self, CheckedWebhooks, Purpose, WebhookPatch};
 use crate::services::pages::{self, UpdatePageInput};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// The fields of the settings form.
 const FIELDS: &[&str] = &[

@@ -19,7 +19,7 @@ use crate::db::models::pages::StatusPage;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::components::{self, NewComponentInput, UpdateComponentInput};
 use crate::services::{page_admin, pages};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// The fields of the component form.
 const FIELDS: &[&str] = &["name", "description", "group_id", "region", "position"];

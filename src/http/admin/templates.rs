@@ -20,7 +20,7 @@ use crate::db::models::templates::IncidentTemplate;
 use crate::domain::Impact;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::{pages, templates};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 const FIELDS: &[&str] = &["name", "title", "impact", "body"];
 

@@ -20,7 +20,7 @@ use crate::error::{AppError, AppResult, FieldErrors};
 use crate::render::markdown::to_safe_html;
 use crate::services::incidents::{self, IncidentDetail};
 use crate::services::{components, pages};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// Everything the incident page is built from.
 struct Loaded {

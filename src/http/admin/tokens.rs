@@ -19,7 +19,7 @@ use crate::domain::EmailAddress;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::auth::{self, DEFAULT_TOKEN_DAYS};
 use crate::services::users;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 const FIELDS: &[&str] = &["name", "expires_days", "email"];
 const LIST: &str = "/admin/tokens";

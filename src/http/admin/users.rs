@@ -17,7 +17,7 @@ use crate::db::models::users::User;
 use crate::domain::{EmailAddress, Role, check_password};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::users;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 const FIELDS: &[&str] = &["email", "role", "password"];
 const LIST: &str = "/admin/users";

@@ -9,7 +9,7 @@ use crate::auth::{Authenticated, Permission, csrf};
 use crate::db::{DbConn, write_tx};
 use crate::error::AppResult;
 use crate::services::audit::{self, Actor, Change};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// Runs `write` needing `permission`; `write` returns its result and the audit change, which
 /// commit together. The public pages show the change before this returns (within a bound).

@@ -7,7 +7,7 @@ use super::views;
 use crate::auth::{Authenticated, Permission};
 use crate::error::AppResult;
 use crate::services::audit::{self as service, AuditFilter};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// `GET /audit?page=&actor=&limit=&offset=`: newest first.
 pub async fn list_audit(

@@ -15,7 +15,7 @@ use crate::services::components::{
 };
 use crate::services::idempotency::Answer;
 use crate::services::page_admin::{self, GroupPatch};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// A component patch: its fields, and optionally a new status (Statuspage sends both at once)
 /// and the sign-in mark (see the support form).

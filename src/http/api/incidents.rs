@@ -18,7 +18,7 @@ use crate::services::incidents::{
     self as service, IncidentFieldsInput, IncidentFilter, OpenIncidentInput, PostUpdateInput,
 };
 use crate::services::{deadlines, templates};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// The widest "due within" window, in minutes.
 const MAX_DUE_WITHIN: i64 = 24 * 60;

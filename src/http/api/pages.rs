@@ -12,7 +12,7 @@ use crate::services::idempotency::Answer;
 use crate::services::page_admin;
 use crate::services::page_webhooks::{self, WebhookPatch};
 use crate::services::pages::{self, NewPageInput, UpdatePageInput};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// `POST /pages`: creates a page (owners).
 #[tracing::instrument(skip_all)]

@@ -11,7 +11,7 @@ use crate::auth::{Authenticated, Permission};
 use crate::error::AppResult;
 use crate::services::idempotency::Answer;
 use crate::services::postmortems::{self as service, PostmortemInput};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// `GET .../postmortem`.
 pub async fn get_postmortem(

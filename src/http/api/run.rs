@@ -16,7 +16,7 @@ use crate::error::{AppError, AppResult};
 use crate::services::audit::{self, Actor, Change};
 use crate::services::idempotency::{Answer, IdempotencyKey, idempotent};
 use crate::services::{components, incidents, pages};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// The header that makes a POST idempotent.
 pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";

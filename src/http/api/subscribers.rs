@@ -17,7 +17,7 @@ use crate::error::{AppError, AppResult};
 use crate::http::subscribe::check_webhook_url;
 use crate::notify::subscribe::{self, Origin, SubscribeInput, Subscribed, Target};
 use crate::services::idempotency::Answer;
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// `?format=csv` on the list.
 #[derive(Debug, Default, Deserialize)]

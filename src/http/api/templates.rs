@@ -10,7 +10,7 @@ use crate::auth::{Authenticated, Permission};
 use crate::error::AppResult;
 use crate::services::idempotency::Answer;
 use crate::services::templates::{self as service, TemplateInput};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// `POST /pages/{slug}/templates`.
 #[tracing::instrument(skip_all)]

@@ -1,0 +1,32 @@
+//! What every handler can reach: the application's shared state, built once by
+//! [`crate::startup`] and handed to each HTTP worker.
+
+use std::sync::Arc;
+
+use metrics_exporter_prometheus::PrometheusHandle;
+
+use crate::config::Settings;
+use crate::db::Db;
+use crate::lifecycle::Lifecycle;
+use crate::render::site::PublicSite;
+use crate::secret::SecretKey;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub db: Db,
+    pub settings: Arc<Settings>,
+    pub lifecycle: Lifecycle,
+    pub secret: SecretKey,
+    pub metrics: PrometheusHandle,
+    /// The public pages, rendered and held in memory.
+    pub site: Arc<PublicSite>,
+    /// Sign-in attempts per account and network, shared by this application's workers.
+    pub login_limiter: Arc<crate::auth::limit::LoginLimiter>,
+    /// Where sign-in passwords are verified, off the database pool.
+    pub password_checks: Arc<crate::auth::verify::PasswordChecks>,
+    /// Subscriber notifications: the engine's wake-up, the webhook policy, subscribe limits.
+    pub notify: crate::notify::NotifyHandle,
+    /// The support contact form: its token key, spool and rate limiter.
+    pub support: Arc<crate::support::Support>,
+}
