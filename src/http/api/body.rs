@@ -1,6 +1,8 @@
 //! Request bodies: the JSON limits and error shape, and turning a JSON object into a service
 //! input with a 422 that names the offending field.
 
+use std::collections::BTreeSet;
+
 use actix_web::error::JsonPayloadError;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::de::DeserializeOwned;
@@ -48,38 +50,88 @@ pub fn query_config() -> web::QueryConfig {
     })
 }
 
-/// The body as `T`. A body that is not an object, a missing field or a value of the wrong
-/// type is a 422 on the field concerned.
+/// The body as `T`. A body that is not an object, a missing field, a value of the wrong type or
+/// a field `T` does not take is a 422 on the (top-level) field concerned: a misspelt field is
+/// refused, never silently ignored. A body read as several inputs uses [`Parts`].
 pub fn typed<T: DeserializeOwned>(body: &Value) -> AppResult<T> {
-    if !body.is_object() {
-        return Err(AppError::field("body", "must be a JSON object"));
-    }
-    serde_json::from_value(body.clone()).map_err(|e| {
-        let message = clean(&e);
-        AppError::field(&culprit::<T>(body, &message), message)
-    })
+    let mut parts = Parts::of(body)?;
+    let value = parts.part()?;
+    parts.finish()?;
+    Ok(value)
 }
 
-/// The field a deserialization error is about: the one named as missing, or the first field
-/// whose removal changes the error (serde reports the first bad field it meets, and a missing
-/// field only after every present one).
-fn culprit<T: DeserializeOwned>(body: &Value, message: &str) -> String {
-    if let Some(name) = missing_field(message) {
-        return name;
+/// Refuses a body that is not a JSON object (a 422 on `body`).
+pub fn object(body: &Value) -> AppResult<()> {
+    if body.is_object() {
+        Ok(())
+    } else {
+        Err(AppError::field("body", "must be a JSON object"))
     }
-    let Some(fields) = body.as_object() else {
-        return "body".to_owned();
-    };
-    for name in fields.keys() {
-        let mut without = fields.clone();
-        without.remove(name);
-        match serde_json::from_value::<T>(Value::Object(without)) {
-            Ok(_) => return name.clone(),
-            Err(e) if clean(&e) != message => return name.clone(),
-            Err(_) => {}
+}
+
+/// A JSON object body read as one or more typed inputs ([`Parts::part`]); [`Parts::finish`]
+/// refuses the fields that none of them takes.
+pub struct Parts<'a> {
+    body: &'a Value,
+    /// The top-level fields every part read so far ignored.
+    unknown: Option<BTreeSet<String>>,
+}
+
+impl<'a> Parts<'a> {
+    pub fn of(body: &'a Value) -> AppResult<Self> {
+        object(body)?;
+        Ok(Self {
+            body,
+            unknown: None,
+        })
+    }
+
+    /// The body as `T`: a missing field or a value of the wrong type is a 422 on its field, as
+    /// `serde_path_to_error` tracks it; what `T` ignores is noted (`serde_ignored`).
+    pub fn part<T: DeserializeOwned>(&mut self) -> AppResult<T> {
+        let mut ignored = BTreeSet::new();
+        let mut note = |path: serde_ignored::Path<'_>| {
+            ignored.insert(top_level(&path.to_string()));
+        };
+        let ignoring = serde_ignored::Deserializer::new(self.body.clone(), &mut note);
+        let value: T = serde_path_to_error::deserialize(ignoring).map_err(|e| {
+            let field = e.path().iter().find_map(|segment| match segment {
+                serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+                _ => None,
+            });
+            let message = clean(e.inner());
+            // A missing field is reported at its parent (the body): its name is in the message.
+            let field = field
+                .or_else(|| missing_field(&message))
+                .unwrap_or_else(|| "body".to_owned());
+            AppError::field(&field, message)
+        })?;
+        self.unknown = Some(match self.unknown.take() {
+            None => ignored,
+            Some(before) => before.intersection(&ignored).cloned().collect(),
+        });
+        Ok(value)
+    }
+
+    /// A 422 on the first field no part takes.
+    pub fn finish(self) -> AppResult<()> {
+        match self.unknown.and_then(|u| u.into_iter().next()) {
+            Some(field) => Err(AppError::field(
+                &field,
+                "is not a field of this request (check its spelling)",
+            )),
+            None => Ok(()),
         }
     }
-    "body".to_owned()
+}
+
+/// The top-level field of a `serde_ignored` path (`a.b.c` or `a[0]` gives `a`).
+fn top_level(path: &str) -> String {
+    path.split(['.', '['])
+        .next()
+        .filter(|s| !s.is_empty())
+        .unwrap_or("body")
+        .to_owned()
 }
 
 /// The field name in serde's "missing field `x`" message.
@@ -128,6 +180,39 @@ mod tests {
         assert_eq!(field_of(body), ["count"]);
         let body = serde_json::json!({"count": 300});
         assert_eq!(field_of(body), ["count"]);
+    }
+
+    #[test]
+    fn a_field_the_input_does_not_take_is_named() {
+        let body = serde_json::json!({"name": "x", "visibility": "private"});
+        assert_eq!(field_of(body), ["visibility"]);
+        assert_eq!(top_level("brand.color"), "brand");
+        assert_eq!(top_level("items[0].x"), "items");
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Other {
+        extra: Option<String>,
+    }
+
+    #[test]
+    fn a_body_read_in_parts_refuses_only_what_no_part_takes() {
+        let body = serde_json::json!({"name": "x", "extra": "y"});
+        let mut parts = Parts::of(&body).unwrap();
+        parts.part::<Input>().unwrap();
+        parts.part::<Other>().unwrap();
+        assert!(parts.finish().is_ok());
+        let body = serde_json::json!({"name": "x", "extra": "y", "typo": 1});
+        let mut parts = Parts::of(&body).unwrap();
+        parts.part::<Input>().unwrap();
+        parts.part::<Other>().unwrap();
+        match parts.finish() {
+            Err(AppError::Validation(fields)) => {
+                assert_eq!(fields.into_keys().collect::<Vec<_>>(), ["typo"]);
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::body::typed;
+use super::body::{Parts, typed};
 use super::run::{self, change, read, write};
 use super::views;
 use crate::auth::{Authenticated, Permission};
@@ -84,8 +84,10 @@ pub async fn update_component(
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
     let ((slug, id), fields) = (path.into_inner(), body.into_inner());
-    let input: UpdateComponentInput = typed(&fields)?;
-    let StatusPatch { status, signin } = typed(&fields)?;
+    let mut parts = Parts::of(&fields)?;
+    let input: UpdateComponentInput = parts.part()?;
+    let StatusPatch { status, signin } = parts.part()?;
+    parts.finish()?;
     write(
         &state,
         &req,

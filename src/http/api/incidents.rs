@@ -72,7 +72,7 @@ async fn open(
     fields: Value,
     kind: Option<IncidentKind>,
 ) -> AppResult<HttpResponse> {
-    typed::<serde::de::IgnoredAny>(&fields)?;
+    super::body::object(&fields)?;
     let action = match kind {
         Some(IncidentKind::Maintenance) => "maintenance.create",
         _ => "incident.create",
@@ -108,6 +108,10 @@ fn opening(
         }
         None | Some(Value::Null) => {}
         Some(_) => return Err(AppError::field("template_id", "must be a string")),
+    }
+    // Read: the input itself does not take it.
+    if let Some(object) = fields.as_object_mut() {
+        object.remove("template_id");
     }
     if let Some(kind) = kind {
         fields["kind"] = Value::from(kind.as_str());

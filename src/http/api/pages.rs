@@ -3,7 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
 
-use super::body::typed;
+use super::body::{Parts, typed};
 use super::run::{self, change, read, write};
 use super::views;
 use crate::auth::{Authenticated, Permission};
@@ -81,8 +81,10 @@ pub async fn update_page(
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
     let (slug, fields) = (slug.into_inner(), body.into_inner());
-    let input: UpdatePageInput = typed(&fields)?;
-    let hooks: WebhookPatch = typed(&fields)?;
+    let mut parts = Parts::of(&fields)?;
+    let input: UpdatePageInput = parts.part()?;
+    let hooks: WebhookPatch = parts.part()?;
+    parts.finish()?;
     auth.require(Permission::Admin)?;
     let hooks = page_webhooks::check(&hooks, &state.notify.policy).await?;
     write(

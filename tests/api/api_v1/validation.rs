@@ -10,6 +10,7 @@ on_both_backends!(
     malformed_json_is_a_400_in_the_api_error_shape,
     a_retried_post_with_the_same_idempotency_key_creates_one_incident,
     names_with_a_line_break_are_refused_and_nothing_is_written,
+    a_field_the_route_does_not_take_is_refused_by_name_and_nothing_changes,
 );
 
 fn fields(body: &Value) -> Vec<String> {
@@ -206,4 +207,71 @@ async fn oversized_bodies_are_refused_and_answers_are_compressed_on_request(db: 
         .await
         .unwrap();
     assert_eq!(res.headers().get("content-encoding").unwrap(), "gzip");
+}
+
+async fn a_field_the_route_does_not_take_is_refused_by_name_and_nothing_changes(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let component = format!("/pages/acme/components/{}", api.components[0]);
+    let refused = [
+        (
+            "PATCH",
+            "/pages/acme".to_owned(),
+            json!({"visibility": "private"}),
+            "visibility",
+        ),
+        (
+            "PATCH",
+            "/pages/acme".to_owned(),
+            json!({"name": "Renamed", "brand_color": "#ff0000"}),
+            "brand_color",
+        ),
+        (
+            "PATCH",
+            component.clone(),
+            json!({"name": "API 2", "stauts": "major_outage"}),
+            "stauts",
+        ),
+        (
+            "POST",
+            "/pages/acme/incidents".to_owned(),
+            json!({"name": "Down", "body": "Down.", "impcat": "major"}),
+            "impcat",
+        ),
+    ];
+    for (method, path, body, field) in refused {
+        let (status, answer) = api.send(method, &path, &api.owner, Some(body)).await;
+        assert_eq!(status, 422, "{method} {path}: {answer}");
+        assert_eq!(fields(&answer), [field], "{answer}");
+        assert!(
+            answer["fields"][field][0]
+                .as_str()
+                .unwrap()
+                .contains("not a field"),
+            "{answer}"
+        );
+    }
+    // Nothing was written: the page keeps its name, the component its name, no incident opened.
+    let (_, page) = api.send("GET", "/pages/acme", &api.viewer, None).await;
+    assert_eq!(page["name"], "Acme", "{page}");
+    let (_, listed) = api
+        .send("GET", "/pages/acme/components", &api.viewer, None)
+        .await;
+    assert!(
+        listed.to_string().contains(r#""name":"API""#) && !listed.to_string().contains("API 2"),
+        "{listed}"
+    );
+    let (_, incidents) = api
+        .send("GET", "/pages/acme/incidents", &api.viewer, None)
+        .await;
+    assert_eq!(incidents.as_array().map(Vec::len), Some(0), "{incidents}");
+    // Fields read by different parts of one route are all known.
+    let (status, answer) = api
+        .send(
+            "PATCH",
+            &component,
+            &api.owner,
+            Some(json!({"name": "API", "status": "degraded_performance"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
 }
