@@ -34,13 +34,49 @@ pub fn json_config() -> web::JsonConfig {
         })
 }
 
-/// Any path under the API that no route matches.
+/// Any request under the API that no route takes: 405 with `Allow` when the path is a route's
+/// and only the method is wrong, 404 otherwise.
 pub async fn not_found(req: HttpRequest) -> AppResult<HttpResponse> {
-    Err(AppError::NotFound(format!(
-        "route {} {}",
-        req.method(),
-        req.path()
-    )))
+    let path = req.path().strip_prefix(super::PREFIX).unwrap_or(req.path());
+    let allowed = allowed_methods(path);
+    if allowed.is_empty() {
+        return Err(AppError::NotFound(format!(
+            "route {} {}",
+            req.method(),
+            req.path()
+        )));
+    }
+    let allow = allowed.join(", ");
+    Ok(HttpResponse::MethodNotAllowed()
+        .insert_header((actix_web::http::header::ALLOW, allow.clone()))
+        .json(serde_json::json!({
+            "error": "method_not_allowed",
+            "message": format!("{} is not allowed here; this path takes {allow}", req.method()),
+        })))
+}
+
+/// The methods the API's routes take at `path` (below the prefix), upper-case, in table order.
+fn allowed_methods(path: &str) -> Vec<String> {
+    static ROUTES: std::sync::LazyLock<Vec<(actix_web::dev::ResourceDef, String)>> =
+        std::sync::LazyLock::new(|| {
+            super::ROUTES
+                .iter()
+                .chain(super::AUTH_ROUTES)
+                .map(|(method, pattern)| {
+                    (
+                        actix_web::dev::ResourceDef::new(*pattern),
+                        method.to_ascii_uppercase(),
+                    )
+                })
+                .collect()
+        });
+    let mut allowed: Vec<String> = Vec::new();
+    for (def, method) in ROUTES.iter() {
+        if def.is_match(path) && !allowed.contains(method) {
+            allowed.push(method.clone());
+        }
+    }
+    allowed
 }
 
 /// The query-string extractor settings: a bad query is a 422 in the API's error shape.
@@ -213,6 +249,17 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_route_s_path_lists_the_methods_it_takes() {
+        assert_eq!(allowed_methods("/pages"), ["POST", "GET"]);
+        assert_eq!(
+            allowed_methods("/pages/acme/incidents/abc"),
+            ["GET", "PATCH"]
+        );
+        assert_eq!(allowed_methods("/tokens/abc"), ["DELETE"]);
+        assert!(allowed_methods("/pages/acme/nothing").is_empty());
     }
 
     #[test]

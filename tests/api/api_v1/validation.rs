@@ -11,6 +11,7 @@ on_both_backends!(
     a_retried_post_with_the_same_idempotency_key_creates_one_incident,
     names_with_a_line_break_are_refused_and_nothing_is_written,
     a_field_the_route_does_not_take_is_refused_by_name_and_nothing_changes,
+    a_wrong_method_is_a_405_that_says_what_the_path_takes,
 );
 
 fn fields(body: &Value) -> Vec<String> {
@@ -274,4 +275,32 @@ async fn a_field_the_route_does_not_take_is_refused_by_name_and_nothing_changes(
         )
         .await;
     assert_eq!(status, 200, "{answer}");
+}
+
+async fn a_wrong_method_is_a_405_that_says_what_the_path_takes(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let send = |method: &'static str, path: &str| {
+        api.app
+            .client
+            .request(
+                method.parse().unwrap(),
+                format!("{}/api/v1{path}", api.app.address),
+            )
+            .bearer_auth(&api.owner)
+            .send()
+    };
+    for (method, path, allow) in [
+        ("TRACE", "/pages", "POST, GET"),
+        ("PUT", "/pages/acme", "GET, PATCH, DELETE"),
+        ("DELETE", "/pages/acme/incidents/abc", "GET, PATCH"),
+        ("POST", "/me", "GET"),
+    ] {
+        let res = send(method, path).await.unwrap();
+        assert_eq!(res.status(), 405, "{method} {path}");
+        assert_eq!(res.headers()["allow"], allow, "{method} {path}");
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["error"], "method_not_allowed", "{body}");
+    }
+    let res = send("GET", "/pages/acme/nothing").await.unwrap();
+    assert_eq!(res.status(), 404, "a path no route has is still not found");
 }
