@@ -139,6 +139,7 @@ fn past_incident(
             next_update_by: None,
             reopen: false,
             notify: Some(false),
+            deliver_notifications: None,
         };
         incidents::post_update(
             c,
@@ -168,6 +169,7 @@ fn opening(name: &str, impact: Impact, body: &str, changes: &[(&String, S)]) -> 
         scheduled_until: None,
         auto_transition: false,
         notify: Some(false),
+        deliver_notifications: None,
     }
 }
 
@@ -340,6 +342,7 @@ fn open_incident(c: &mut DbConn, page_id: &str, ids: &Ids, now: DateTime<Utc>) -
         next_update_by: Some(now + Duration::minutes(45)),
         reopen: false,
         notify: Some(false),
+        deliver_notifications: None,
     };
     incidents::post_update(c, &incident.id, &update, None, now - Duration::minutes(15))?;
     Ok(())

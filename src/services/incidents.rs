@@ -19,6 +19,19 @@ pub use query::{
 };
 pub use update::{IncidentFieldsInput, PostUpdateInput, post_update, update_incident_fields};
 
+/// Whether an update tells subscribers: Herald's `notify` and Statuspage's
+/// `deliver_notifications` name one switch, so either may be sent, or both when they agree;
+/// yes when neither is.
+pub fn notify_switch(notify: Option<bool>, deliver: Option<bool>) -> crate::error::AppResult<bool> {
+    match (notify, deliver) {
+        (Some(a), Some(b)) if a != b => Err(crate::error::AppError::field(
+            "deliver_notifications",
+            "disagrees with notify: they are the same switch, send one",
+        )),
+        (a, b) => Ok(a.or(b).unwrap_or(true)),
+    }
+}
+
 /// What opening an incident or posting an update wrote: the incident as it now is, the new
 /// update and the component changes it made (what notifications are built from).
 #[derive(Debug, Clone, PartialEq)]
@@ -26,4 +39,18 @@ pub struct PostedUpdate {
     pub incident: Incident,
     pub update: IncidentUpdate,
     pub changes: Vec<IncidentUpdateComponent>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::notify_switch;
+
+    #[test]
+    fn notify_and_deliver_notifications_are_one_switch() {
+        assert!(notify_switch(None, None).unwrap());
+        assert!(!notify_switch(Some(false), None).unwrap());
+        assert!(!notify_switch(None, Some(false)).unwrap());
+        assert!(notify_switch(Some(true), Some(true)).unwrap());
+        assert!(notify_switch(Some(false), Some(true)).is_err());
+    }
 }

@@ -46,6 +46,7 @@ pub fn advance_due(conn: &mut DbConn, now: DateTime<Utc>) -> AppResult<Vec<Step>
                 next_update_by: None,
                 reopen: false,
                 notify: Some(true),
+                deliver_notifications: None,
             };
             incidents::post_update(c, &maintenance.id, &input, None, now)?;
             steps.push((maintenance.id, next));

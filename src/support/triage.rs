@@ -19,7 +19,7 @@ pub async fn list_submissions(
     state: web::Data<AppState>,
     auth: Authenticated,
     slug: web::Path<String>,
-    filter: web::Query<TriageFilter>,
+    filter: crate::http::api::query::Query<TriageFilter>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Write)?;
     let (slug, filter) = (slug.into_inner(), filter.into_inner());

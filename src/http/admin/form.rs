@@ -156,6 +156,7 @@ impl Submitted {
             next_update_by: self.deadline(tz, &mut errors),
             reopen: !self.get("reopen").is_empty(),
             notify: None,
+            deliver_notifications: None,
         };
         errors.is_empty().then_some(input).ok_or(errors)
     }

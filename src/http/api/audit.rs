@@ -13,7 +13,7 @@ use crate::state::AppState;
 pub async fn list_audit(
     state: web::Data<AppState>,
     auth: Authenticated,
-    query: web::Query<AuditFilter>,
+    query: super::query::Query<AuditFilter>,
 ) -> AppResult<HttpResponse> {
     let filter = query.into_inner();
     read(&state, &auth, Permission::Admin, move |c| {

@@ -124,7 +124,7 @@ pub async fn list_incidents(
     state: web::Data<AppState>,
     auth: Authenticated,
     slug: web::Path<String>,
-    query: web::Query<ListQuery>,
+    query: super::query::Query<ListQuery>,
 ) -> AppResult<HttpResponse> {
     list(state, auth, slug.into_inner(), query.into_inner(), None).await
 }
@@ -134,7 +134,7 @@ pub async fn list_maintenances(
     state: web::Data<AppState>,
     auth: Authenticated,
     slug: web::Path<String>,
-    query: web::Query<ListQuery>,
+    query: super::query::Query<ListQuery>,
 ) -> AppResult<HttpResponse> {
     let kind = Some(IncidentKind::Maintenance);
     list(state, auth, slug.into_inner(), query.into_inner(), kind).await

@@ -12,6 +12,7 @@ mod incidents;
 mod openapi;
 mod pages;
 mod postmortems;
+pub mod query;
 mod run;
 mod subscribers;
 mod templates;

@@ -73,7 +73,7 @@ pub async fn list_subscribers(
     state: web::Data<AppState>,
     auth: Authenticated,
     slug: web::Path<String>,
-    query: web::Query<ListQuery>,
+    query: super::query::Query<ListQuery>,
 ) -> AppResult<HttpResponse> {
     match query.format.as_deref() {
         None | Some("json") => {}
@@ -176,7 +176,7 @@ pub async fn list_deliveries(
     state: web::Data<AppState>,
     auth: Authenticated,
     slug: web::Path<String>,
-    query: web::Query<DeliveriesQuery>,
+    query: super::query::Query<DeliveriesQuery>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Read)?;
     let (slug, query) = (slug.into_inner(), query.into_inner());

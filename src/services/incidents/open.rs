@@ -58,8 +58,9 @@ pub struct OpenIncidentInput {
     #[serde(default)]
     pub auto_transition: bool,
     /// Whether subscribers are told; yes when absent.
-    #[serde(alias = "deliver_notifications")]
     pub notify: Option<bool>,
+    /// Statuspage's name for `notify` ([`super::notify_switch`]).
+    pub deliver_notifications: Option<bool>,
 }
 
 /// The validated parts of an [`OpenIncidentInput`].
@@ -129,7 +130,7 @@ fn insert_opened(
         body: &opening.body,
         next_update_by: deadline.map(row_time),
         author_id,
-        notify: input.notify.unwrap_or(true),
+        notify: super::notify_switch(input.notify, input.deliver_notifications)?,
         created_at: at,
         updated_at: at,
     };

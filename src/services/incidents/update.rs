@@ -40,8 +40,9 @@ pub struct PostUpdateInput {
     #[serde(default)]
     pub reopen: bool,
     /// Whether subscribers are told; yes when absent.
-    #[serde(alias = "deliver_notifications")]
     pub notify: Option<bool>,
+    /// Statuspage's name for `notify` ([`super::notify_switch`]).
+    pub deliver_notifications: Option<bool>,
 }
 
 /// Changes to an incident's own fields: absent fields stay as they are; `null` clears an
@@ -85,7 +86,7 @@ pub fn post_update(
             body: &checked.body,
             next_update_by: checked.deadline,
             author_id,
-            notify: input.notify.unwrap_or(true),
+            notify: super::notify_switch(input.notify, input.deliver_notifications)?,
             created_at: at,
             updated_at: at,
         };

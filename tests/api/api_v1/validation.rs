@@ -12,6 +12,7 @@ on_both_backends!(
     names_with_a_line_break_are_refused_and_nothing_is_written,
     a_field_the_route_does_not_take_is_refused_by_name_and_nothing_changes,
     a_wrong_method_is_a_405_that_says_what_the_path_takes,
+    every_refusal_is_herald_s_json_error,
 );
 
 fn fields(body: &Value) -> Vec<String> {
@@ -303,4 +304,62 @@ async fn a_wrong_method_is_a_405_that_says_what_the_path_takes(db: TestDb) {
     }
     let res = send("GET", "/pages/acme/nothing").await.unwrap();
     assert_eq!(res.status(), 404, "a path no route has is still not found");
+}
+
+async fn every_refusal_is_herald_s_json_error(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let url = |path: &str| format!("{}/api/v1{path}", api.app.address);
+    // A body without a content type.
+    let res = api
+        .app
+        .client
+        .post(url("/pages/acme/incidents"))
+        .bearer_auth(&api.owner)
+        .body(r#"{"name": "Down", "body": "Down."}"#)
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    let body: Value = res.json().await.expect("a JSON error");
+    assert!([400, 415].contains(&status), "{status}: {body}");
+    assert!(body["message"].as_str().unwrap().contains("JSON"), "{body}");
+    // A query value out of range.
+    let res = api
+        .app
+        .client
+        .get(url("/pages/acme/incidents?offset=99999999999999999999999"))
+        .bearer_auth(&api.owner)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    let body: Value = res.json().await.expect("a JSON error");
+    assert_eq!(fields(&body), ["offset"], "{body}");
+    // Statuspage's name and Herald's for one switch, sent together and agreeing.
+    let (status, body) = api
+        .send(
+            "POST",
+            "/pages/acme/incidents",
+            &api.owner,
+            Some(json!({"name": "Down", "body": "Down.", "notify": false,
+                        "deliver_notifications": false})),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(
+        body["incident_update"]["deliver_notifications"], false,
+        "{body}"
+    );
+    // ... and disagreeing: refused by name, not as a "duplicate field".
+    let (status, body) = api
+        .send(
+            "POST",
+            "/pages/acme/incidents",
+            &api.owner,
+            Some(json!({"name": "Down", "body": "Down.", "notify": false,
+                        "deliver_notifications": true})),
+        )
+        .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(fields(&body), ["deliver_notifications"], "{body}");
 }
