@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::body::{Parts, typed};
-use super::run::{self, change, read, write};
+use super::run::{self, Record, read};
 use super::views;
 use crate::auth::{Authenticated, Permission};
 use crate::domain::ComponentStatus;
@@ -36,23 +36,19 @@ pub async fn create_component(
 ) -> AppResult<HttpResponse> {
     let (slug, fields) = (slug.into_inner(), body.into_inner());
     let input: NewComponentInput = typed(&fields)?;
-    write(
+    run::page_write(
         &state,
         &req,
         &auth,
         Permission::Admin,
-        &fields.clone(),
-        move |c| {
-            let page = run::page(c, &slug)?;
+        slug,
+        fields,
+        move |c, page| {
             let component = service::create_component(c, &page.id, &input)?;
-            let audit = change(
-                "component.create",
-                "component",
-                &component.id,
-                &page.id,
-                fields,
-            );
-            Ok((Answer::new(201, views::component(&component)), audit))
+            Ok((
+                Answer::new(201, views::component(&component)),
+                Record::new("component.create", "component", &component.id),
+            ))
         },
     )
     .await
@@ -88,14 +84,14 @@ pub async fn update_component(
     let input: UpdateComponentInput = parts.part()?;
     let StatusPatch { status, signin } = parts.part()?;
     parts.finish()?;
-    write(
+    run::page_write(
         &state,
         &req,
         &auth,
         status_only_permission(&fields),
-        &fields.clone(),
-        move |c| {
-            let page = run::page(c, &slug)?;
+        slug,
+        fields,
+        move |c, page| {
             run::component(c, &page.id, &id)?;
             let mut component = service::update_component(c, &id, &input)?;
             if let Some(status) = status {
@@ -105,8 +101,10 @@ pub async fn update_component(
                 crate::db::models::support::set_signin(c, &id, signin, crate::db::now())?;
                 component = service::get_component(c, &id)?;
             }
-            let audit = change("component.update", "component", &id, &page.id, fields);
-            Ok((Answer::new(200, views::component(&component)), audit))
+            Ok((
+                Answer::new(200, views::component(&component)),
+                Record::new("component.update", "component", &id),
+            ))
         },
     )
     .await
@@ -123,23 +121,19 @@ pub async fn create_group(
 ) -> AppResult<HttpResponse> {
     let (slug, fields) = (slug.into_inner(), body.into_inner());
     let input: GroupInput = typed(&fields)?;
-    write(
+    run::page_write(
         &state,
         &req,
         &auth,
         Permission::Admin,
-        &fields.clone(),
-        move |c| {
-            let page = run::page(c, &slug)?;
+        slug,
+        fields,
+        move |c, page| {
             let group = service::create_group(c, &page.id, &input)?;
-            let audit = change(
-                "component_group.create",
-                "component_group",
-                &group.id,
-                &page.id,
-                fields,
-            );
-            Ok((Answer::new(201, views::group(&group, &[])), audit))
+            Ok((
+                Answer::new(201, views::group(&group, &[])),
+                Record::new("component_group.create", "component_group", &group.id),
+            ))
         },
     )
     .await
@@ -178,17 +172,19 @@ pub async fn delete_component(
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
-    write(
+    run::page_write(
         &state,
         &req,
         &auth,
         Permission::Admin,
-        &Value::Null,
-        move |c| {
-            let page = run::page(c, &slug)?;
+        slug,
+        Value::Null,
+        move |c, page| {
             page_admin::delete_component(c, &page.id, &id)?;
-            let audit = change("component.delete", "component", &id, &page.id, json!({}));
-            Ok((Answer::new(200, json!({"id": id, "deleted": true})), audit))
+            Ok((
+                Answer::new(200, json!({"id": id, "deleted": true})),
+                Record::new("component.delete", "component", &id).with_changes(json!({})),
+            ))
         },
     )
     .await
@@ -205,28 +201,24 @@ pub async fn update_group(
 ) -> AppResult<HttpResponse> {
     let ((slug, id), fields) = (path.into_inner(), body.into_inner());
     let patch: GroupPatch = typed(&fields)?;
-    write(
+    run::page_write(
         &state,
         &req,
         &auth,
         Permission::Admin,
-        &fields.clone(),
-        move |c| {
-            let page = run::page(c, &slug)?;
+        slug,
+        fields,
+        move |c, page| {
             let group = page_admin::update_group(c, &page.id, &id, &patch)?;
             let members = service::list_components(c, &page.id)?;
             let members: Vec<_> = members
                 .components()
                 .filter(|m| m.group_id.as_deref() == Some(group.id.as_str()))
                 .collect();
-            let audit = change(
-                "component_group.update",
-                "component_group",
-                &id,
-                &page.id,
-                fields,
-            );
-            Ok((Answer::new(200, views::group(&group, &members)), audit))
+            Ok((
+                Answer::new(200, views::group(&group, &members)),
+                Record::new("component_group.update", "component_group", &id),
+            ))
         },
     )
     .await
@@ -241,23 +233,20 @@ pub async fn delete_group(
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
-    write(
+    run::page_write(
         &state,
         &req,
         &auth,
         Permission::Admin,
-        &Value::Null,
-        move |c| {
-            let page = run::page(c, &slug)?;
+        slug,
+        Value::Null,
+        move |c, page| {
             page_admin::delete_group(c, &page.id, &id)?;
-            let audit = change(
-                "component_group.delete",
-                "component_group",
-                &id,
-                &page.id,
-                json!({}),
-            );
-            Ok((Answer::new(200, json!({"id": id, "deleted": true})), audit))
+            Ok((
+                Answer::new(200, json!({"id": id, "deleted": true})),
+                Record::new("component_group.delete", "component_group", &id)
+                    .with_changes(json!({})),
+            ))
         },
     )
     .await

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::body::typed;
-use super::run::{self, change, read, write};
+use super::run::{self, Record, change, read, write};
 use super::views;
 use crate::auth::{Authenticated, Permission};
 use crate::db::DbConn;
@@ -252,27 +252,23 @@ async fn patch(
     kind: Option<IncidentKind>,
 ) -> AppResult<HttpResponse> {
     let input: IncidentFieldsInput = typed(&fields)?;
-    write(
+    run::page_write(
         &state,
         &req,
         &auth,
         Permission::Write,
-        &fields.clone(),
-        move |c| {
-            let page = run::page(c, &slug)?;
+        slug,
+        fields,
+        move |c, page| {
             let incident = run::incident(c, &page.id, &id)?;
             if kind.is_some_and(|k| incident.kind != k.as_str()) {
                 return Err(AppError::NotFound("maintenance".into()));
             }
             let incident = service::update_incident_fields(c, &incident.id, &input)?;
-            let audit = change(
-                "incident.update",
-                "incident",
-                &incident.id,
-                &page.id,
-                fields,
-            );
-            Ok((Answer::new(200, views::incident(&incident)), audit))
+            Ok((
+                Answer::new(200, views::incident(&incident)),
+                Record::new("incident.update", "incident", &incident.id),
+            ))
         },
     )
     .await
@@ -291,24 +287,20 @@ pub async fn post_update(
     let ((slug, id), fields) = (path.into_inner(), body.into_inner());
     let input: PostUpdateInput = typed(&fields)?;
     let author = auth.user_id.clone();
-    write(
+    run::page_write(
         &state,
         &req,
         &auth,
         Permission::Write,
-        &fields.clone(),
-        move |c| {
-            let page = run::page(c, &slug)?;
+        slug,
+        fields,
+        move |c, page| {
             let incident = run::incident(c, &page.id, &id)?;
             let posted = service::post_update(c, &incident.id, &input, Some(&author), Utc::now())?;
-            let audit = change(
-                "incident.update_posted",
-                "incident",
-                &incident.id,
-                &page.id,
-                fields,
-            );
-            Ok((Answer::new(201, views::posted(&posted)), audit))
+            Ok((
+                Answer::new(201, views::posted(&posted)),
+                Record::new("incident.update_posted", "incident", &incident.id),
+            ))
         },
     )
     .await

@@ -4,7 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
 
 use super::body::{Parts, typed};
-use super::run::{self, change, read, write};
+use super::run::{self, Record, change, read, write};
 use super::views;
 use crate::auth::{Authenticated, Permission};
 use crate::error::AppResult;
@@ -87,14 +87,14 @@ pub async fn update_page(
     parts.finish()?;
     auth.require(Permission::Admin)?;
     let hooks = page_webhooks::check(&hooks, &state.notify.policy).await?;
-    write(
+    run::page_write(
         &state,
         &req,
         &auth,
         Permission::Admin,
-        &fields.clone(),
-        move |c| {
-            let page = run::page(c, &slug)?;
+        slug,
+        fields,
+        move |c, page| {
             let page = pages::update_page(c, &page.id, &input)?;
             let secrets = page_webhooks::apply(c, &page.id, &hooks)?;
             let mut view = views::page(&page);
@@ -104,8 +104,10 @@ pub async fn update_page(
                     answer.insert(purpose.secret_field().to_owned(), json!(secret));
                 }
             }
-            let audit = change("page.update", "page", &page.id, &page.id, fields);
-            Ok((Answer::new(200, view), audit))
+            Ok((
+                Answer::new(200, view),
+                Record::new("page.update", "page", &page.id),
+            ))
         },
     )
     .await

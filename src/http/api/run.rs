@@ -73,6 +73,58 @@ where
     Ok(respond(answer))
 }
 
+/// What a page-scoped write records in the audit log: the action and the record, and the
+/// changes (the body as sent, unless given).
+pub struct Record {
+    action: &'static str,
+    entity: &'static str,
+    id: String,
+    changes: Option<Value>,
+}
+
+impl Record {
+    pub fn new(action: &'static str, entity: &'static str, id: &str) -> Self {
+        Self {
+            action,
+            entity,
+            id: id.to_owned(),
+            changes: None,
+        }
+    }
+
+    /// Records `changes` instead of the body as sent (a delete records `{}`).
+    pub fn with_changes(mut self, changes: Value) -> Self {
+        self.changes = Some(changes);
+        self
+    }
+}
+
+/// [`write`] of a change within the page at `slug` (404 when there is none): `write` gets the
+/// page and answers with what it recorded; the audit row names the page and carries the
+/// record's changes, by default `fields` (the body, also the idempotency digest's input).
+pub async fn page_write<F>(
+    state: &AppState,
+    req: &HttpRequest,
+    auth: &Authenticated,
+    permission: Permission,
+    slug: String,
+    fields: Value,
+    write_in_page: F,
+) -> AppResult<HttpResponse>
+where
+    F: FnOnce(&mut DbConn, &StatusPage) -> AppResult<(Answer, Record)> + Send + 'static,
+{
+    let given = fields.clone();
+    write(state, req, auth, permission, &given, move |c| {
+        let page = page(c, &slug)?;
+        let (answer, record) = write_in_page(c, &page)?;
+        let changes = record.changes.unwrap_or(fields);
+        let audit = change(record.action, record.entity, &record.id, &page.id, changes);
+        Ok((answer, audit))
+    })
+    .await
+}
+
 /// The request's idempotency key, for POSTs that carry one.
 fn idempotency_key(
     req: &HttpRequest,

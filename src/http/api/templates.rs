@@ -4,7 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
 
 use super::body::typed;
-use super::run::{self, change, read, write};
+use super::run::{self, Record, read};
 use super::views;
 use crate::auth::{Authenticated, Permission};
 use crate::error::AppResult;
@@ -23,23 +23,19 @@ pub async fn create_template(
 ) -> AppResult<HttpResponse> {
     let (slug, fields) = (slug.into_inner(), body.into_inner());
     let input: TemplateInput = typed(&fields)?;
-    write(
+    run::page_write(
         &state,
         &req,
         &auth,
         Permission::Write,
-        &fields.clone(),
-        move |c| {
-            let page = run::page(c, &slug)?;
+        slug,
+        fields,
+        move |c, page| {
             let template = service::create_template(c, &page.id, &input)?;
-            let audit = change(
-                "template.create",
-                "template",
-                &template.id,
-                &page.id,
-                fields,
-            );
-            Ok((Answer::new(201, views::template(&template)), audit))
+            Ok((
+                Answer::new(201, views::template(&template)),
+                Record::new("template.create", "template", &template.id),
+            ))
         },
     )
     .await
@@ -87,17 +83,19 @@ pub async fn update_template(
 ) -> AppResult<HttpResponse> {
     let ((slug, id), fields) = (path.into_inner(), body.into_inner());
     let input: TemplateInput = typed(&fields)?;
-    write(
+    run::page_write(
         &state,
         &req,
         &auth,
         Permission::Write,
-        &fields.clone(),
-        move |c| {
-            let page = run::page(c, &slug)?;
+        slug,
+        fields,
+        move |c, page| {
             let template = service::update_template(c, &page.id, &id, &input)?;
-            let audit = change("template.update", "template", &id, &page.id, fields);
-            Ok((Answer::new(200, views::template(&template)), audit))
+            Ok((
+                Answer::new(200, views::template(&template)),
+                Record::new("template.update", "template", &id),
+            ))
         },
     )
     .await
@@ -112,17 +110,19 @@ pub async fn delete_template(
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
-    write(
+    run::page_write(
         &state,
         &req,
         &auth,
         Permission::Write,
-        &Value::Null,
-        move |c| {
-            let page = run::page(c, &slug)?;
+        slug,
+        Value::Null,
+        move |c, page| {
             service::delete_template(c, &page.id, &id)?;
-            let audit = change("template.delete", "template", &id, &page.id, json!({}));
-            Ok((Answer::new(200, json!({"id": id, "deleted": true})), audit))
+            Ok((
+                Answer::new(200, json!({"id": id, "deleted": true})),
+                Record::new("template.delete", "template", &id).with_changes(json!({})),
+            ))
         },
     )
     .await
