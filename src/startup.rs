@@ -120,9 +120,9 @@ impl Application {
                 .app_data(web::Data::new(app_state.clone()))
                 .app_data(web::Data::new(app_state.site.clone()))
                 .wrap(
-                    DefaultHeaders::new()
-                        .add(("X-Content-Type-Options", "nosniff"))
-                        .add(("Referrer-Policy", "strict-origin-when-cross-origin")),
+                    http::middleware::SECURITY_HEADERS
+                        .into_iter()
+                        .fold(DefaultHeaders::new(), |headers, header| headers.add(header)),
                 )
                 .wrap(from_fn(crate::auth::renew_session))
                 .wrap(from_fn(http::middleware::observe))

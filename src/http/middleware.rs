@@ -10,7 +10,7 @@ use actix_http::ConnectionType;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
-use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
 use metrics::{Counter, Histogram};
@@ -102,9 +102,6 @@ pub async fn observe(
         .map(super::connections::Busy::begin);
     let method = method_label(req.method());
     let request_id = req.extensions().get::<RequestId>().map(|id| id.to_string());
-    let draining = req
-        .app_data::<web::Data<AppState>>()
-        .map(|s| s.lifecycle.clone());
     let mut res = next.call(req).await?;
     let route = res
         .request()
@@ -119,16 +116,39 @@ pub async fn observe(
         tracing::debug!(method, %route, status, elapsed_ms, "request");
     }
     record(method, route.into(), status, elapsed.as_secs_f64());
-    if let Some(id) = request_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
-        res.headers_mut()
-            .insert(HeaderName::from_static("x-request-id"), id);
+    if let Some(id) = request_id {
+        set_request_id(&mut res, &id);
     }
-    if draining.is_some_and(|l| l.is_draining()) {
+    close_if_draining(&mut res);
+    Ok(res.map_body(|_, body| super::connections::Counted::new(body, busy)))
+}
+
+/// The headers every answer carries, whichever path answered it.
+pub const SECURITY_HEADERS: [(HeaderName, &str); 2] = [
+    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    (header::REFERRER_POLICY, "strict-origin-when-cross-origin"),
+];
+
+/// Sends the request id a log line of this request carries, as `x-request-id`.
+pub fn set_request_id<B>(res: &mut ServiceResponse<B>, id: &str) {
+    if let Ok(value) = HeaderValue::from_str(id) {
+        res.headers_mut()
+            .insert(HeaderName::from_static("x-request-id"), value);
+    }
+}
+
+/// While draining, the answer closes its connection, so the client reconnects to a live
+/// instance.
+pub fn close_if_draining<B>(res: &mut ServiceResponse<B>) {
+    let draining = res
+        .request()
+        .app_data::<web::Data<AppState>>()
+        .is_some_and(|s| s.lifecycle.is_draining());
+    if draining {
         res.response_mut()
             .head_mut()
             .set_connection_type(ConnectionType::Close);
     }
-    Ok(res.map_body(|_, body| super::connections::Counted::new(body, busy)))
 }
 
 #[cfg(test)]

@@ -11,18 +11,18 @@
 
 use std::time::Instant;
 
-use actix_http::ConnectionType;
 use actix_web::body::{BoxBody, EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::header::HeaderValue;
 use actix_web::middleware::Next;
 use actix_web::web;
 
 use super::connections::{Busy, Connection, Counted};
-use super::middleware::{Access, method_label, record};
+use super::middleware::{
+    Access, SECURITY_HEADERS, close_if_draining, method_label, record, set_request_id,
+};
 use super::request_span::redacted_target;
 use crate::render::site::PublicSite;
-use crate::state::AppState;
 
 /// Middleware (`from_fn`, the outermost): answers the public read path, passes the rest on.
 pub async fn serve<B: MessageBody + 'static>(
@@ -47,15 +47,10 @@ pub async fn serve<B: MessageBody + 'static>(
     let elapsed = started.elapsed();
     let method = method_label(res.request().method());
     record(method, route.into(), status, elapsed.as_secs_f64());
-    let headers = res.headers_mut();
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("strict-origin-when-cross-origin"),
-    );
+    for (name, value) in SECURITY_HEADERS {
+        res.headers_mut()
+            .insert(name, HeaderValue::from_static(value));
+    }
     let read = matches!(method, "GET" | "HEAD");
     if Access::of(read, status, elapsed).logged() {
         let id = uuid::Uuid::new_v4().to_string();
@@ -65,22 +60,11 @@ pub async fn serve<B: MessageBody + 'static>(
             method, route, http.target = %target, status,
             elapsed_ms = elapsed.as_secs_f64() * 1000.0, request_id = %id, "request"
         );
-        if let Ok(value) = HeaderValue::from_str(&id) {
-            res.headers_mut()
-                .insert(HeaderName::from_static("x-request-id"), value);
-        }
+        set_request_id(&mut res, &id);
     } else {
         tracing::debug!(method, route, status, "request");
     }
-    let draining = res
-        .request()
-        .app_data::<web::Data<AppState>>()
-        .is_some_and(|s| s.lifecycle.is_draining());
-    if draining {
-        res.response_mut()
-            .head_mut()
-            .set_connection_type(ConnectionType::Close);
-    }
+    close_if_draining(&mut res);
     Ok(res
         .map_body(|_, body| Counted::new(body, busy))
         .map_into_right_body())

@@ -131,16 +131,8 @@ impl<'a> Parts<'a> {
         };
         let ignoring = serde_ignored::Deserializer::new(self.body.clone(), &mut note);
         let value: T = serde_path_to_error::deserialize(ignoring).map_err(|e| {
-            let field = e.path().iter().find_map(|segment| match segment {
-                serde_path_to_error::Segment::Map { key } => Some(key.clone()),
-                _ => None,
-            });
             let message = clean(e.inner());
-            // A missing field is reported at its parent (the body): its name is in the message.
-            let field = field
-                .or_else(|| missing_field(&message))
-                .unwrap_or_else(|| "body".to_owned());
-            AppError::field(&field, message)
+            AppError::field(&field_of(e.path(), &message, "body"), message)
         })?;
         self.unknown = Some(match self.unknown.take() {
             None => ignored,
@@ -168,6 +160,19 @@ fn top_level(path: &str) -> String {
         .filter(|s| !s.is_empty())
         .unwrap_or("body")
         .to_owned()
+}
+
+/// The top-level field a deserialization error at `path` is about. A missing field is
+/// reported at its parent, so its name comes from serde's `message`; `whole` names the input
+/// itself when neither tells.
+pub fn field_of(path: &serde_path_to_error::Path, message: &str, whole: &str) -> String {
+    path.iter()
+        .find_map(|segment| match segment {
+            serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+            _ => None,
+        })
+        .or_else(|| missing_field(message))
+        .unwrap_or_else(|| whole.to_owned())
 }
 
 /// The field name in serde's "missing field `x`" message.

@@ -40,17 +40,8 @@ impl<T: DeserializeOwned> FromRequest for Query<T> {
 pub fn parse<T: DeserializeOwned>(query: &str) -> AppResult<T> {
     let pairs = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
     serde_path_to_error::deserialize(pairs).map_err(|e| {
-        let field = e.path().iter().find_map(|segment| match segment {
-            serde_path_to_error::Segment::Map { key } => Some(key.clone()),
-            _ => None,
-        });
         let message = e.inner().to_string();
-        let field = field
-            .or_else(|| {
-                let rest = message.strip_prefix("missing field `")?;
-                Some(rest.split('`').next()?.to_owned())
-            })
-            .unwrap_or_else(|| "query".to_owned());
+        let field = super::body::field_of(e.path(), &message, "query");
         AppError::field(&field, format!("cannot be read: {message}"))
     })
 }

@@ -1155,7 +1155,6 @@ async fn console_and_api_writes_wake_the_engine_without_waiting_for_its_poll(db:
     let s = Setup::spawn_polling_every(db, Duration::from_secs(3600)).await;
     s.add_hook("/hook", json!({"contact_email": "ops@example.com"}))
         .await;
-    s.settle().await;
     s.open(json!({"name": "Through the API", "body": "Looking."}))
         .await;
     let got = s.hooks.wait_for("/hook", 1).await;
