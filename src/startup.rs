@@ -119,6 +119,8 @@ impl Application {
             App::new()
                 .app_data(web::Data::new(app_state.clone()))
                 .app_data(web::Data::new(app_state.site.clone()))
+                // Innermost: a handler's error on an HTML route becomes a page.
+                .wrap(from_fn(http::error_page::for_browsers))
                 .wrap(
                     http::middleware::SECURITY_HEADERS
                         .into_iter()

@@ -4,6 +4,12 @@
 //! database pool, [`super::verify`]), `POST /admin/logout` (CSRF-protected; revokes the
 //! session and clears the cookie).
 //!
+//! A console form posted after the session has ended comes here carried ([`Carried`], by
+//! `http::error_page`): the sign-in page holds it in hidden fields, and signing in leads back
+//! to the form with what was typed (or, for forms without a preview, to a page that sends it
+//! again when asked). Nothing is saved without the responder's click. A console page asked for
+//! without a session comes back after signing in (`?next=`).
+//!
 //! The sign-in form has its own CSRF token (against login CSRF: a page elsewhere signing the
 //! browser in to an account of the attacker's). There is no session yet, so the form page sets
 //! a random nonce in a cookie scoped to the form (`herald_login`, `HttpOnly`,
@@ -25,10 +31,14 @@ use crate::state::AppState;
 /// Where a signed-in browser goes.
 const AFTER_SIGN_IN: &str = "/admin";
 /// Where a signed-out browser goes.
-const SIGN_IN: &str = "/admin/login";
+pub const SIGN_IN: &str = "/admin/login";
 /// The one message for an unknown email and a wrong password.
 pub const BAD_CREDENTIALS: &str = "Incorrect email or password.";
 const TEMPLATE: &str = include_str!("../../templates/admin/login.html.hbs");
+const RESUME_TEMPLATE: &str = include_str!("../../templates/admin/resume.html.hbs");
+/// What the sign-in page says when it carries a form.
+pub const SESSION_ENDED: &str = "Your session ended before this was sent. Sign in again to go on: \
+                                 what you typed is kept, and nothing has been saved yet.";
 /// The cookie holding the sign-in form's nonce.
 pub const LOGIN_COOKIE: &str = "herald_login";
 /// What a sign-in form that fails its CSRF check says.
@@ -49,6 +59,70 @@ struct LoginView<'a> {
     email: &'a str,
     error: Option<String>,
     csrf_token: String,
+    /// Where to go once signed in (a console path), when not the dashboard.
+    next: Option<&'a str>,
+    carried: Option<CarriedView<'a>>,
+}
+
+#[derive(Serialize)]
+struct CarriedView<'a> {
+    action: &'a str,
+    form: String,
+    reviewable: bool,
+}
+
+/// A console form posted without a live session, carried through signing in again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Carried {
+    /// The console path the form was posted to.
+    action: String,
+    /// The fields as typed, without the old CSRF token.
+    fields: Vec<(String, String)>,
+    /// Whether the form can be shown again without saving (it has a "Preview").
+    reviewable: bool,
+}
+
+impl Carried {
+    /// The form posted to `action` with the urlencoded `body`.
+    pub fn new(action: &str, body: &[u8], reviewable: bool) -> Self {
+        let fields = url::form_urlencoded::parse(body)
+            .filter(|(k, _)| k != csrf::FIELD && k != "preview")
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        Self {
+            action: action.to_owned(),
+            fields,
+            reviewable,
+        }
+    }
+
+    /// The carried form of a sign-in form's hidden fields, when they name a console path.
+    fn from_sign_in(form: &SignIn) -> Option<Self> {
+        console_path(&form.resume_to)?;
+        Some(Self::new(
+            &form.resume_to,
+            form.resume_form.as_bytes(),
+            form.resume_review == "1",
+        ))
+    }
+
+    fn view(&self) -> CarriedView<'_> {
+        CarriedView {
+            action: &self.action,
+            form: url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(&self.fields)
+                .finish(),
+            reviewable: self.reviewable,
+        }
+    }
+}
+
+/// `path` when it is a path of the console other than the sign-in page (where a browser may be
+/// sent after signing in): never another site, never a scheme-relative or odd path.
+fn console_path(path: &str) -> Option<&str> {
+    let console = path == "/admin" || path.starts_with("/admin/");
+    let plain = !path.contains("//") && path.bytes().all(|b| b.is_ascii_graphic() && b != b'\\');
+    (console && plain && !path.starts_with(SIGN_IN)).then_some(path)
 }
 
 fn registry() -> AppResult<&'static Handlebars<'static>> {
@@ -61,7 +135,17 @@ fn registry() -> AppResult<&'static Handlebars<'static>> {
     registry
         .register_template_string("login", TEMPLATE)
         .map_err(|e| AppError::Internal(anyhow::anyhow!("admin/login template: {e}")))?;
+    registry
+        .register_template_string("resume", RESUME_TEMPLATE)
+        .map_err(|e| AppError::Internal(anyhow::anyhow!("admin/resume template: {e}")))?;
     Ok(REGISTRY.get_or_init(|| registry))
+}
+
+/// Where the sign-in page leads, and what it carries there.
+#[derive(Debug, Default)]
+struct Onward<'a> {
+    next: Option<&'a str>,
+    carried: Option<&'a Carried>,
 }
 
 /// The sign-in page with `status`, the email typed so far and an error message; it keeps the
@@ -72,6 +156,7 @@ fn login_page(
     status: StatusCode,
     email: &str,
     error: Option<String>,
+    onward: &Onward<'_>,
 ) -> AppResult<HttpResponse> {
     let nonce = form_nonce(req).unwrap_or_else(|| hex::encode(rand::random::<[u8; 16]>()));
     let view = LoginView {
@@ -79,6 +164,8 @@ fn login_page(
         email,
         error,
         csrf_token: form_token(state, &nonce),
+        next: onward.next,
+        carried: onward.carried.map(Carried::view),
     };
     let html = registry()?
         .render("login", &view)
@@ -119,9 +206,37 @@ fn form_is_ours(state: &AppState, req: &HttpRequest, given: &str) -> bool {
         .is_some_and(|nonce| csrf::matches(&form_subject(&nonce), state.secret.expose(), given))
 }
 
+/// `?next=` on the sign-in page.
+#[derive(Deserialize)]
+struct Next {
+    #[serde(default)]
+    next: String,
+}
+
 #[tracing::instrument(skip_all)]
-async fn show_login(req: HttpRequest, state: web::Data<AppState>) -> AppResult<HttpResponse> {
-    login_page(&state, &req, StatusCode::OK, "", None)
+async fn show_login(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    query: web::Query<Next>,
+) -> AppResult<HttpResponse> {
+    let onward = Onward {
+        next: console_path(&query.next),
+        carried: None,
+    };
+    login_page(&state, &req, StatusCode::OK, "", None, &onward)
+}
+
+/// The sign-in page (401) for a console form posted after the session ended, carrying it.
+pub fn sign_in_again(req: &HttpRequest, carried: &Carried) -> AppResult<HttpResponse> {
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("AppState is not registered")))?;
+    let onward = Onward {
+        next: None,
+        carried: Some(carried),
+    };
+    let message = Some(SESSION_ENDED.to_owned());
+    login_page(state, req, StatusCode::UNAUTHORIZED, "", message, &onward)
 }
 
 /// The sign-in form.
@@ -131,6 +246,52 @@ pub struct SignIn {
     password: String,
     #[serde(default)]
     csrf_token: String,
+    /// Where to go once signed in.
+    #[serde(default)]
+    next: String,
+    /// A carried form: the path it was posted to, its fields (urlencoded) and whether it has
+    /// a preview.
+    #[serde(default)]
+    resume_to: String,
+    #[serde(default)]
+    resume_form: String,
+    #[serde(default)]
+    resume_review: String,
+}
+
+#[derive(Serialize)]
+struct ResumeView<'a> {
+    css: String,
+    csrf_token: String,
+    action: &'a str,
+    fields: Vec<ResumeField<'a>>,
+    reviewable: bool,
+}
+
+#[derive(Serialize)]
+struct ResumeField<'a> {
+    name: &'a str,
+    value: &'a str,
+}
+
+/// The page after signing in again that leads back to a carried form: the form's own page
+/// with what was typed (by its preview), or, for a form without one, the fields as sent and a
+/// button that sends them again. It carries the new session's CSRF token.
+fn resume_page(state: &AppState, session_id: &str, carried: &Carried) -> AppResult<String> {
+    let view = ResumeView {
+        css: state.site.renderer.assets.url("app.css"),
+        csrf_token: csrf::token_for(session_id, state.secret.expose()),
+        action: &carried.action,
+        fields: carried
+            .fields
+            .iter()
+            .map(|(name, value)| ResumeField { name, value })
+            .collect(),
+        reviewable: carried.reviewable,
+    };
+    registry()?
+        .render("resume", &view)
+        .map_err(|e| AppError::Internal(anyhow::anyhow!("rendering admin/resume: {e}")))
 }
 
 #[tracing::instrument(skip_all)]
@@ -139,35 +300,66 @@ async fn sign_in(
     state: web::Data<AppState>,
     form: web::Form<SignIn>,
 ) -> AppResult<HttpResponse> {
+    let form = form.into_inner();
+    let carried = Carried::from_sign_in(&form);
+    let onward = Onward {
+        next: console_path(&form.next),
+        carried: carried.as_ref(),
+    };
     let SignIn {
         email,
         password,
         csrf_token,
-    } = form.into_inner();
+        ..
+    } = form;
     let email = email.trim().to_lowercase();
     if !form_is_ours(&state, &req, &csrf_token) {
         tracing::info!("refused a sign-in form without its CSRF token");
         let message = Some(FORM_EXPIRED.to_owned());
-        return login_page(&state, &req, StatusCode::FORBIDDEN, &email, message);
+        return login_page(
+            &state,
+            &req,
+            StatusCode::FORBIDDEN,
+            &email,
+            message,
+            &onward,
+        );
     }
     let net = crate::http::client_net(&req, &state.settings.trusted_proxies);
     let attempt = match state.login_limiter.reserve(&email, net) {
         Ok(attempt) => attempt,
-        Err(wait) => return too_many(&state, &req, &email, wait),
+        Err(wait) => return too_many(&state, &req, &email, wait, &onward),
     };
     match check(&state, &email, password).await {
-        Ok(Some(value)) => {
+        Ok(Some((session_id, value))) => {
             state.login_limiter.succeeded(attempt);
+            let cookie = session::cookie(&state.settings, value);
+            if let Some(carried) = onward.carried {
+                let html = resume_page(&state, &session_id, carried)?;
+                return Ok(HttpResponse::Ok()
+                    .insert_header((header::CACHE_CONTROL, "no-store"))
+                    .insert_header((header::CONTENT_SECURITY_POLICY, crate::http::CSP))
+                    .cookie(cookie)
+                    .content_type("text/html; charset=utf-8")
+                    .body(html));
+            }
             Ok(HttpResponse::SeeOther()
-                .insert_header((header::LOCATION, AFTER_SIGN_IN))
+                .insert_header((header::LOCATION, onward.next.unwrap_or(AFTER_SIGN_IN)))
                 .insert_header((header::CACHE_CONTROL, "no-store"))
-                .cookie(session::cookie(&state.settings, value))
+                .cookie(cookie)
                 .finish())
         }
         Ok(None) => {
             tracing::info!("refused a sign-in");
             let message = Some(BAD_CREDENTIALS.to_owned());
-            login_page(&state, &req, StatusCode::UNAUTHORIZED, &email, message)
+            login_page(
+                &state,
+                &req,
+                StatusCode::UNAUTHORIZED,
+                &email,
+                message,
+                &onward,
+            )
         }
         Err(AppError::Unavailable {
             reason,
@@ -178,7 +370,7 @@ async fn sign_in(
                 "Sign-in is busy right now. Please try again in {retry_after_secs} seconds."
             );
             let status = StatusCode::SERVICE_UNAVAILABLE;
-            let mut res = login_page(&state, &req, status, &email, Some(message))?;
+            let mut res = login_page(&state, &req, status, &email, Some(message), &onward)?;
             res.headers_mut().insert(
                 header::RETRY_AFTER,
                 header::HeaderValue::from(retry_after_secs),
@@ -189,10 +381,14 @@ async fn sign_in(
     }
 }
 
-/// Checks the credentials and starts a session: its cookie value, or `None` when they are
-/// wrong. The account is read and the session written on the pool; the password is verified
+/// Checks the credentials and starts a session: its id and cookie value, or `None` when they
+/// are wrong. The account is read and the session written on the pool; the password is verified
 /// between the two, holding no connection.
-async fn check(state: &AppState, email: &str, password: String) -> AppResult<Option<String>> {
+async fn check(
+    state: &AppState,
+    email: &str,
+    password: String,
+) -> AppResult<Option<(String, String)>> {
     let lookup = email.to_owned();
     let account = state
         .db
@@ -206,11 +402,11 @@ async fn check(state: &AppState, email: &str, password: String) -> AppResult<Opt
         return Ok(None);
     };
     let key = state.secret.clone();
-    let (_, value) = state
+    let (session, value) = state
         .db
         .run(move |c| services::auth::start_session(c, key.expose(), &user))
         .await?;
-    Ok(Some(value))
+    Ok(Some((session.id, value)))
 }
 
 /// 429 with `Retry-After`, the sign-in page saying when to try again.
@@ -219,6 +415,7 @@ fn too_many(
     req: &HttpRequest,
     email: &str,
     wait_secs: u32,
+    onward: &Onward<'_>,
 ) -> AppResult<HttpResponse> {
     let minutes = wait_secs.div_ceil(60);
     let message = format!(
@@ -226,7 +423,7 @@ fn too_many(
         if minutes == 1 { "" } else { "s" }
     );
     let status = StatusCode::TOO_MANY_REQUESTS;
-    let mut res = login_page(state, req, status, email, Some(message))?;
+    let mut res = login_page(state, req, status, email, Some(message), onward)?;
     res.headers_mut()
         .insert(header::RETRY_AFTER, header::HeaderValue::from(wait_secs));
     Ok(res)

@@ -5,6 +5,7 @@ pub mod api;
 pub mod client_ip;
 pub mod committed;
 pub mod connections;
+pub mod error_page;
 pub mod health;
 pub mod limiter;
 pub mod middleware;

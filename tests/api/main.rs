@@ -12,6 +12,7 @@ mod cli;
 mod console;
 mod deadlines;
 mod delivery;
+mod error_pages;
 mod health;
 mod jobs;
 mod lifecycle;

@@ -1,5 +1,5 @@
-//! The public HTML: overview, incident and history pages of a status page, the home page, and
-//! the 404 and 503 bodies.
+//! The public HTML: overview, incident and history pages of a status page, the home page, the
+//! 404 and 503 bodies, and the error page of the other HTML routes.
 //!
 //! Each page is a serializable view built in Rust from [`PageData`] (labels, CSS classes and
 //! formatted times are computed here, not in template logic) and rendered by a strict handlebars
@@ -124,6 +124,52 @@ pub fn render_home(
 #[derive(Debug, Serialize)]
 struct ErrorView {
     frame: Frame,
+}
+
+/// An error answered to a browser on an HTML route: a title, one plain sentence, the messages
+/// of the fields concerned, a link back, and the request's id to quote when asking for help.
+#[derive(Debug, Serialize)]
+pub struct ErrorPage {
+    pub title: String,
+    pub explanation: String,
+    pub fields: Vec<FieldMessage>,
+    pub retry_after: Option<u32>,
+    pub back: Link,
+    pub request_id: Option<String>,
+}
+
+/// One field's message on an error page.
+#[derive(Debug, Serialize)]
+pub struct FieldMessage {
+    pub name: String,
+    pub message: String,
+}
+
+/// A link with its text.
+#[derive(Debug, Serialize)]
+pub struct Link {
+    pub href: String,
+    pub label: String,
+}
+
+#[derive(Serialize)]
+struct ErrorPageView<'a> {
+    frame: Frame,
+    #[serde(flatten)]
+    page: &'a ErrorPage,
+}
+
+/// The HTML of an error page (rendered per answer: errors are rare and carry a request id).
+pub fn render_error(
+    page: &ErrorPage,
+    templates: &Templates,
+    assets: &Assets,
+) -> anyhow::Result<String> {
+    let view = ErrorPageView {
+        frame: Frame::site(&page.title, assets),
+        page,
+    };
+    templates.render("pages/error", &view)
 }
 
 /// The body of a 404 (the caller sets the status code).

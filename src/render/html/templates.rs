@@ -202,6 +202,7 @@ mod tests {
             "pages/home",
             "pages/not_found",
             "pages/unavailable",
+            "pages/error",
         ] {
             assert!(templates.has(name), "{name} missing: {templates:?}");
         }

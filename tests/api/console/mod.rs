@@ -125,7 +125,7 @@ impl Console {
 }
 
 /// The password of every console test account.
-const PASSWORD: &str = "correct horse battery staple";
+pub const PASSWORD: &str = "correct horse battery staple";
 
 pub const NEW: &str = "/admin/pages/acme/incidents/new";
 
@@ -294,14 +294,15 @@ async fn a_browser_without_a_session_is_sent_to_sign_in(db: TestDb) {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
-    for path in ["/admin", NEW] {
+    let back_to_the_form = "/admin/login?next=%2Fadmin%2Fpages%2Facme%2Fincidents%2Fnew";
+    for (path, to) in [("/admin", "/admin/login"), (NEW, back_to_the_form)] {
         let res = client
             .get(format!("{}{path}", app.address))
             .send()
             .await
             .unwrap();
         assert_eq!(res.status(), 303, "{path}");
-        assert_eq!(res.headers()["location"], "/admin/login");
+        assert_eq!(res.headers()["location"], to);
     }
 }
 

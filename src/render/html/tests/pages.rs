@@ -162,3 +162,29 @@ fn error_bodies_say_what_happened() {
     assert!(body(&unavailable).contains("Please try again in a few seconds."));
     assert_eq!(unavailable.cache.max_age, 0);
 }
+
+#[test]
+fn an_error_page_has_its_sentence_fields_way_back_and_reference() {
+    let templates = Templates::load().unwrap();
+    let assets = Assets::load();
+    let page = ErrorPage {
+        title: "Please check what you sent".into(),
+        explanation: "Some of the fields could not be accepted:".into(),
+        fields: vec![FieldMessage {
+            name: "email".into(),
+            message: "is not an <email> address".into(),
+        }],
+        retry_after: Some(3),
+        back: Link {
+            href: "/status/acme".into(),
+            label: "Back to the status page".into(),
+        },
+        request_id: Some("r-1".into()),
+    };
+    let html = render_error(&page, &templates, &assets).unwrap();
+    assert!(html.contains(r#"<h1 class="page-title">Please check what you sent</h1>"#));
+    assert!(html.contains("<li><strong>email</strong>: is not an &lt;email&gt; address</li>"));
+    assert!(html.contains("Please try again in 3 seconds."));
+    assert!(html.contains(r#"<a href="/status/acme">Back to the status page</a>"#));
+    assert!(html.contains("<code>r-1</code>"));
+}
