@@ -7,7 +7,8 @@
 //! A console form posted after the session has ended is not lost: its body is read before the
 //! handler runs, and the 401 becomes the sign-in page carrying it, which leads back to the same
 //! form with everything typed ([`crate::auth::login::Carried`]). A browser sent to sign in from a
-//! console page comes back to that page.
+//! console page comes back to that page; one whose session could not be looked up, because the
+//! database did not answer, is told so (503) instead of being sent to sign in.
 
 use actix_http::BoxedPayloadStream;
 use actix_web::body::{BoxBody, MessageBody};
@@ -20,6 +21,7 @@ use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use tracing_actix_web::RequestId;
 
+use crate::auth::Undecided;
 use crate::auth::login::{Carried, SIGN_IN};
 use crate::error::AppError;
 use crate::render::html::{ErrorPage, FieldMessage, Link, render_error};
@@ -115,6 +117,15 @@ pub async fn for_browsers(
         None
     };
     let res = next.call(req).await?;
+    let undecided = res.request().extensions().get::<Undecided>().copied();
+    if let Some(Undecided { retry_after_secs }) = undecided.filter(|_| sends_to_sign_in(&res)) {
+        let http = res.request().clone();
+        let busy = AppError::Unavailable {
+            reason: "the caller's session could not be looked up".into(),
+            retry_after_secs,
+        };
+        return Ok(ServiceResponse::new(http.clone(), page_for(&http, &busy)));
+    }
     if let Some(to) = sign_in_again_from(&res) {
         let (http, mut answer) = res.into_parts();
         if let Ok(value) = HeaderValue::from_str(&to) {
@@ -157,12 +168,7 @@ fn boxed(answer: Result<HttpResponse, AppError>) -> HttpResponse {
 /// 303 to the sign-in page from a GET of the console, with `?next=` the path asked for.
 fn sign_in_again_from<B>(res: &ServiceResponse<B>) -> Option<String> {
     let req = res.request();
-    let to_sign_in = res.status() == StatusCode::SEE_OTHER
-        && res
-            .headers()
-            .get(header::LOCATION)
-            .is_some_and(|l| l == SIGN_IN);
-    if !to_sign_in || req.method() != Method::GET || req.path() == "/admin" {
+    if !sends_to_sign_in(res) || req.method() != Method::GET || req.path() == "/admin" {
         return None;
     }
     let asked = match req.query_string() {
@@ -171,6 +177,15 @@ fn sign_in_again_from<B>(res: &ServiceResponse<B>) -> Option<String> {
     };
     let next: String = url::form_urlencoded::byte_serialize(asked.as_bytes()).collect();
     Some(format!("{SIGN_IN}?next={next}"))
+}
+
+/// Whether `res` is a console page's redirect to the sign-in page.
+fn sends_to_sign_in<B>(res: &ServiceResponse<B>) -> bool {
+    res.status() == StatusCode::SEE_OTHER
+        && res
+            .headers()
+            .get(header::LOCATION)
+            .is_some_and(|l| l == SIGN_IN)
 }
 
 /// The console forms that can be shown again with what was typed without saving anything

@@ -118,7 +118,19 @@ async fn an_html_route_that_cannot_reach_the_database_answers_a_503_page(db: Tes
     .await;
     seed_page(&app).await;
     app.refreshed().await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let outage = app.break_database().await;
+    // A responder is told the console is busy, not sent to sign in.
+    let res = console
+        .client
+        .get(format!("{}/admin", app.address))
+        .header("Cookie", &console.cookie)
+        .send()
+        .await
+        .unwrap();
+    assert!(res.headers().contains_key("retry-after"));
+    let body = error_page(res, 503, "/admin").await;
+    assert!(body.contains("Busy right now"), "{body}");
     let res = reqwest::Client::new()
         .post(format!("{}/status/acme/subscribe", app.address))
         .form(&[("type", "email"), ("email", "reader@example.com")])
