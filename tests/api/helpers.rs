@@ -12,8 +12,8 @@ use herald::jobs::{Registry, RunnerConfig};
 use herald::startup::{Application, ShutdownHandle};
 
 /// Declares an async test body once and runs it on each backend: `NAME::sqlite` always, and
-/// `NAME::postgres` against a fresh database when `HERALD_TEST_POSTGRES_URL` is set (in CI an
-/// unset URL fails the test instead of skipping it).
+/// `NAME::postgres` against a fresh database on the suite's PostgreSQL ([`crate::pg_server`]:
+/// `HERALD_TEST_POSTGRES_URL`, or a cluster of the suite's own).
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {$(
         mod $name {
@@ -56,23 +56,17 @@ impl TestDb {
         }
     }
 
-    /// A new PostgreSQL database, or `None` (skip) when no server is configured outside CI.
+    /// A new PostgreSQL database on the suite's server ([`crate::pg_server`]), or `None` (the
+    /// test is counted as skipped) when there is none.
     pub fn postgres() -> Option<Self> {
-        let Ok(admin_url) = std::env::var("HERALD_TEST_POSTGRES_URL") else {
-            assert!(
-                std::env::var("CI").is_err(),
-                "HERALD_TEST_POSTGRES_URL must be set in CI: the PostgreSQL half of the suite may not skip there"
-            );
-            eprintln!("skipped: HERALD_TEST_POSTGRES_URL is not set");
-            return None;
-        };
+        let admin_url = crate::pg_server::admin_url()?;
         let name = format!("herald_t_{}", uuid::Uuid::new_v4().simple());
         let mut admin = PgConnection::establish(&admin_url)
-            .unwrap_or_else(|e| panic!("HERALD_TEST_POSTGRES_URL={admin_url} is unreachable: {e}"));
+            .unwrap_or_else(|e| panic!("PostgreSQL at {admin_url} is unreachable: {e}"));
         admin
             .batch_execute(&format!("CREATE DATABASE {name}"))
             .expect("create test database");
-        let mut url = url::Url::parse(&admin_url).expect("HERALD_TEST_POSTGRES_URL is a URL");
+        let mut url = url::Url::parse(&admin_url).expect("the PostgreSQL URL is a URL");
         url.set_path(&format!("/{name}"));
         Some(Self::Postgres {
             admin_url,

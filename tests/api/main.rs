@@ -1,9 +1,11 @@
-//! Integration tests: the real application over HTTP, on SQLite and (when
-//! `HERALD_TEST_POSTGRES_URL` is set) on PostgreSQL, each test with a fresh database.
+//! Integration tests: the real application over HTTP, on SQLite and on PostgreSQL (the server
+//! `HERALD_TEST_POSTGRES_URL` names, or a throwaway cluster the suite starts: `pg_server`), each
+//! test with a fresh database.
 
 #[macro_use]
 mod helpers;
 mod hung_db;
+mod pg_server;
 
 mod api_v1;
 mod auth;
