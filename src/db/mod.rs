@@ -5,6 +5,7 @@ pub mod connection;
 pub mod migrations;
 pub mod models;
 pub mod schema;
+pub mod states;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -13,6 +13,7 @@ use chrono::Utc;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::db::states::SubscriberState;
 use crate::delivery::outbound;
 use crate::delivery::signature::new_secret;
 use crate::error::{AppError, AppResult};
@@ -410,7 +411,7 @@ pub async fn manage(
         .await;
     let back = data.page.path.clone();
     match found {
-        Ok(s) if s.state == "unsubscribed" => result_page(
+        Ok(s) if s.state == SubscriberState::Unsubscribed => result_page(
             &state.site,
             &data,
             ResultView::message(

@@ -10,6 +10,7 @@ use serde_json::json;
 
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::notify::{self as rows, DeliveryQuery};
+use crate::db::states::DeliveryState;
 use crate::db::write_tx;
 use crate::error::{AppError, AppResult};
 use crate::http::admin::{Frame, render, see_other, signed_in};
@@ -44,7 +45,7 @@ pub struct Filter {
 struct DeliveryRow {
     id: String,
     channel: String,
-    state: String,
+    state: &'static str,
     attempts: i32,
     last_error: String,
     created_at: String,
@@ -63,8 +64,6 @@ struct View {
     states: Vec<serde_json::Value>,
 }
 
-const STATES: &[&str] = &["pending", "delivered", "failed", "dead", "skipped"];
-
 /// `GET /admin/pages/{slug}/subscribers?state=`.
 pub async fn show_subscribers(
     auth: Option<Authenticated>,
@@ -80,9 +79,9 @@ pub async fn show_subscribers(
     let wanted = filter
         .into_inner()
         .state
-        .filter(|s| STATES.contains(&s.as_str()));
+        .and_then(|s| DeliveryState::parse(&s));
     let show_subscribers = auth.can(Permission::Write);
-    let (name, wanted_state) = (slug.clone(), wanted.clone());
+    let (name, wanted_state) = (slug.clone(), wanted);
     let (page_name, subscribers, deliveries) = state
         .db
         .run(move |c| {
@@ -90,7 +89,7 @@ pub async fn show_subscribers(
             let subscribers = subscribe::list(c, &page.id)?;
             let query = DeliveryQuery {
                 page_id: &page.id,
-                state: wanted_state.as_deref(),
+                state: wanted_state,
                 limit: 100,
                 offset: 0,
             };
@@ -109,7 +108,7 @@ pub async fn show_subscribers(
         .map(|d| DeliveryRow {
             id: d.id.clone(),
             channel: d.channel.clone(),
-            state: d.state.clone(),
+            state: d.state.as_str(),
             attempts: d.attempts,
             last_error: d
                 .waiting_for
@@ -119,7 +118,7 @@ pub async fn show_subscribers(
                 .or_else(|| d.last_error.clone())
                 .unwrap_or_default(),
             created_at: d.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-            retryable: d.state == "dead" || d.state == "failed",
+            retryable: d.state.retryable(),
             recipient: if show_subscribers {
                 recipient(&d.subscriber_id)
             } else {
@@ -127,9 +126,9 @@ pub async fn show_subscribers(
             },
         })
         .collect();
-    let states = STATES
+    let states = DeliveryState::ALL
         .iter()
-        .map(|s| json!({"value": s, "selected": wanted.as_deref() == Some(*s)}))
+        .map(|s| json!({"value": s.as_str(), "selected": wanted == Some(*s)}))
         .collect();
     let view = View {
         frame: Frame::new(&state, &auth, "Subscribers and deliveries"),

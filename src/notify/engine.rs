@@ -25,6 +25,7 @@ use super::message::{self, Outgoing, Recipient};
 use super::{EngineClock, content, events, reminders};
 use crate::config::Settings;
 use crate::db::models::notify::{self as rows, Audience, ClaimedDelivery, Outcome};
+use crate::db::states::{DeliveryState, SubscriberState};
 use crate::db::{Db, DbConn, write_tx};
 use crate::delivery::backoff::Backoff;
 use crate::delivery::mail::Mailer;
@@ -1109,7 +1110,7 @@ fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
         || event_time(&f.delivery.event_id).is_some_and(|t| at - t >= config.give_up_after);
     let Some(attempt) = &f.attempt else {
         return Outcome {
-            state: "skipped",
+            state: DeliveryState::Skipped,
             next_attempt_at: at,
             counted: false,
             error: None,
@@ -1127,7 +1128,7 @@ fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
             if given_up() =>
         {
             Outcome {
-                state: "dead",
+                state: DeliveryState::Dead,
                 next_attempt_at: at,
                 counted: true,
                 error: Some(format!(
@@ -1144,7 +1145,7 @@ fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
         }
         // Not attempted (found unreachable while shutting down): the next process tries it.
         Attempt::Unreachable { error } => Outcome {
-            state: "pending",
+            state: DeliveryState::Pending,
             next_attempt_at: later(config.probe_every),
             counted: false,
             error: Some(error.clone()),
@@ -1155,14 +1156,14 @@ fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
             }),
         },
         Attempt::Deferred { after, waiting } => Outcome {
-            state: "pending",
+            state: DeliveryState::Pending,
             next_attempt_at: later(*after),
             counted: false,
             error: f.delivery.last_error.clone(),
             waiting: Some(*waiting),
         },
         Attempt::Retry { retry_after, error } if attempts < config.max_attempts => Outcome {
-            state: "pending",
+            state: DeliveryState::Pending,
             next_attempt_at: later(
                 config
                     .backoff
@@ -1173,21 +1174,21 @@ fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
             waiting: None,
         },
         Attempt::Retry { error, .. } => Outcome {
-            state: "dead",
+            state: DeliveryState::Dead,
             next_attempt_at: at,
             counted: true,
             error: Some(error.clone()),
             waiting: None,
         },
         Attempt::Failed { error } => Outcome {
-            state: "failed",
+            state: DeliveryState::Failed,
             next_attempt_at: at,
             counted: true,
             error: Some(error.clone()),
             waiting: None,
         },
         Attempt::Delivered => Outcome {
-            state: "delivered",
+            state: DeliveryState::Delivered,
             next_attempt_at: at,
             counted: true,
             error: None,
@@ -1234,8 +1235,11 @@ fn count_failure(
     let long_enough = s
         .first_failure_at
         .is_some_and(|first| at - first >= config.quarantine_window);
-    if s.state == "confirmed" && s.consecutive_failures >= config.quarantine_after && long_enough {
-        rows::set_state(conn, &s.id, "quarantined", at)?;
+    if s.state == SubscriberState::Confirmed
+        && s.consecutive_failures >= config.quarantine_after
+        && long_enough
+    {
+        rows::set_state(conn, &s.id, SubscriberState::Quarantined, at)?;
         rows::skip_pending_of(conn, &s.id, at)?;
         tracing::warn!(subscriber = %s.id, failures = s.consecutive_failures, "subscriber quarantined");
         if s.kind == "webhook" && s.contact_email.is_some() {

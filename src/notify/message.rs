@@ -12,6 +12,7 @@ use super::lanes::Dest;
 use super::subscribe::link_token;
 use super::token::Purpose;
 use crate::db::models::notify::{Addressee, ClaimedDelivery};
+use crate::db::states::SubscriberState;
 use crate::delivery::body::WebhookBody;
 use crate::delivery::mail::EmailMessage;
 use crate::delivery::webhook::WebhookRequest;
@@ -82,11 +83,11 @@ impl Recipient {
 /// be sent (unsubscribed or quarantined since, or already confirmed).
 pub fn recipient(content: &EventContent, subscriber: &Addressee) -> Option<Recipient> {
     match content.event.kind.as_str() {
-        kind::SUBSCRIBER_CONFIRMATION => (subscriber.state == "pending")
+        kind::SUBSCRIBER_CONFIRMATION => (subscriber.state == SubscriberState::Pending)
             .then(|| subscriber.email.clone().map(Recipient::Email))
             .flatten(),
         kind::SUBSCRIBER_QUARANTINED => subscriber.contact_email.clone().map(Recipient::Email),
-        _ if subscriber.state != "confirmed" => None,
+        _ if subscriber.state != SubscriberState::Confirmed => None,
         _ => match subscriber.kind.as_str() {
             "email" => subscriber.email.clone().map(Recipient::Email),
             _ => match (&subscriber.url, &subscriber.secret) {

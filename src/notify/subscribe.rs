@@ -10,6 +10,7 @@ use super::events::{self, kind};
 use super::token::{self, Claims, Purpose, TokenError};
 use crate::db::models::components;
 use crate::db::models::notify::{self as rows, Subscriber};
+use crate::db::states::SubscriberState;
 use crate::db::{DbConn, new_id, now, write_tx};
 use crate::domain::EmailAddress;
 use crate::error::{AppError, AppResult};
@@ -156,18 +157,19 @@ pub fn subscribe(
         let whole_page = subscription.components.is_none();
         let chosen = subscription.components.clone().unwrap_or_default();
         let confirmed_state = match origin {
-            Origin::Public => "pending",
-            Origin::Responder => "confirmed",
+            Origin::Public => SubscriberState::Pending,
+            Origin::Responder => SubscriberState::Confirmed,
         };
         match &subscription.target {
             Target::Email(email) => {
                 if let Some(existing) = rows::find_by_email(c, page_id, email.as_str())? {
-                    let next = match (existing.state.as_str(), origin) {
-                        ("confirmed", _) => "confirmed",
-                        (_, Origin::Responder) => "confirmed",
-                        _ => "pending",
+                    let next = match (existing.state, origin) {
+                        (SubscriberState::Confirmed, _) | (_, Origin::Responder) => {
+                            SubscriberState::Confirmed
+                        }
+                        _ => SubscriberState::Pending,
                     };
-                    if existing.state != "confirmed" || origin == Origin::Responder {
+                    if existing.state != SubscriberState::Confirmed || origin == Origin::Responder {
                         rows::set_options(
                             c,
                             &existing.id,
@@ -180,11 +182,11 @@ pub fn subscribe(
                     if next != existing.state {
                         rows::set_state(c, &existing.id, next, at)?;
                     }
-                    if existing.state == "unsubscribed" {
+                    if existing.state == SubscriberState::Unsubscribed {
                         // A renewed subscription gets new links: the old mails' stay dead.
                         rows::rotate_manage_token(c, &existing.id, &new_id(), at)?;
                     }
-                    if next == "pending" {
+                    if next == SubscriberState::Pending {
                         events::subscriber_notice(
                             c,
                             page_id,
@@ -222,7 +224,7 @@ pub fn subscribe(
                 let subscriber = new_subscriber(
                     page_id,
                     "webhook",
-                    "confirmed",
+                    SubscriberState::Confirmed,
                     whole_page,
                     subscription,
                     at,
@@ -243,7 +245,7 @@ pub fn subscribe(
 fn new_subscriber(
     page_id: &str,
     kind: &str,
-    state: &str,
+    state: SubscriberState,
     whole_page: bool,
     subscription: &Subscription,
     at: chrono::NaiveDateTime,
@@ -258,8 +260,8 @@ fn new_subscriber(
         secret: None,
         whole_page,
         component_updates: subscription.component_updates,
-        state: state.to_owned(),
-        confirmed_at: (state == "confirmed").then_some(at),
+        state,
+        confirmed_at: (state == SubscriberState::Confirmed).then_some(at),
         consecutive_failures: 0,
         first_failure_at: None,
         manage_token_id: new_id(),
@@ -335,9 +337,14 @@ pub fn confirm(
 ) -> AppResult<Subscriber> {
     write_tx(conn, |c| {
         let subscriber = subscriber_of_token(c, key, Purpose::Confirm, token, now)?;
-        if subscriber.state == "pending" {
-            rows::set_state(c, &subscriber.id, "confirmed", crate::db::now())?;
-        } else if subscriber.state != "confirmed" {
+        if subscriber.state == SubscriberState::Pending {
+            rows::set_state(
+                c,
+                &subscriber.id,
+                SubscriberState::Confirmed,
+                crate::db::now(),
+            )?;
+        } else if subscriber.state != SubscriberState::Confirmed {
             return Err(AppError::NotFound("subscription".into()));
         }
         Ok(rows::find_subscriber(c, &subscriber.id)?.unwrap_or(subscriber))
@@ -354,7 +361,7 @@ pub fn unsubscribe(
     write_tx(conn, |c| {
         let subscriber = subscriber_of_token(c, key, Purpose::Manage, token, now)?;
         let at = crate::db::now();
-        rows::set_state(c, &subscriber.id, "unsubscribed", at)?;
+        rows::set_state(c, &subscriber.id, SubscriberState::Unsubscribed, at)?;
         rows::skip_pending_of(c, &subscriber.id, at)?;
         // The cancelled subscription's links die with it: a forwarded mail cannot manage
         // whatever subscription this address has next.
@@ -375,7 +382,7 @@ pub struct SubscriberView {
     /// `null`: the whole page.
     pub components: Option<Vec<String>>,
     pub component_updates: bool,
-    pub state: String,
+    pub state: SubscriberState,
     pub confirmed_at: Option<DateTime<Utc>>,
     pub consecutive_failures: i32,
     pub created_at: DateTime<Utc>,
@@ -392,7 +399,7 @@ impl SubscriberView {
             contact_email: s.contact_email.clone(),
             components: (!s.whole_page).then_some(components),
             component_updates: s.component_updates,
-            state: s.state.clone(),
+            state: s.state,
             confirmed_at: s.confirmed_at.map(|t| t.and_utc()),
             consecutive_failures: s.consecutive_failures,
             created_at: s.created_at.and_utc(),
@@ -442,7 +449,7 @@ pub fn export_csv(conn: &mut DbConn, page_id: &str) -> AppResult<String> {
             s.contact_email.unwrap_or_default(),
             s.components.map(|c| c.join(" ")).unwrap_or_default(),
             s.component_updates.to_string(),
-            s.state,
+            s.state.as_str().to_owned(),
             s.confirmed_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
             s.created_at.to_rfc3339(),
         ];

@@ -5,6 +5,7 @@ mod incident_opening;
 mod incident_updates;
 mod pages_and_components;
 mod postmortem_publishing;
+mod stored_states;
 
 use chrono::{DateTime, Duration, SubsecRound, Utc};
 use herald::db::DbConn;

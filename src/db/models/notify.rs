@@ -13,6 +13,7 @@ use crate::db::schema::{
     deliveries, notification_event_components, notification_events, subscriber_components,
     subscribers,
 };
+use crate::db::states::{DeliveryState, SubscriberState};
 use crate::db::{DbConn, write_tx};
 
 /// A subscriber as stored.
@@ -33,8 +34,7 @@ pub struct Subscriber {
     pub whole_page: bool,
     /// Whether component status changes are sent too.
     pub component_updates: bool,
-    /// `pending`, `confirmed`, `quarantined` or `unsubscribed`.
-    pub state: String,
+    pub state: SubscriberState,
     pub confirmed_at: Option<NaiveDateTime>,
     pub consecutive_failures: i32,
     pub first_failure_at: Option<NaiveDateTime>,
@@ -72,8 +72,7 @@ pub struct Delivery {
     pub subscriber_id: String,
     pub page_id: String,
     pub channel: String,
-    /// `pending`, `delivered`, `failed`, `dead` or `skipped`.
-    pub state: String,
+    pub state: DeliveryState,
     pub attempts: i32,
     pub next_attempt_at: NaiveDateTime,
     pub last_error: Option<String>,
@@ -161,7 +160,7 @@ pub struct Addressee {
     pub url: Option<String>,
     pub contact_email: Option<String>,
     pub secret: Option<String>,
-    pub state: String,
+    pub state: SubscriberState,
     pub consecutive_failures: i32,
     pub manage_token_id: String,
 }
@@ -192,7 +191,7 @@ pub fn find_by_email(
 pub fn list_subscribers(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<Subscriber>> {
     subscribers::table
         .filter(subscribers::page_id.eq(page_id))
-        .filter(subscribers::state.ne("unsubscribed"))
+        .filter(subscribers::state.ne(SubscriberState::Unsubscribed))
         .order((subscribers::created_at, subscribers::id))
         .select(Subscriber::as_select())
         .load(conn)
@@ -213,7 +212,6 @@ pub fn page_subscriber_components(
         .load(conn)
 }
 
-/// Moves a subscriber to `state`; `confirmed_at` is set the first time it is confirmed.
 /// Replaces a subscriber's manage token id: every link made with the old one stops working.
 pub fn rotate_manage_token(
     conn: &mut DbConn,
@@ -229,14 +227,15 @@ pub fn rotate_manage_token(
         .execute(conn)
 }
 
+/// Moves a subscriber to `state`; confirming also sets `confirmed_at` and clears its failures.
 pub fn set_state(
     conn: &mut DbConn,
     id: &str,
-    state: &str,
+    state: SubscriberState,
     at: NaiveDateTime,
 ) -> QueryResult<usize> {
     let target = subscribers::table.find(id);
-    if state == "confirmed" {
+    if state == SubscriberState::Confirmed {
         diesel::update(target)
             .set((
                 subscribers::state.eq(state),
@@ -446,13 +445,14 @@ pub fn expand_event(
         };
         if let Some(subscriber_id) = &event.subscriber_id {
             // A notice to one subscriber (confirmation, quarantine) always goes by email.
-            let inserted = diesel::sql_query(
+            let inserted = diesel::sql_query(format!(
                 "INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, \
                  attempts, next_attempt_at, created_at, updated_at) \
-                 SELECT $1 || '.' || s.id || '.email', $1, s.id, s.page_id, 'email', 'pending', \
+                 SELECT $1 || '.' || s.id || '.email', $1, s.id, s.page_id, 'email', '{pending}', \
                  0, $2, $2, $2 FROM subscribers s WHERE s.id = $3 \
                  ON CONFLICT DO NOTHING",
-            )
+                pending = DeliveryState::Pending.as_str(),
+            ))
             .bind::<Text, _>(&event.id)
             .bind::<Timestamp, _>(at)
             .bind::<Text, _>(subscriber_id)
@@ -472,11 +472,12 @@ pub fn expand_event(
             #[diesel(sql_type = Nullable<Text>)]
             upto: Option<String>,
         }
-        let upto = diesel::sql_query(
+        let upto = diesel::sql_query(format!(
             "SELECT MAX(id) AS upto FROM (SELECT s.id FROM subscribers s \
-             WHERE s.page_id = $1 AND s.state = 'confirmed' AND s.id > $2 \
+             WHERE s.page_id = $1 AND s.state = '{confirmed}' AND s.id > $2 \
              ORDER BY s.id LIMIT $3) chunk",
-        )
+            confirmed = SubscriberState::Confirmed.as_str(),
+        ))
         .bind::<Text, _>(&event.page_id)
         .bind::<Text, _>(&after)
         .bind::<BigInt, _>(chunk.max(1))
@@ -503,14 +504,14 @@ pub fn expand_event(
         let sql = format!(
             "INSERT INTO deliveries (id, event_id, subscriber_id, page_id, channel, state, \
              attempts, next_attempt_at, locked_by, locked_until, created_at, updated_at) \
-             SELECT $1 || '.' || r.id || '.' || r.kind, $1, r.id, r.page_id, r.kind, 'pending', \
+             SELECT $1 || '.' || r.id || '.' || r.kind, $1, r.id, r.page_id, r.kind, '{pending}', \
              0, CASE WHEN r.leased THEN $2 ELSE $3 END, CASE WHEN r.leased THEN $4 END, \
              CASE WHEN r.leased THEN $2 END, $3, $3 \
              FROM (SELECT s.id, s.page_id, s.kind, \
                ROW_NUMBER() OVER (PARTITION BY s.kind ORDER BY s.id) \
                  <= CASE WHEN s.kind = 'webhook' THEN $5 ELSE $6 END AS leased \
                FROM subscribers s \
-               WHERE s.page_id = $7 AND s.state = 'confirmed' \
+               WHERE s.page_id = $7 AND s.state = '{confirmed}' \
                AND ($8 = FALSE OR s.component_updates = TRUE) \
                AND ($9 = TRUE OR s.whole_page = TRUE OR EXISTS ( \
                  SELECT 1 FROM subscriber_components sc \
@@ -518,8 +519,10 @@ pub fn expand_event(
                  WHERE sc.subscriber_id = s.id AND ec.event_id = $1)) \
                AND s.id > $10 AND s.id <= $11) r \
              WHERE TRUE \
-             ON CONFLICT DO NOTHING{}",
-            if returning {
+             ON CONFLICT DO NOTHING{returning}",
+            pending = DeliveryState::Pending.as_str(),
+            confirmed = SubscriberState::Confirmed.as_str(),
+            returning = if returning {
                 " RETURNING id, event_id, subscriber_id, channel, attempts, last_error, locked_by"
             } else {
                 ""
@@ -614,10 +617,11 @@ pub fn claim_deliveries(
     };
     let sql = format!(
         "UPDATE deliveries SET locked_by = $1, locked_until = $2, next_attempt_at = $2 \
-         WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND channel = $3 \
+         WHERE id IN (SELECT id FROM deliveries WHERE state = '{pending}' AND channel = $3 \
            AND next_attempt_at <= $4 AND (locked_until IS NULL OR locked_until < $4) \
            ORDER BY next_attempt_at LIMIT $5 {lock}) \
-         RETURNING id, event_id, subscriber_id, channel, attempts, last_error"
+         RETURNING id, event_id, subscriber_id, channel, attempts, last_error",
+        pending = DeliveryState::Pending.as_str(),
     );
     write_tx(conn, |conn| {
         diesel::sql_query(sql)
@@ -635,8 +639,8 @@ pub fn claim_deliveries(
 /// index matches about ten rows), and every statement on a batch of ids would walk all pending
 /// deliveries (O(n) per batch at 100,000 subscribers; `EXPLAIN QUERY PLAN` shows the primary
 /// key used this way).
-fn still_pending() -> diesel::dsl::not<diesel::dsl::EqAny<deliveries::state, [&'static str; 4]>> {
-    diesel::dsl::not(deliveries::state.eq_any(["delivered", "failed", "dead", "skipped"]))
+fn still_pending() -> diesel::dsl::not<diesel::dsl::EqAny<deliveries::state, [DeliveryState; 4]>> {
+    diesel::dsl::not(deliveries::state.eq_any(DeliveryState::FINAL))
 }
 
 /// Marks deliveries delivered (each one attempt more).
@@ -647,7 +651,7 @@ pub fn mark_delivered(conn: &mut DbConn, ids: &[String], at: NaiveDateTime) -> Q
             .filter(still_pending()),
     )
     .set((
-        deliveries::state.eq("delivered"),
+        deliveries::state.eq(DeliveryState::Delivered),
         deliveries::attempts.eq(deliveries::attempts + 1),
         deliveries::delivered_at.eq(Some(at)),
         deliveries::last_error.eq(None::<String>),
@@ -662,8 +666,8 @@ pub fn mark_delivered(conn: &mut DbConn, ids: &[String], at: NaiveDateTime) -> Q
 /// What happens to a delivery after an attempt that did not deliver it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
-    /// `pending` (tried again at `next_attempt_at`), `dead`, `failed` or `skipped`.
-    pub state: &'static str,
+    /// `Pending` (tried again at `next_attempt_at`), `Dead`, `Failed` or `Skipped`.
+    pub state: DeliveryState,
     pub next_attempt_at: NaiveDateTime,
     /// Whether the attempt counts (a deferral does not).
     pub counted: bool,
@@ -686,7 +690,7 @@ pub fn record_outcome(
     diesel::update(
         deliveries::table
             .filter(deliveries::id.eq(id))
-            .filter(deliveries::state.eq("pending")),
+            .filter(deliveries::state.eq(DeliveryState::Pending)),
     )
     .set((
         deliveries::state.eq(outcome.state),
@@ -756,7 +760,7 @@ pub fn release(conn: &mut DbConn, ids: &[String], worker: &str) -> QueryResult<u
 #[derive(Debug, Clone, Default)]
 pub struct DeliveryQuery<'a> {
     pub page_id: &'a str,
-    pub state: Option<&'a str>,
+    pub state: Option<DeliveryState>,
     pub limit: i64,
     pub offset: i64,
 }
@@ -792,10 +796,10 @@ pub fn requeue(conn: &mut DbConn, id: &str, at: NaiveDateTime) -> QueryResult<us
     diesel::update(
         deliveries::table
             .filter(deliveries::id.eq(id))
-            .filter(deliveries::state.eq_any(["dead", "failed"])),
+            .filter(deliveries::state.eq_any([DeliveryState::Dead, DeliveryState::Failed])),
     )
     .set((
-        deliveries::state.eq("pending"),
+        deliveries::state.eq(DeliveryState::Pending),
         deliveries::attempts.eq(0),
         deliveries::next_attempt_at.eq(at),
         deliveries::locked_by.eq(None::<String>),
@@ -815,10 +819,10 @@ pub fn skip_pending_of(
     diesel::update(
         deliveries::table
             .filter(deliveries::subscriber_id.eq(subscriber_id))
-            .filter(deliveries::state.eq("pending")),
+            .filter(deliveries::state.eq(DeliveryState::Pending)),
     )
     .set((
-        deliveries::state.eq("skipped"),
+        deliveries::state.eq(DeliveryState::Skipped),
         deliveries::locked_by.eq(None::<String>),
         deliveries::locked_until.eq(None::<NaiveDateTime>),
         deliveries::updated_at.eq(at),
@@ -873,7 +877,7 @@ pub fn pending_by_channel(
 ) -> QueryResult<Vec<(String, i64, Option<NaiveDateTime>)>> {
     use diesel::dsl::{count_star, min};
     deliveries::table
-        .filter(deliveries::state.eq("pending"))
+        .filter(deliveries::state.eq(DeliveryState::Pending))
         .group_by(deliveries::channel)
         .select((
             deliveries::channel,

@@ -12,6 +12,7 @@ use super::body::typed;
 use super::run::{self, change, write};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::notify::{self as rows, Delivery, DeliveryQuery};
+use crate::db::states::DeliveryState;
 use crate::delivery::signature::new_secret;
 use crate::error::{AppError, AppResult};
 use crate::http::subscribe::check_webhook_url;
@@ -162,7 +163,7 @@ fn delivery_view(d: &Delivery) -> Value {
         "channel": d.channel,
         "state": d.state,
         "attempts": d.attempts,
-        "next_attempt_at": (d.state == "pending").then(|| d.next_attempt_at.and_utc()),
+        "next_attempt_at": (d.state == DeliveryState::Pending).then(|| d.next_attempt_at.and_utc()),
         "last_error": d.last_error,
         "waiting_for": d.waiting_for,
         "waiting": d.waiting_for.as_deref().and_then(crate::delivery::Waiting::parse).map(|w| w.describe()),
@@ -188,21 +189,22 @@ pub async fn list_deliveries(
     if offset < 0 {
         return Err(AppError::field("offset", "must not be negative"));
     }
-    if let Some(s) = &query.state
-        && !["pending", "delivered", "failed", "dead", "skipped"].contains(&s.as_str())
-    {
-        return Err(AppError::field(
-            "state",
-            "must be pending, delivered, failed, dead or skipped",
-        ));
-    }
+    let wanted = match query.state.as_deref() {
+        None => None,
+        Some(s) => Some(DeliveryState::parse(s).ok_or_else(|| {
+            AppError::field(
+                "state",
+                "must be pending, delivered, failed, dead or skipped",
+            )
+        })?),
+    };
     let list = state
         .db
         .run(move |c| {
             let page = run::page(c, &slug)?;
             let q = DeliveryQuery {
                 page_id: &page.id,
-                state: query.state.as_deref(),
+                state: wanted,
                 limit,
                 offset,
             };

@@ -302,7 +302,10 @@ async fn email_subscribers_confirm_first_and_the_answer_never_tells_whether_an_a
         })
         .await
         .unwrap();
-    assert_eq!(subscriber.state, "pending");
+    assert_eq!(
+        subscriber.state,
+        herald::db::states::SubscriberState::Pending
+    );
     let expired = herald::notify::token::sign(
         &server_key(&s.app).await,
         herald::notify::token::Purpose::Confirm,

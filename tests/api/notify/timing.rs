@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use chrono::NaiveDateTime;
 use herald::db::models::notify::{self as rows, Delivery};
+use herald::db::states::DeliveryState;
 use serde_json::{Value, json};
 
 use super::Setup;
@@ -172,7 +173,8 @@ async fn advance(s: &Setup, by: Duration) {
     eventually("the engine to be idle", async || {
         let soon = s.app.clock.now() + chrono::Duration::seconds(1);
         let busy = deliveries(s).await.into_iter().any(|d| {
-            d.state == "pending" && (d.locked_until.is_some() || d.next_attempt_at <= soon)
+            d.state == DeliveryState::Pending
+                && (d.locked_until.is_some() || d.next_attempt_at <= soon)
         });
         let unexpanded = s
             .app
@@ -244,7 +246,7 @@ async fn a_retry_after_is_honoured_to_the_second_and_the_retry_keeps_the_webhook
     let first = rx.wait_for_hits(1).await.remove(0);
     let d = wait_delivery(&s, &first.webhook_id, |d| d.attempts == 1).await;
     assert_eq!(d.subscriber_id, hook["id"].as_str().unwrap());
-    assert_eq!(d.state, "pending");
+    assert_eq!(d.state, DeliveryState::Pending);
     assert_eq!(
         delay(&d),
         chrono::Duration::seconds(120),
@@ -270,7 +272,7 @@ async fn a_retry_after_is_honoured_to_the_second_and_the_retry_keeps_the_webhook
     advance(&s, Duration::from_secs(60)).await;
     tokio::time::sleep(FEW_POLLS).await;
     assert_eq!(rx.hits().len(), 1, "no retry before the Retry-After");
-    let d = wait_delivery(&s, &d.id, |d| d.state == "pending").await;
+    let d = wait_delivery(&s, &d.id, |d| d.state == DeliveryState::Pending).await;
     assert_eq!(d.attempts, 1);
 
     // Past it: the retry, with the same webhook-id, delivered.
@@ -278,7 +280,7 @@ async fn a_retry_after_is_honoured_to_the_second_and_the_retry_keeps_the_webhook
     let hits = rx.wait_for_hits(2).await;
     assert_eq!(hits.len(), 2);
     assert_eq!(hits[1].webhook_id, first.webhook_id);
-    let done = wait_delivery(&s, &d.id, |d| d.state == "delivered").await;
+    let done = wait_delivery(&s, &d.id, |d| d.state == DeliveryState::Delivered).await;
     assert_eq!(done.attempts, 2);
     tokio::time::sleep(FEW_POLLS).await;
     assert_eq!(rx.hits().len(), 2, "nothing after the delivery");
@@ -323,7 +325,7 @@ async fn retries_back_off_exponentially_with_full_jitter_and_a_410_is_not_retrie
                     .collect();
                 for d in all
                     .iter()
-                    .filter(|d| d.state == "pending" && d.locked_until.is_none())
+                    .filter(|d| d.state == DeliveryState::Pending && d.locked_until.is_none())
                 {
                     delays
                         .entry((d.id.clone(), d.attempts))
@@ -332,7 +334,7 @@ async fn retries_back_off_exponentially_with_full_jitter_and_a_410_is_not_retrie
                 let done = all.len() == BACKOFF_SUBSCRIBERS
                     && all
                         .iter()
-                        .all(|d| d.state == "pending" && d.attempts >= attempts);
+                        .all(|d| d.state == DeliveryState::Pending && d.attempts >= attempts);
                 done.then_some(())
             },
         )
@@ -497,8 +499,8 @@ async fn ten_failures_over_the_window_quarantine_a_subscriber_its_contact_is_tol
 
     // An hour later the update's retry fails again: over fifty minutes now, quarantined.
     // Both pending deliveries are skipped and the contact address is told.
-    let d2_row = wait_delivery(&s, &d2, |d| d.state == "pending").await;
-    let d1_row = wait_delivery(&s, &d1, |d| d.state == "pending").await;
+    let d2_row = wait_delivery(&s, &d2, |d| d.state == DeliveryState::Pending).await;
+    let d1_row = wait_delivery(&s, &d1, |d| d.state == DeliveryState::Pending).await;
     assert!(d2_row.next_attempt_at < d1_row.next_attempt_at);
     let wait = d2_row.next_attempt_at - s.app.clock.now() + chrono::Duration::seconds(1);
     advance(&s, wait.to_std().unwrap()).await;
@@ -599,7 +601,7 @@ async fn a_failing_host_s_circuit_opens_while_another_host_keeps_receiving_and_o
             .await
             .into_iter()
             .filter(|d| {
-                d.state == "pending"
+                d.state == DeliveryState::Pending
                     && d.attempts == 0
                     && d.last_error.is_none()
                     && d.locked_until.is_none()
@@ -637,8 +639,9 @@ async fn a_failing_host_s_circuit_opens_while_another_host_keeps_receiving_and_o
     advance(&s, Duration::from_secs(61)).await;
     eventually("every delivery to the recovered host", async || {
         let all = failing_deliveries().await;
-        (all.len() == 2 * AT_FAILING_HOST && all.iter().all(|d| d.state == "delivered"))
-            .then_some(())
+        (all.len() == 2 * AT_FAILING_HOST
+            && all.iter().all(|d| d.state == DeliveryState::Delivered))
+        .then_some(())
     })
     .await;
     let delivered: Vec<_> = failing
