@@ -1,4 +1,4 @@
-//! The states the notification tables store as text, as types: a value the database holds is
+//! The states (and channels) the notification tables store as text, as types: a value the database holds is
 //! read into one of these or the read fails (there is no "unknown state" to match on later),
 //! and a query compares against a variant, never a string literal. Each one's `as_str()` is
 //! its stored text, also used where SQL is written by hand.
@@ -148,6 +148,14 @@ text_backed! {
     }
 }
 
+text_backed! {
+    /// How a subscriber is reached (its kind), and so the channel of its deliveries.
+    pub enum Channel {
+        Email = "email",
+        Webhook = "webhook",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +167,9 @@ mod tests {
         }
         for state in SubscriberState::ALL {
             assert_eq!(state.as_str().parse::<SubscriberState>(), Ok(*state));
+        }
+        for channel in Channel::ALL {
+            assert_eq!(Channel::parse(channel.as_str()), Some(*channel));
         }
         assert_eq!(DeliveryState::parse("Pending"), None);
         assert!(

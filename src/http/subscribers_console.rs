@@ -44,7 +44,7 @@ pub struct Filter {
 #[derive(Serialize)]
 struct DeliveryRow {
     id: String,
-    channel: String,
+    channel: &'static str,
     state: &'static str,
     attempts: i32,
     last_error: String,
@@ -107,7 +107,7 @@ pub async fn show_subscribers(
         .iter()
         .map(|d| DeliveryRow {
             id: d.id.clone(),
-            channel: d.channel.clone(),
+            channel: d.channel.as_str(),
             state: d.state.as_str(),
             attempts: d.attempts,
             last_error: d

@@ -25,7 +25,7 @@ use super::message::{self, Outgoing, Recipient};
 use super::{EngineClock, content, events, reminders};
 use crate::config::Settings;
 use crate::db::models::notify::{self as rows, Audience, ClaimedDelivery, Outcome};
-use crate::db::states::{DeliveryState, SubscriberState};
+use crate::db::states::{Channel, DeliveryState, SubscriberState};
 use crate::db::{Db, DbConn, write_tx};
 use crate::delivery::backoff::Backoff;
 use crate::delivery::mail::Mailer;
@@ -355,7 +355,7 @@ impl Engine {
                 last_flush = tokio::time::Instant::now();
             }
             if self.db_jobs.is_empty() {
-                let rooms: Vec<(Channel, usize)> = Channel::ALL
+                let rooms: Vec<(Channel, usize)> = CHANNELS
                     .into_iter()
                     .filter(|c| self.due[*c as usize] && self.wants(*c))
                     .map(|c| (c, self.room(c)))
@@ -414,7 +414,7 @@ impl Engine {
                 // next wake-up or poll.
                 for (channel, room) in rooms {
                     let got = claimed.as_ref().map_or(0, |(batch, ..)| {
-                        batch.iter().filter(|d| Channel::of(d) == channel).count()
+                        batch.iter().filter(|d| d.channel == channel).count()
                     });
                     self.due[channel as usize] = got >= room;
                 }
@@ -531,7 +531,7 @@ impl Engine {
             let dest = job.recipient.dest();
             let waiting = self.waiting_for(&dest);
             self.park(&dest, waiting, &job);
-            self.release(Channel::of(&job.delivery));
+            self.release(job.delivery.channel);
             self.finished
                 .push(job.finished(Some(Attempt::Deferred { after, waiting })));
         }
@@ -568,7 +568,7 @@ impl Engine {
             self.links.clone(),
         );
         let id = job.delivery.id.clone();
-        let channel = Channel::of(&job.delivery);
+        let channel = job.delivery.channel;
         let task_dest = dest.clone();
         let task = self.tasks.spawn(async move {
             let built = message::build(
@@ -634,7 +634,7 @@ impl Engine {
                         total += step.inserted;
                         more |= !step.done;
                         for d in &step.leased {
-                            match Channel::of(d) {
+                            match d.channel {
                                 Channel::Webhook => webhooks -= 1,
                                 Channel::Email => emails -= 1,
                             }
@@ -700,7 +700,7 @@ impl Engine {
 
     /// Whether either channel has room for a good batch.
     fn has_room(&self) -> bool {
-        Channel::ALL.into_iter().any(|c| self.wants(c))
+        CHANNELS.into_iter().any(|c| self.wants(c))
     }
 
     /// Deliveries of `channel` held at most.
@@ -811,7 +811,7 @@ impl Engine {
             return;
         };
         let dest = recipient.dest();
-        let channel = Channel::of(&delivery);
+        let channel = delivery.channel;
         let job = Job {
             counts: content.event.subscriber_id.is_none(),
             delivery,
@@ -1000,32 +1000,9 @@ impl Engine {
     }
 }
 
-/// A delivery channel: claimed, held and capped apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Channel {
-    Email = 0,
-    Webhook = 1,
-}
-
-impl Channel {
-    /// Webhooks first: they are the faster ones to start.
-    const ALL: [Channel; 2] = [Channel::Webhook, Channel::Email];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Email => "email",
-            Self::Webhook => "webhook",
-        }
-    }
-
-    fn of(delivery: &ClaimedDelivery) -> Self {
-        if delivery.channel == "email" {
-            Self::Email
-        } else {
-            Self::Webhook
-        }
-    }
-}
+/// The channels in the order they are claimed: webhooks first, they are the faster ones to
+/// start. Each is claimed, held and capped apart (indexed by `as usize`).
+const CHANNELS: [Channel; 2] = [Channel::Webhook, Channel::Email];
 
 /// What the engine needs to start `batch`: its subscribers, and the content of its events not
 /// in the engine's cache (`cached`).
@@ -1149,7 +1126,7 @@ fn outcome(f: &Finished, config: &EngineConfig, at: NaiveDateTime) -> Outcome {
             next_attempt_at: later(config.probe_every),
             counted: false,
             error: Some(error.clone()),
-            waiting: Some(if f.delivery.channel == "email" {
+            waiting: Some(if f.delivery.channel == Channel::Email {
                 Waiting::MailServerDown
             } else {
                 Waiting::HostDown
@@ -1242,7 +1219,7 @@ fn count_failure(
         rows::set_state(conn, &s.id, SubscriberState::Quarantined, at)?;
         rows::skip_pending_of(conn, &s.id, at)?;
         tracing::warn!(subscriber = %s.id, failures = s.consecutive_failures, "subscriber quarantined");
-        if s.kind == "webhook" && s.contact_email.is_some() {
+        if s.kind == Channel::Webhook && s.contact_email.is_some() {
             events::subscriber_notice(
                 conn,
                 &s.page_id,

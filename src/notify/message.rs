@@ -12,7 +12,7 @@ use super::lanes::Dest;
 use super::subscribe::link_token;
 use super::token::Purpose;
 use crate::db::models::notify::{Addressee, ClaimedDelivery};
-use crate::db::states::SubscriberState;
+use crate::db::states::{Channel, SubscriberState};
 use crate::delivery::body::WebhookBody;
 use crate::delivery::mail::EmailMessage;
 use crate::delivery::webhook::WebhookRequest;
@@ -88,9 +88,9 @@ pub fn recipient(content: &EventContent, subscriber: &Addressee) -> Option<Recip
             .flatten(),
         kind::SUBSCRIBER_QUARANTINED => subscriber.contact_email.clone().map(Recipient::Email),
         _ if subscriber.state != SubscriberState::Confirmed => None,
-        _ => match subscriber.kind.as_str() {
-            "email" => subscriber.email.clone().map(Recipient::Email),
-            _ => match (&subscriber.url, &subscriber.secret) {
+        _ => match subscriber.kind {
+            Channel::Email => subscriber.email.clone().map(Recipient::Email),
+            Channel::Webhook => match (&subscriber.url, &subscriber.secret) {
                 (Some(url), Some(secret)) => Some(Recipient::Webhook {
                     url: url.clone(),
                     secret: secret.clone(),

@@ -10,7 +10,7 @@ use super::events::{self, kind};
 use super::token::{self, Claims, Purpose, TokenError};
 use crate::db::models::components;
 use crate::db::models::notify::{self as rows, Subscriber};
-use crate::db::states::SubscriberState;
+use crate::db::states::{Channel, SubscriberState};
 use crate::db::{DbConn, new_id, now, write_tx};
 use crate::domain::EmailAddress;
 use crate::error::{AppError, AppResult};
@@ -199,7 +199,7 @@ pub fn subscribe(
                 }
                 let subscriber = new_subscriber(
                     page_id,
-                    "email",
+                    Channel::Email,
                     confirmed_state,
                     whole_page,
                     subscription,
@@ -223,7 +223,7 @@ pub fn subscribe(
             Target::Webhook { url, contact_email } => {
                 let subscriber = new_subscriber(
                     page_id,
-                    "webhook",
+                    Channel::Webhook,
                     SubscriberState::Confirmed,
                     whole_page,
                     subscription,
@@ -244,7 +244,7 @@ pub fn subscribe(
 
 fn new_subscriber(
     page_id: &str,
-    kind: &str,
+    kind: Channel,
     state: SubscriberState,
     whole_page: bool,
     subscription: &Subscription,
@@ -253,7 +253,7 @@ fn new_subscriber(
     Subscriber {
         id: new_id(),
         page_id: page_id.to_owned(),
-        kind: kind.to_owned(),
+        kind,
         email: None,
         url: None,
         contact_email: None,
@@ -375,7 +375,7 @@ pub fn unsubscribe(
 pub struct SubscriberView {
     pub id: String,
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: Channel,
     pub email: Option<String>,
     pub url: Option<String>,
     pub contact_email: Option<String>,
@@ -393,7 +393,7 @@ impl SubscriberView {
     pub fn new(s: &Subscriber, components: Vec<String>) -> Self {
         Self {
             id: s.id.clone(),
-            kind: s.kind.clone(),
+            kind: s.kind,
             email: s.email.clone(),
             url: s.url.clone(),
             contact_email: s.contact_email.clone(),
@@ -443,7 +443,7 @@ pub fn export_csv(conn: &mut DbConn, page_id: &str) -> AppResult<String> {
     for s in list(conn, page_id)? {
         let cells = [
             s.id,
-            s.kind,
+            s.kind.as_str().to_owned(),
             s.email.unwrap_or_default(),
             s.url.unwrap_or_default(),
             s.contact_email.unwrap_or_default(),

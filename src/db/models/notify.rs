@@ -13,7 +13,7 @@ use crate::db::schema::{
     deliveries, notification_event_components, notification_events, subscriber_components,
     subscribers,
 };
-use crate::db::states::{DeliveryState, SubscriberState};
+use crate::db::states::{Channel, DeliveryState, SubscriberState};
 use crate::db::{DbConn, write_tx};
 
 /// A subscriber as stored.
@@ -22,8 +22,7 @@ use crate::db::{DbConn, write_tx};
 pub struct Subscriber {
     pub id: String,
     pub page_id: String,
-    /// `email` or `webhook`.
-    pub kind: String,
+    pub kind: Channel,
     pub email: Option<String>,
     pub url: Option<String>,
     /// Webhooks: where failure notices go.
@@ -71,7 +70,7 @@ pub struct Delivery {
     pub event_id: String,
     pub subscriber_id: String,
     pub page_id: String,
-    pub channel: String,
+    pub channel: Channel,
     pub state: DeliveryState,
     pub attempts: i32,
     pub next_attempt_at: NaiveDateTime,
@@ -94,7 +93,7 @@ pub struct ClaimedDelivery {
     pub id: String,
     pub event_id: String,
     pub subscriber_id: String,
-    pub channel: String,
+    pub channel: Channel,
     pub attempts: i32,
     pub last_error: Option<String>,
 }
@@ -154,8 +153,7 @@ pub fn find_subscriber(conn: &mut DbConn, id: &str) -> QueryResult<Option<Subscr
 #[diesel(table_name = subscribers)]
 pub struct Addressee {
     pub id: String,
-    /// `email` or `webhook`.
-    pub kind: String,
+    pub kind: Channel,
     pub email: Option<String>,
     pub url: Option<String>,
     pub contact_email: Option<String>,
@@ -577,7 +575,7 @@ struct Inserted {
     id: String,
     event_id: String,
     subscriber_id: String,
-    channel: String,
+    channel: Channel,
     attempts: i32,
     last_error: Option<String>,
     locked_by: Option<String>,

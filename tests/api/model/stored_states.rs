@@ -3,7 +3,7 @@
 
 use diesel::prelude::*;
 use diesel::sql_types::Text;
-use herald::db::states::{DeliveryState, SubscriberState};
+use herald::db::states::{Channel, DeliveryState, SubscriberState};
 
 use crate::helpers::{TestApp, TestDb};
 
@@ -11,7 +11,7 @@ on_both_backends!(every_stored_state_reads_back_as_written_and_an_unknown_one_is
 
 async fn every_stored_state_reads_back_as_written_and_an_unknown_one_is_refused(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (deliveries, subscribers, refused) = app
+    let (deliveries, subscribers, channels, refused) = app
         .db
         .run(|c| {
             let deliveries = DeliveryState::ALL
@@ -22,6 +22,10 @@ async fn every_stored_state_reads_back_as_written_and_an_unknown_one_is_refused(
                 .iter()
                 .map(|s| diesel::select(s.into_sql::<Text>()).get_result::<SubscriberState>(c))
                 .collect::<QueryResult<Vec<_>>>()?;
+            let channels = Channel::ALL
+                .iter()
+                .map(|s| diesel::select(s.into_sql::<Text>()).get_result::<Channel>(c))
+                .collect::<QueryResult<Vec<_>>>()?;
             // The text the database holds, as a backend reads it.
             let stored = diesel::select(SubscriberState::Confirmed.into_sql::<Text>())
                 .get_result::<String>(c)?;
@@ -29,12 +33,13 @@ async fn every_stored_state_reads_back_as_written_and_an_unknown_one_is_refused(
                 .get_result::<SubscriberState>(c)
                 .map_err(|e| format!("{e:?}"));
             assert_eq!(stored, "confirmed");
-            Ok((deliveries, subscribers, refused))
+            Ok((deliveries, subscribers, channels, refused))
         })
         .await
         .unwrap();
     assert_eq!(deliveries, DeliveryState::ALL);
     assert_eq!(subscribers, SubscriberState::ALL);
+    assert_eq!(channels, Channel::ALL);
     let refused = refused.expect_err("an unknown state is refused");
     assert!(refused.contains("not a SubscriberState"), "{refused}");
 }

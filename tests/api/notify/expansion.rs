@@ -112,7 +112,13 @@ async fn an_expansion_step_leases_its_first_deliveries_to_the_expanding_worker(d
             "webhook" => &mut webhooks,
             _ => &mut emails,
         };
-        if *room < if channel_of(id) == "webhook" { 1 } else { 2 } {
+        if *room
+            < if channel_of(id) == herald::db::states::Channel::Webhook {
+                1
+            } else {
+                2
+            }
+        {
             *room += 1;
             first.insert(id.clone());
         }

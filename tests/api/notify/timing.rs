@@ -222,7 +222,9 @@ async fn hooks_of(s: &Setup, subscriber: &str) -> Vec<Delivery> {
     let mut found: Vec<_> = deliveries(s)
         .await
         .into_iter()
-        .filter(|d| d.subscriber_id == subscriber && d.channel == "webhook")
+        .filter(|d| {
+            d.subscriber_id == subscriber && d.channel == herald::db::states::Channel::Webhook
+        })
         .collect();
     found.sort_by_key(|d| d.created_at);
     found
