@@ -104,7 +104,7 @@ async fn an_expansion_step_leases_its_first_deliveries_to_the_expanding_worker(d
     assert_eq!(listed.len(), 5);
     let channel_of = |id: &String| {
         let found = listed.iter().find(|d| &d.subscriber_id == id);
-        found.expect("a delivery per recipient").channel.clone()
+        found.expect("a delivery per recipient").channel
     };
     let (mut webhooks, mut emails, mut first) = (0, 0, HashSet::new());
     for id in &expected {
