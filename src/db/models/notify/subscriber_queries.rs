@@ -1,0 +1,214 @@
+//! Subscribers: adding, finding, their chosen components, state, options and failure counts.
+
+use super::*;
+
+/// Adds a subscriber and its chosen components.
+pub fn insert_subscriber(
+    conn: &mut DbConn,
+    subscriber: &Subscriber,
+    components: &[String],
+) -> QueryResult<()> {
+    diesel::insert_into(subscribers::table)
+        .values(subscriber)
+        .execute(conn)?;
+    set_components(conn, &subscriber.id, components)
+}
+
+/// Replaces a subscriber's chosen components.
+pub fn set_components(conn: &mut DbConn, id: &str, components: &[String]) -> QueryResult<()> {
+    diesel::delete(
+        subscriber_components::table.filter(subscriber_components::subscriber_id.eq(id)),
+    )
+    .execute(conn)?;
+    for component in components {
+        diesel::insert_into(subscriber_components::table)
+            .values((
+                subscriber_components::subscriber_id.eq(id),
+                subscriber_components::component_id.eq(component),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// The components a subscriber chose.
+pub fn components_of(conn: &mut DbConn, id: &str) -> QueryResult<Vec<String>> {
+    subscriber_components::table
+        .filter(subscriber_components::subscriber_id.eq(id))
+        .select(subscriber_components::component_id)
+        .order(subscriber_components::component_id)
+        .load(conn)
+}
+
+/// A subscriber by id.
+pub fn find_subscriber(conn: &mut DbConn, id: &str) -> QueryResult<Option<Subscriber>> {
+    subscribers::table
+        .find(id)
+        .select(Subscriber::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// What sending to a subscriber needs: where, how, and whether it still should (the engine
+/// loads a batch's recipients this way, without the timestamps it does not read).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = subscribers)]
+pub struct Addressee {
+    pub id: String,
+    pub kind: Channel,
+    pub email: Option<String>,
+    pub url: Option<String>,
+    pub contact_email: Option<String>,
+    pub secret: Option<String>,
+    pub state: SubscriberState,
+    pub consecutive_failures: i32,
+    pub manage_token_id: String,
+}
+
+/// Subscribers by id, as addressees (the engine loads a batch's recipients at once).
+pub fn addressees_by_ids(conn: &mut DbConn, ids: &[String]) -> QueryResult<Vec<Addressee>> {
+    subscribers::table
+        .filter(subscribers::id.eq_any(ids))
+        .select(Addressee::as_select())
+        .load(conn)
+}
+
+/// The email subscriber of a page with this address, whatever its state.
+pub fn find_by_email(
+    conn: &mut DbConn,
+    page_id: &str,
+    email: &str,
+) -> QueryResult<Option<Subscriber>> {
+    subscribers::table
+        .filter(subscribers::page_id.eq(page_id))
+        .filter(subscribers::email.eq(email))
+        .select(Subscriber::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// A page's subscribers (unsubscribed ones excluded), oldest first.
+pub fn list_subscribers(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<Subscriber>> {
+    subscribers::table
+        .filter(subscribers::page_id.eq(page_id))
+        .filter(subscribers::state.ne(SubscriberState::Unsubscribed))
+        .order((subscribers::created_at, subscribers::id))
+        .select(Subscriber::as_select())
+        .load(conn)
+}
+
+/// Every chosen component of a page's subscribers: (subscriber id, component id).
+pub fn page_subscriber_components(
+    conn: &mut DbConn,
+    page_id: &str,
+) -> QueryResult<Vec<(String, String)>> {
+    subscriber_components::table
+        .inner_join(subscribers::table)
+        .filter(subscribers::page_id.eq(page_id))
+        .select((
+            subscriber_components::subscriber_id,
+            subscriber_components::component_id,
+        ))
+        .load(conn)
+}
+
+/// Replaces a subscriber's manage token id: every link made with the old one stops working.
+pub fn rotate_manage_token(
+    conn: &mut DbConn,
+    id: &str,
+    token_id: &str,
+    at: NaiveDateTime,
+) -> QueryResult<usize> {
+    diesel::update(subscribers::table.find(id))
+        .set((
+            subscribers::manage_token_id.eq(token_id),
+            subscribers::updated_at.eq(at),
+        ))
+        .execute(conn)
+}
+
+/// Moves a subscriber to `state`; confirming also sets `confirmed_at` and clears its failures.
+pub fn set_state(
+    conn: &mut DbConn,
+    id: &str,
+    state: SubscriberState,
+    at: NaiveDateTime,
+) -> QueryResult<usize> {
+    let target = subscribers::table.find(id);
+    if state == SubscriberState::Confirmed {
+        diesel::update(target)
+            .set((
+                subscribers::state.eq(state),
+                subscribers::confirmed_at.eq(Some(at)),
+                subscribers::consecutive_failures.eq(0),
+                subscribers::first_failure_at.eq(None::<NaiveDateTime>),
+                subscribers::updated_at.eq(at),
+            ))
+            .execute(conn)
+    } else {
+        diesel::update(target)
+            .set((subscribers::state.eq(state), subscribers::updated_at.eq(at)))
+            .execute(conn)
+    }
+}
+
+/// Changes the subscription options of an existing subscriber.
+pub fn set_options(
+    conn: &mut DbConn,
+    id: &str,
+    whole_page: bool,
+    component_updates: bool,
+    at: NaiveDateTime,
+) -> QueryResult<usize> {
+    diesel::update(subscribers::table.find(id))
+        .set((
+            subscribers::whole_page.eq(whole_page),
+            subscribers::component_updates.eq(component_updates),
+            subscribers::updated_at.eq(at),
+        ))
+        .execute(conn)
+}
+
+/// Deletes a subscriber of a page; answers whether one was deleted.
+pub fn delete_subscriber(conn: &mut DbConn, page_id: &str, id: &str) -> QueryResult<bool> {
+    let deleted = diesel::delete(
+        subscribers::table
+            .filter(subscribers::id.eq(id))
+            .filter(subscribers::page_id.eq(page_id)),
+    )
+    .execute(conn)?;
+    Ok(deleted > 0)
+}
+
+/// Clears the failure counters of subscribers that just received something.
+pub fn reset_failures(conn: &mut DbConn, ids: &[String]) -> QueryResult<usize> {
+    diesel::update(
+        subscribers::table
+            .filter(subscribers::id.eq_any(ids))
+            .filter(subscribers::consecutive_failures.gt(0)),
+    )
+    .set((
+        subscribers::consecutive_failures.eq(0),
+        subscribers::first_failure_at.eq(None::<NaiveDateTime>),
+    ))
+    .execute(conn)
+}
+
+/// Counts one more failed attempt; answers the subscriber as it now is.
+pub fn count_failure(
+    conn: &mut DbConn,
+    id: &str,
+    at: NaiveDateTime,
+) -> QueryResult<Option<Subscriber>> {
+    diesel::update(subscribers::table.find(id))
+        .set(subscribers::consecutive_failures.eq(subscribers::consecutive_failures + 1))
+        .execute(conn)?;
+    diesel::update(
+        subscribers::table
+            .find(id)
+            .filter(subscribers::first_failure_at.is_null()),
+    )
+    .set(subscribers::first_failure_at.eq(Some(at)))
+    .execute(conn)?;
+    find_subscriber(conn, id)
+}
