@@ -1,12 +1,19 @@
 //! Settings: built-in defaults, then an optional `herald.toml`, then environment variables.
 //! Every value is checked here, once; a bad one is an error naming its key, never a silent default.
+//! The settings are one table ([`keys`]: file key and variable), read through one reader with
+//! each one's default and range in [`Settings::resolve`]; the values that are more than a
+//! number are read by [`parse`]. This module imports nothing of the application's: the
+//! defaults other modules share live here.
+
+pub mod keys;
+mod parse;
 
 use std::collections::HashMap;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
+pub use parse::{PASSWORD_IN_CLEAR, read_ca_file, redact_url, sends_password_in_clear};
 
 /// A configuration problem, always naming the key (or file) at fault.
 #[derive(Debug, thiserror::Error)]
@@ -145,6 +152,12 @@ pub struct Settings {
 
 /// The notification engine's default poll for work written by other processes.
 pub const NOTIFY_POLL: Duration = Duration::from_millis(250);
+/// Support form submissions per minute per client address, by default.
+pub const SUPPORT_RATE_DEFAULT: u32 = 5;
+/// The most the support spool holds on disk by default, in MiB.
+pub const SUPPORT_SPOOL_DEFAULT_MB: u64 = 64;
+/// Minutes before a promised update that responders are reminded, by default.
+pub const REMINDER_LEAD_DEFAULT: u32 = 10;
 
 impl std::fmt::Debug for Settings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -176,63 +189,6 @@ impl std::fmt::Debug for Settings {
     }
 }
 
-/// The keys a `herald.toml` may hold; anything else is refused.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileSettings {
-    database_url: Option<String>,
-    db_pool_size: Option<u32>,
-    db_timeout_ms: Option<u64>,
-    bind: Option<String>,
-    public_url: Option<String>,
-    secret_key: Option<String>,
-    shutdown_grace_secs: Option<u64>,
-    shutdown_delay_secs: Option<u64>,
-    workers: Option<usize>,
-    log_format: Option<String>,
-    log: Option<String>,
-    smtp_url: Option<String>,
-    mail_from: Option<String>,
-    allow_private_webhooks: Option<bool>,
-    webhook_host_concurrency: Option<usize>,
-    webhook_ca_file: Option<String>,
-    trusted_proxies: Option<String>,
-    metrics_bind: Option<String>,
-    data_dir: Option<String>,
-    support_rate_per_min: Option<u32>,
-    support_spool_max_mb: Option<u64>,
-    reminder_lead_minutes: Option<u32>,
-}
-
-/// Every setting as (file key, environment variable); the README documents each (a test checks).
-pub const SETTINGS_KEYS: &[(&str, &str)] = &[
-    ("database_url", "DATABASE_URL"),
-    ("db_pool_size", "HERALD_DB_POOL_SIZE"),
-    ("db_timeout_ms", "HERALD_DB_TIMEOUT_MS"),
-    ("bind", "HERALD_BIND"),
-    ("public_url", "HERALD_PUBLIC_URL"),
-    ("secret_key", "HERALD_SECRET_KEY"),
-    ("shutdown_grace_secs", "HERALD_SHUTDOWN_GRACE_SECS"),
-    ("shutdown_delay_secs", "HERALD_SHUTDOWN_DELAY_SECS"),
-    ("workers", "HERALD_WORKERS"),
-    ("log_format", "HERALD_LOG_FORMAT"),
-    ("log", "HERALD_LOG"),
-    ("smtp_url", "HERALD_SMTP_URL"),
-    ("mail_from", "HERALD_MAIL_FROM"),
-    ("allow_private_webhooks", "HERALD_ALLOW_PRIVATE_WEBHOOKS"),
-    (
-        "webhook_host_concurrency",
-        "HERALD_WEBHOOK_HOST_CONCURRENCY",
-    ),
-    ("webhook_ca_file", "HERALD_WEBHOOK_CA_FILE"),
-    ("trusted_proxies", "HERALD_TRUSTED_PROXIES"),
-    ("metrics_bind", "HERALD_METRICS_BIND"),
-    ("data_dir", "HERALD_DATA_DIR"),
-    ("support_rate_per_min", "HERALD_SUPPORT_RATE_PER_MIN"),
-    ("support_spool_max_mb", "HERALD_SUPPORT_SPOOL_MAX_MB"),
-    ("reminder_lead_minutes", "HERALD_REMINDER_LEAD_MINUTES"),
-];
-
 /// Where values come from; the real process uses [`Env::process`], tests pass a map.
 pub struct Env(HashMap<String, String>);
 
@@ -250,7 +206,7 @@ impl Env {
                 .collect(),
         )
     }
-    fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key).map(|v| v.trim()).filter(|v| !v.is_empty())
     }
 }
@@ -261,198 +217,99 @@ impl Settings {
         let file = match config {
             Some(path) => read_file(path)?,
             None if Path::new("herald.toml").exists() => read_file(Path::new("herald.toml"))?,
-            None => FileSettings::default(),
+            None => toml::Table::new(),
         };
-        Self::resolve(file, env)
+        Self::resolve(&file, env)
     }
 
     /// Settings from `env` alone, ignoring any file (tests and embedding).
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
-        Self::resolve(FileSettings::default(), env)
+        Self::resolve(&toml::Table::new(), env)
     }
 
-    fn resolve(file: FileSettings, env: &Env) -> Result<Self, ConfigError> {
-        let database_url = DatabaseUrl::parse(
-            env.get("DATABASE_URL")
-                .or(file.database_url.as_deref())
-                .unwrap_or("sqlite://herald.db"),
-        )?;
+    fn resolve(file: &toml::Table, env: &Env) -> Result<Self, ConfigError> {
+        use keys::*;
+        let src = Source { env, file };
+        let database_url = DatabaseUrl::parse(&src.text_or(DATABASE_URL, "sqlite://herald.db"))?;
         let default_pool = match database_url {
             DatabaseUrl::Sqlite(_) => 8,
             DatabaseUrl::Postgres(_) => 16,
         };
-        let db_pool_size = number(env, "HERALD_DB_POOL_SIZE", file.db_pool_size, default_pool)?;
-        if !(1..=256).contains(&db_pool_size) {
-            return Err(ConfigError::invalid(
-                "HERALD_DB_POOL_SIZE",
-                "must be between 1 and 256",
-            ));
-        }
-        let db_timeout_ms = number(env, "HERALD_DB_TIMEOUT_MS", file.db_timeout_ms, 3000)?;
-        if !(10..=120_000).contains(&db_timeout_ms) {
-            return Err(ConfigError::invalid(
-                "HERALD_DB_TIMEOUT_MS",
-                "must be between 10 and 120000",
-            ));
-        }
-        let bind_raw = env
-            .get("HERALD_BIND")
-            .or(file.bind.as_deref())
-            .unwrap_or("127.0.0.1:8080");
-        let bind = parse_bind(bind_raw)?;
-        let public_url = match env.get("HERALD_PUBLIC_URL").or(file.public_url.as_deref()) {
-            Some(raw) => parse_public_url(raw)?,
-            None => derived_public_url(bind),
-        };
-        let secret_key = env
-            .get("HERALD_SECRET_KEY")
-            .or(file.secret_key.as_deref())
-            .map(str::to_owned);
-        if secret_key.as_ref().is_some_and(|key| key.len() < 32) {
-            return Err(ConfigError::invalid(
-                "HERALD_SECRET_KEY",
-                "must be at least 32 characters",
-            ));
-        }
-        let grace = number(
-            env,
-            "HERALD_SHUTDOWN_GRACE_SECS",
-            file.shutdown_grace_secs,
-            30,
-        )?;
-        let delay = number(
-            env,
-            "HERALD_SHUTDOWN_DELAY_SECS",
-            file.shutdown_delay_secs,
-            0,
-        )?;
-        if grace > 3600 || delay > 3600 {
-            return Err(ConfigError::invalid(
-                "HERALD_SHUTDOWN_GRACE_SECS",
-                "shutdown times must be at most 3600 seconds",
-            ));
-        }
+        let db_pool_size = src.number(DB_POOL_SIZE, default_pool, 1..=256, "")?;
+        let db_timeout_ms = src.number(DB_TIMEOUT_MS, 3000, 10..=120_000, "ms")?;
+        let bind = src
+            .parsed(BIND, |raw, name| {
+                parse::address(raw, name, "127.0.0.1:8080")
+            })?
+            .map_or_else(|| parse::address("127.0.0.1:8080", BIND.env, ""), Ok)?;
+        let public_url = src
+            .parsed(PUBLIC_URL, parse::public_url)?
+            .unwrap_or_else(|| parse::derived_public_url(bind));
+        let secret_key = src.parsed(SECRET_KEY, |raw, name| {
+            if raw.len() < 32 {
+                return Err(ConfigError::invalid(name, "must be at least 32 characters"));
+            }
+            Ok(raw.to_owned())
+        })?;
+        let grace = src.number(SHUTDOWN_GRACE_SECS, 30, 0..=3600, "seconds")?;
+        let delay = src.number(SHUTDOWN_DELAY_SECS, 0, 0..=3600, "seconds")?;
         let cpus = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(2);
-        let workers = number(env, "HERALD_WORKERS", file.workers, cpus)?;
-        if !(1..=256).contains(&workers) {
-            return Err(ConfigError::invalid(
-                "HERALD_WORKERS",
-                "must be between 1 and 256",
-            ));
-        }
-        let log_format = match env
-            .get("HERALD_LOG_FORMAT")
-            .or(file.log_format.as_deref())
-            .unwrap_or("text")
-        {
-            "text" => LogFormat::Text,
-            "json" => LogFormat::Json,
-            other => {
-                return Err(ConfigError::invalid(
-                    "HERALD_LOG_FORMAT",
+        let workers = src.number(WORKERS, cpus.min(256), 1..=256, "")?;
+        let log_format = src
+            .parsed(LOG_FORMAT, |raw, name| match raw {
+                "text" => Ok(LogFormat::Text),
+                "json" => Ok(LogFormat::Json),
+                other => Err(ConfigError::invalid(
+                    name,
                     format!("'{other}' is not text or json"),
-                ));
-            }
-        };
-        let log_filter = env
-            .get("HERALD_LOG")
-            .or(file.log.as_deref())
-            .unwrap_or("info")
-            .to_owned();
-        let metrics_bind = env
-            .get("HERALD_METRICS_BIND")
-            .or(file.metrics_bind.as_deref())
-            .map(|raw| parse_address("HERALD_METRICS_BIND", raw, "127.0.0.1:9100"))
-            .transpose()?;
+                )),
+            })?
+            .unwrap_or(LogFormat::Text);
+        let log_filter = src.text_or(LOG, "info");
+        let metrics_bind = src.parsed(METRICS_BIND, |raw, name| {
+            parse::address(raw, name, "127.0.0.1:9100")
+        })?;
         if metrics_bind.is_some_and(|m| m == bind && m.port() != 0) {
             return Err(ConfigError::invalid(
-                "HERALD_METRICS_BIND",
+                METRICS_BIND.env,
                 "must differ from HERALD_BIND: /metrics is never served on the public listener",
             ));
         }
-        let trusted_proxies = parse_proxies(
-            env.get("HERALD_TRUSTED_PROXIES")
-                .or(file.trusted_proxies.as_deref())
-                .unwrap_or(""),
+        let trusted_proxies = src
+            .parsed(TRUSTED_PROXIES, parse::proxies)?
+            .unwrap_or_default();
+        let smtp_url = src.parsed(SMTP_URL, parse::smtp_url)?;
+        let mail_from = src
+            .parsed(MAIL_FROM, parse::mailbox)?
+            .unwrap_or_else(|| "Herald <herald@localhost>".to_owned());
+        let allow_private_webhooks = src.flag(ALLOW_PRIVATE_WEBHOOKS, false)?;
+        let data_dir = PathBuf::from(src.text_or(DATA_DIR, "./data"));
+        let support_rate_per_min = src.number(
+            SUPPORT_RATE_PER_MIN,
+            SUPPORT_RATE_DEFAULT,
+            1..=10_000_000,
+            "",
         )?;
-        let smtp_url = env
-            .get("HERALD_SMTP_URL")
-            .or(file.smtp_url.as_deref())
-            .map(parse_smtp_url)
-            .transpose()?;
-        let mail_from = parse_mail_from(
-            env.get("HERALD_MAIL_FROM")
-                .or(file.mail_from.as_deref())
-                .unwrap_or("Herald <herald@localhost>"),
+        let support_spool_max_mb = src.number(
+            SUPPORT_SPOOL_MAX_MB,
+            SUPPORT_SPOOL_DEFAULT_MB,
+            1..=1_048_576,
+            "MiB",
         )?;
-        let allow_private_webhooks = match env.get("HERALD_ALLOW_PRIVATE_WEBHOOKS") {
-            Some(raw) => parse_bool("HERALD_ALLOW_PRIVATE_WEBHOOKS", raw)?,
-            None => file.allow_private_webhooks.unwrap_or(false),
-        };
-        let data_dir = PathBuf::from(
-            env.get("HERALD_DATA_DIR")
-                .or(file.data_dir.as_deref())
-                .unwrap_or("./data"),
-        );
-        let support_rate_per_min = number(
-            env,
-            "HERALD_SUPPORT_RATE_PER_MIN",
-            file.support_rate_per_min,
-            crate::support::DEFAULT_RATE_PER_MIN,
+        let reminder_lead_minutes = src.number(
+            REMINDER_LEAD_MINUTES,
+            REMINDER_LEAD_DEFAULT,
+            1..=1440,
+            "minutes",
         )?;
-        if !(1..=10_000_000).contains(&support_rate_per_min) {
-            return Err(ConfigError::invalid(
-                "HERALD_SUPPORT_RATE_PER_MIN",
-                "must be between 1 and 10000000",
-            ));
-        }
-        let support_spool_max_mb = number(
-            env,
-            "HERALD_SUPPORT_SPOOL_MAX_MB",
-            file.support_spool_max_mb,
-            crate::support::DEFAULT_SPOOL_MAX_MB,
-        )?;
-        if !(1..=1_048_576).contains(&support_spool_max_mb) {
-            return Err(ConfigError::invalid(
-                "HERALD_SUPPORT_SPOOL_MAX_MB",
-                "must be between 1 and 1048576 (MiB)",
-            ));
-        }
-        let reminder_lead_minutes = number(
-            env,
-            "HERALD_REMINDER_LEAD_MINUTES",
-            file.reminder_lead_minutes,
-            crate::notify::reminders::DEFAULT_LEAD_MINUTES,
-        )?;
-        if !(1..=1440).contains(&reminder_lead_minutes) {
-            return Err(ConfigError::invalid(
-                "HERALD_REMINDER_LEAD_MINUTES",
-                format!("must be between 1 and 1440 minutes, got {reminder_lead_minutes}"),
-            ));
-        }
-        let webhook_host_concurrency = number(
-            env,
-            "HERALD_WEBHOOK_HOST_CONCURRENCY",
-            file.webhook_host_concurrency,
-            8,
-        )?;
-        if !(1..=1024).contains(&webhook_host_concurrency) {
-            return Err(ConfigError::invalid(
-                "HERALD_WEBHOOK_HOST_CONCURRENCY",
-                "must be between 1 and 1024",
-            ));
-        }
-        let webhook_ca = match env
-            .get("HERALD_WEBHOOK_CA_FILE")
-            .or(file.webhook_ca_file.as_deref())
-            .filter(|path| !path.trim().is_empty())
-        {
-            Some(path) => crate::delivery::outbound::read_ca_file(Path::new(path))
-                .map_err(|e| ConfigError::invalid("HERALD_WEBHOOK_CA_FILE", e))?,
-            None => Vec::new(),
-        };
+        let webhook_host_concurrency = src.number(WEBHOOK_HOST_CONCURRENCY, 8, 1..=1024, "")?;
+        let webhook_ca = src
+            .parsed(WEBHOOK_CA_FILE, |raw, name| {
+                parse::read_ca_file(Path::new(raw)).map_err(|e| ConfigError::invalid(name, e))
+            })?
+            .unwrap_or_default();
         Ok(Self {
             database_url,
             db_pool_size,
@@ -481,145 +338,24 @@ impl Settings {
     }
 }
 
-/// A comma-separated list of addresses (`10.0.0.1`) and ranges (`10.0.0.0/8`).
-fn parse_proxies(raw: &str) -> Result<Vec<ipnet::IpNet>, ConfigError> {
-    raw.split(',')
-        .map(str::trim)
-        .filter(|item| !item.is_empty())
-        .map(|item| {
-            item.parse::<ipnet::IpNet>()
-                .or_else(|_| item.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
-                .map_err(|_| {
-                    ConfigError::invalid(
-                        "HERALD_TRUSTED_PROXIES",
-                        format!("'{item}' is not an IP address or CIDR range"),
-                    )
-                })
-        })
-        .collect()
-}
-
-fn read_file(path: &Path) -> Result<FileSettings, ConfigError> {
+/// The table of the `herald.toml` at `path`.
+fn read_file(path: &Path) -> Result<toml::Table, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|e| ConfigError::File {
         path: path.to_owned(),
         message: e.to_string(),
     })?;
-    toml::from_str(&text).map_err(|e| ConfigError::File {
+    file_table(&text, path)
+}
+
+/// The table of a `herald.toml` holding `text`, refused when it holds a key that is no setting.
+fn file_table(text: &str, path: &Path) -> Result<toml::Table, ConfigError> {
+    let fail = |message: String| ConfigError::File {
         path: path.to_owned(),
-        message: e.message().to_owned(),
-    })
-}
-
-fn number<T>(env: &Env, key: &'static str, file: Option<T>, default: T) -> Result<T, ConfigError>
-where
-    T: std::str::FromStr,
-{
-    match env.get(key) {
-        Some(raw) => raw.parse().map_err(|_| {
-            ConfigError::invalid(key, format!("'{raw}' is not a whole non-negative number"))
-        }),
-        None => Ok(file.unwrap_or(default)),
-    }
-}
-
-fn parse_bind(raw: &str) -> Result<SocketAddr, ConfigError> {
-    parse_address("HERALD_BIND", raw, "127.0.0.1:8080")
-}
-
-fn parse_address(key: &'static str, raw: &str, example: &str) -> Result<SocketAddr, ConfigError> {
-    if let Ok(addr) = raw.parse::<SocketAddr>() {
-        return Ok(addr);
-    }
-    let bad = || {
-        ConfigError::invalid(
-            key,
-            format!("'{raw}' is not a HOST:PORT address, e.g. {example}"),
-        )
+        message,
     };
-    if !raw.contains(':') {
-        return Err(bad());
-    }
-    raw.to_socket_addrs()
-        .map_err(|_| bad())?
-        .next()
-        .ok_or_else(bad)
-}
-
-fn parse_public_url(raw: &str) -> Result<String, ConfigError> {
-    let url = url::Url::parse(raw).map_err(|e| {
-        ConfigError::invalid("HERALD_PUBLIC_URL", format!("'{raw}' is not a URL: {e}"))
-    })?;
-    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
-        return Err(ConfigError::invalid(
-            "HERALD_PUBLIC_URL",
-            format!("'{raw}' must be an http:// or https:// URL"),
-        ));
-    }
-    Ok(url.as_str().trim_end_matches('/').to_owned())
-}
-
-/// A URL with its password masked, for logs and error messages.
-pub fn redact_url(raw: &str) -> String {
-    match url::Url::parse(raw) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("****"));
-            u.to_string()
-        }
-        Ok(u) => u.to_string(),
-        Err(_) => "(unparseable URL)".to_owned(),
-    }
-}
-
-fn parse_smtp_url(raw: &str) -> Result<String, ConfigError> {
-    let bad = |why: &str| {
-        ConfigError::invalid(
-            "HERALD_SMTP_URL",
-            format!(
-                "'{}' {why}; e.g. smtp://127.0.0.1:2525, smtps://user:pass@mail.example.com or smtp+starttls://mail.example.com:587",
-                redact_url(raw)
-            ),
-        )
-    };
-    let url = url::Url::parse(raw).map_err(|_| bad("is not a URL"))?;
-    if !matches!(url.scheme(), "smtp" | "smtps" | "smtp+starttls") {
-        return Err(bad("must use smtp://, smtps:// or smtp+starttls://"));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err(bad("has no host"));
-    }
-    if crate::delivery::mail::sends_password_in_clear(&url) {
-        return Err(bad(crate::delivery::mail::PASSWORD_IN_CLEAR));
-    }
-    Ok(raw.to_owned())
-}
-
-fn parse_mail_from(raw: &str) -> Result<String, ConfigError> {
-    raw.parse::<lettre::message::Mailbox>().map_err(|e| {
-        ConfigError::invalid(
-            "HERALD_MAIL_FROM",
-            format!("'{raw}' is not a mailbox such as 'Herald <herald@example.com>': {e}"),
-        )
-    })?;
-    Ok(raw.to_owned())
-}
-
-fn parse_bool(key: &'static str, raw: &str) -> Result<bool, ConfigError> {
-    match raw.to_ascii_lowercase().as_str() {
-        "true" | "1" | "yes" | "on" => Ok(true),
-        "false" | "0" | "no" | "off" => Ok(false),
-        _ => Err(ConfigError::invalid(
-            key,
-            format!("'{raw}' is not true or false"),
-        )),
-    }
-}
-
-fn derived_public_url(bind: SocketAddr) -> String {
-    if bind.ip().is_unspecified() {
-        format!("http://localhost:{}", bind.port())
-    } else {
-        format!("http://{bind}")
-    }
+    let table: toml::Table = toml::from_str(text).map_err(|e| fail(e.message().to_owned()))?;
+    keys::check_file_keys(&table).map_err(fail)?;
+    Ok(table)
 }
 
 #[cfg(test)]
@@ -630,7 +366,7 @@ mod readme {
     #[test]
     fn the_readme_documents_every_setting() {
         let readme = include_str!("../README.md");
-        for (key, env) in super::SETTINGS_KEYS {
+        for super::keys::Key { file: key, env } in super::keys::ALL {
             assert!(
                 readme.contains(&format!("`{key}`")),
                 "README misses the file key {key}"

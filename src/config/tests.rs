@@ -1,12 +1,8 @@
-
 use super::*;
 
 fn load(file: &str, env: &[(&str, &str)]) -> Result<Settings, ConfigError> {
-    let file: FileSettings = toml::from_str(file).map_err(|e| ConfigError::File {
-        path: "herald.toml".into(),
-        message: e.message().to_owned(),
-    })?;
-    Settings::resolve(file, &Env::from_pairs(env.iter().copied()))
+    let file = file_table(file, Path::new("herald.toml"))?;
+    Settings::resolve(&file, &Env::from_pairs(env.iter().copied()))
 }
 
 #[test]
@@ -106,7 +102,10 @@ fn environment_overrides_the_file() {
 #[test]
 fn unknown_file_keys_are_named() {
     let err = load("colour = \"blue\"", &[]).unwrap_err().to_string();
-    assert!(err.contains("colour"), "{err}");
+    assert!(
+        err.contains("unknown key 'colour'; the keys are database_url, db_pool_size"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -130,7 +129,35 @@ fn malformed_values_name_their_key() {
     let err = load("shutdown_grace_secs = \"x\"", &[])
         .unwrap_err()
         .to_string();
-    assert!(err.contains("invalid type"), "{err}");
+    assert!(
+        err.starts_with("shutdown_grace_secs: 'x' is not a whole"),
+        "a value from the file names the file's key: {err}"
+    );
+}
+
+#[test]
+fn each_out_of_range_value_names_its_own_key_and_range() {
+    let err = load("", &[("HERALD_SHUTDOWN_DELAY_SECS", "4000")])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "HERALD_SHUTDOWN_DELAY_SECS: must be between 0 and 3600 seconds, got 4000"
+    );
+    let err = load("db_pool_size = 0", &[]).unwrap_err().to_string();
+    assert_eq!(err, "db_pool_size: must be between 1 and 256, got 0");
+}
+
+#[test]
+fn file_values_keep_their_toml_types_and_the_environment_wins() {
+    let s = load("workers = 3\nallow_private_webhooks = true", &[]).unwrap();
+    assert_eq!((s.workers, s.allow_private_webhooks), (3, true));
+    let s = load("workers = 3", &[("HERALD_WORKERS", "5")]).unwrap();
+    assert_eq!(s.workers, 5);
+    let err = load("allow_private_webhooks = 2", &[])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "allow_private_webhooks: '2' is not true or false");
 }
 
 #[test]

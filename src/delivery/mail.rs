@@ -14,21 +14,7 @@ use lettre::{Address, Message};
 
 use super::{Attempt, one_line};
 
-/// Why an SMTP URL that would send its password in clear text is refused.
-pub const PASSWORD_IN_CLEAR: &str = "has a user and password but no TLS, so they would cross the network in clear text: use smtps://, smtp+starttls://, or add ?plain_auth=allow for a relay on this host";
-
-/// Whether an SMTP URL (`smtp://`, `smtp+starttls://`, `smtps://`, lettre's `?tls=`) has a
-/// user and password but nothing that encrypts the session before they are sent, and does
-/// not say `?plain_auth=allow`.
-pub fn sends_password_in_clear(url: &url::Url) -> bool {
-    let query = |key: &str| {
-        url.query_pairs()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.into_owned())
-    };
-    let tls = url.scheme() != "smtp" || query("tls").is_some();
-    url.password().is_some() && !tls && query("plain_auth").as_deref() != Some("allow")
-}
+pub use crate::config::{PASSWORD_IN_CLEAR, sends_password_in_clear};
 use crate::config::{Settings, redact_url};
 
 /// One message to one recipient, rendered by `notify`.

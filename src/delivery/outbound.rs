@@ -58,28 +58,7 @@ impl Policy {
     }
 }
 
-/// The PEM certificates of `path` (a private CA for https webhook receivers), or why not.
-pub fn read_ca_file(
-    path: &std::path::Path,
-) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, String> {
-    use rustls::pki_types::pem::PemObject;
-    let pem = std::fs::read(path)
-        .map_err(|e| format!("cannot read the CA file {}: {e}", path.display()))?;
-    let certs = rustls::pki_types::CertificateDer::pem_slice_iter(&pem)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("{} is not PEM certificates: {e}", path.display()))?;
-    if certs.is_empty() {
-        return Err(format!("{} holds no PEM certificate", path.display()));
-    }
-    // Each must be usable as a trust anchor (checked here, so a bad file stops the start).
-    let mut store = rustls::RootCertStore::empty();
-    for cert in &certs {
-        store
-            .add(cert.clone())
-            .map_err(|e| format!("{} holds an unusable certificate: {e}", path.display()))?;
-    }
-    Ok(certs)
-}
+pub use crate::config::read_ca_file;
 
 /// Why a webhook URL is refused; `Display` is a message for the person who entered it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -27,7 +27,7 @@ use crate::error::AppResult;
 use crate::services::deadlines;
 
 /// Minutes before a promised update that responders are reminded, unless configured.
-pub const DEFAULT_LEAD_MINUTES: u32 = 10;
+pub const DEFAULT_LEAD_MINUTES: u32 = crate::config::REMINDER_LEAD_DEFAULT;
 /// Tries while the webhook's host is busy or its circuit open.
 const DEFERRALS: u32 = 5;
 

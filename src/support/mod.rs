@@ -50,9 +50,9 @@ pub const MIN_FILL_SECS: i64 = 3;
 /// How long a handed-out form stays valid.
 pub const TOKEN_MAX_AGE_HOURS: i64 = 24;
 /// Submissions per minute per client network, by default.
-pub const DEFAULT_RATE_PER_MIN: u32 = 5;
+pub const DEFAULT_RATE_PER_MIN: u32 = crate::config::SUPPORT_RATE_DEFAULT;
 /// The spool's bound by default, in MiB (about 40,000 submissions).
-pub const DEFAULT_SPOOL_MAX_MB: u64 = 64;
+pub const DEFAULT_SPOOL_MAX_MB: u64 = crate::config::SUPPORT_SPOOL_DEFAULT_MB;
 /// The 503 reason of a submission refused because the spool is full.
 pub const SPOOL_FULL: &str = "support spool full";
 
