@@ -98,46 +98,35 @@ pub fn claim(
     lease: Duration,
 ) -> QueryResult<Vec<JobRow>> {
     let at = now();
-    let runnable = jobs::dead_at
-        .is_null()
-        .and(jobs::run_at.le(at))
-        .and(jobs::locked_until.is_null().or(jobs::locked_until.lt(at)));
-    let ids: Vec<String> = match conn {
-        DbConn::Postgres(pg) => pg.transaction(|pg| {
-            let ids = jobs::table
-                .select(jobs::id)
-                .filter(runnable)
-                .order(jobs::run_at)
-                .limit(limit)
-                .for_update()
-                .skip_locked()
-                .load::<String>(pg)?;
-            diesel::update(jobs::table.filter(jobs::id.eq_any(&ids)))
-                .set((
-                    jobs::locked_by.eq(worker),
-                    jobs::locked_until.eq(at + lease),
-                    jobs::attempts.eq(jobs::attempts + 1),
-                ))
-                .execute(pg)?;
-            Ok::<_, diesel::result::Error>(ids)
-        })?,
-        DbConn::Sqlite(_) => write_tx(conn, |c| {
-            let ids = jobs::table
-                .select(jobs::id)
-                .filter(runnable)
-                .order(jobs::run_at)
-                .limit(limit)
-                .load::<String>(c)?;
-            diesel::update(jobs::table.filter(jobs::id.eq_any(&ids)))
-                .set((
-                    jobs::locked_by.eq(worker),
-                    jobs::locked_until.eq(at + lease),
-                    jobs::attempts.eq(jobs::attempts + 1),
-                ))
-                .execute(c)?;
-            Ok::<_, diesel::result::Error>(ids)
-        })?,
+    // One statement on both backends: the runnable ids are chosen and leased at once (in an
+    // immediate transaction on SQLite, which has one writer; PostgreSQL skips the rows another
+    // worker is claiming instead of waiting for them).
+    let lock = match conn {
+        DbConn::Postgres(_) => "FOR UPDATE SKIP LOCKED",
+        DbConn::Sqlite(_) => "",
     };
+    let sql = format!(
+        "UPDATE jobs SET locked_by = $1, locked_until = $2, attempts = attempts + 1 \
+         WHERE id IN (SELECT id FROM jobs WHERE dead_at IS NULL AND run_at <= $3 \
+           AND (locked_until IS NULL OR locked_until < $3) ORDER BY run_at LIMIT $4 {lock}) \
+         RETURNING id"
+    );
+    #[derive(QueryableByName)]
+    struct Claimed {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        id: String,
+    }
+    let ids: Vec<String> = write_tx(conn, |c| {
+        diesel::sql_query(&sql)
+            .bind::<diesel::sql_types::Text, _>(worker)
+            .bind::<diesel::sql_types::Timestamp, _>(at + lease)
+            .bind::<diesel::sql_types::Timestamp, _>(at)
+            .bind::<diesel::sql_types::BigInt, _>(limit)
+            .load::<Claimed>(c)
+    })?
+    .into_iter()
+    .map(|row| row.id)
+    .collect();
     if ids.is_empty() {
         return Ok(Vec::new());
     }

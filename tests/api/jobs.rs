@@ -89,7 +89,10 @@ async fn a_failing_job_is_retried_then_dead_lettered(db: TestDb) {
         "retry is scheduled with backoff"
     );
     assert!(row.dead_at.is_none());
-    // Exhaust the attempts directly through the queue with a fast clock-free backoff.
+    // Exhaust the attempts directly through the queue with a fast clock-free backoff. The
+    // app's own runner is stopped first: once the retry is made due it would race this test
+    // for the claim.
+    app.stop().await.unwrap();
     let worker = "test-worker".to_owned();
     let fast = Backoff {
         base: chrono::Duration::milliseconds(1),
@@ -118,7 +121,6 @@ async fn a_failing_job_is_retried_then_dead_lettered(db: TestDb) {
         "dead-lettered after the last attempt, not dropped"
     );
     assert_eq!(row.last_error.as_deref(), Some("still 500"));
-    app.stop().await.unwrap();
 }
 
 /// Makes a scheduled retry due now (the test's stand-in for waiting out the backoff).
