@@ -19,6 +19,8 @@
 //!     cargo run --release --example notify_sink -- SMTP_PORT HTTP_PORT HOSTS
 //!     cargo run --release --example notify_sink -- 2525 18090 16
 
+#![allow(clippy::unwrap_used)] // A bench tool: a poisoned lock may end the run.
+
 use std::collections::HashSet;
 use std::net::{IpAddr, TcpListener};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};

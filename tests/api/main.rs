@@ -2,6 +2,8 @@
 //! `HERALD_TEST_POSTGRES_URL` names, or a throwaway cluster the suite starts: `pg_server`), each
 //! test with a fresh database.
 
+#![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failed assertion.
+
 #[macro_use]
 mod helpers;
 mod hung_db;
