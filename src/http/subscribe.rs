@@ -19,11 +19,13 @@ use crate::db::states::SubscriberState;
 use crate::delivery::outbound;
 use crate::delivery::signature::new_secret;
 use crate::error::{AppError, AppResult};
-use crate::notify::subscribe::{self, Origin, SubscribeInput, Subscribed, Subscription, Target};
-use crate::notify::token::Purpose;
 use crate::render::PageData;
 use crate::render::html::frame::{Frame, Section};
 use crate::render::site::PublicSite;
+use crate::services::subscriptions::token::Purpose;
+use crate::services::subscriptions::{
+    self as subscribe, Origin, SubscribeInput, Subscribed, Subscription, Target,
+};
 use crate::state::AppState;
 
 use super::CSP;

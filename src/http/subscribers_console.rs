@@ -14,9 +14,9 @@ use crate::db::states::DeliveryState;
 use crate::db::write_tx;
 use crate::error::{AppError, AppResult};
 use crate::http::admin::{Frame, render, see_other, signed_in};
-use crate::notify::subscribe::{self, SubscriberView};
 use crate::services::audit::{self, Actor, Change};
 use crate::services::pages;
+use crate::services::subscriptions::{self as subscribe, SubscriberView};
 use crate::state::AppState;
 
 /// Registers the console routes of subscribers and deliveries.

@@ -13,7 +13,6 @@ use handlebars::Handlebars;
 use rust_embed::RustEmbed;
 use serde_json::{Value, json};
 
-use super::events::kind;
 use crate::db::DbConn;
 use crate::db::models::components;
 use crate::db::models::notify::{self as rows, NotificationEvent};
@@ -23,6 +22,7 @@ use crate::error::{AppError, AppResult};
 use crate::render::api_v2::incident::Incident as V2Incident;
 use crate::render::api_v2::model::{Component as V2Component, Time};
 use crate::render::data::{IncidentInfo, PageData};
+use crate::services::outbox::kind;
 use crate::services::public::load_page_data;
 
 #[derive(RustEmbed)]

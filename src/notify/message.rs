@@ -7,16 +7,16 @@ use chrono::Utc;
 use serde_json::json;
 
 use super::content::{EventContent, Mailbook};
-use super::events::kind;
 use super::lanes::Dest;
-use super::subscribe::link_token;
-use super::token::Purpose;
 use crate::db::models::notify::{Addressee, ClaimedDelivery};
 use crate::db::states::{Channel, SubscriberState};
 use crate::delivery::body::WebhookBody;
 use crate::delivery::mail::EmailMessage;
 use crate::delivery::webhook::WebhookRequest;
 use crate::secret::SecretKey;
+use crate::services::outbox::kind;
+use crate::services::subscriptions::link_token;
+use crate::services::subscriptions::token::Purpose;
 
 /// What links are made with: Herald's public base URL and the signing key.
 pub struct Links {

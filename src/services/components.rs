@@ -236,7 +236,7 @@ pub fn set_component_status(
         let at = now();
         let changed = apply_status(conn, &component, status, incident_id, at)?;
         if changed.is_some() && incident_id.is_none() {
-            crate::notify::events::component_status_changed(
+            crate::services::outbox::component_status_changed(
                 conn,
                 &component.page_id,
                 &component.id,

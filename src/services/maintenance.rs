@@ -51,10 +51,10 @@ pub fn advance_due(conn: &mut DbConn, now: DateTime<Utc>) -> AppResult<Vec<Step>
             incidents::post_update(c, &maintenance.id, &input, None, now)?;
             steps.push((maintenance.id, next));
         }
-        crate::notify::events::maintenances_starting_soon(
+        crate::services::outbox::maintenances_starting_soon(
             c,
             now.naive_utc(),
-            crate::notify::events::STARTING_SOON_LEAD,
+            crate::services::outbox::STARTING_SOON_LEAD,
         )?;
         Ok(steps)
     })

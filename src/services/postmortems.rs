@@ -161,7 +161,7 @@ pub fn publish_postmortem(
             ..IncidentChanges::default()
         };
         let incident = incidents::update(conn, incident_id, &moved)?;
-        crate::notify::events::postmortem_published(conn, &incident)?;
+        crate::services::outbox::postmortem_published(conn, &incident)?;
         detail(conn, incident, postmortem)
     })
 }

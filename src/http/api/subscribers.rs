@@ -16,8 +16,10 @@ use crate::db::states::DeliveryState;
 use crate::delivery::signature::new_secret;
 use crate::error::{AppError, AppResult};
 use crate::http::subscribe::check_webhook_url;
-use crate::notify::subscribe::{self, Origin, SubscribeInput, Subscribed, Target};
 use crate::services::idempotency::Answer;
+use crate::services::subscriptions::{
+    self as subscribe, Origin, SubscribeInput, Subscribed, Target,
+};
 use crate::state::AppState;
 
 /// `?format=csv` on the list.

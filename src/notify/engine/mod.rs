@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::lanes::{Dest, LaneConfig, Lanes, Reach, Ticket, Verdict};
 use super::message::{self, Outgoing, Recipient};
-use super::{EngineClock, content, events, reminders};
+use super::{EngineClock, content, reminders};
 use crate::config::Settings;
 use crate::db::models::notify::{self as rows, Audience, ClaimedDelivery, Outcome};
 use crate::db::states::{Channel, DeliveryState, SubscriberState};
@@ -40,6 +40,7 @@ use crate::delivery::webhook::WebhookClient;
 use crate::delivery::{Attempt, Waiting};
 use crate::error::AppResult;
 use crate::secret::SecretKey;
+use crate::services::outbox as events;
 
 /// SMTP sessions in flight at once (to the one configured relay).
 const SMTP_SESSIONS: usize = 16;

@@ -151,7 +151,7 @@ fn insert_opened(
         update,
         changes,
     };
-    crate::notify::events::incident_posted(conn, &posted, None)?;
+    crate::services::outbox::incident_posted(conn, &posted, None)?;
     Ok(posted)
 }
 

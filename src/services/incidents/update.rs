@@ -117,7 +117,7 @@ pub fn post_update(
             update,
             changes,
         };
-        crate::notify::events::incident_posted(conn, &posted, Some(from))?;
+        crate::services::outbox::incident_posted(conn, &posted, Some(from))?;
         Ok(posted)
     })
 }

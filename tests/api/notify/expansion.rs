@@ -8,7 +8,7 @@ use std::time::Duration;
 use herald::config::DatabaseUrl;
 use herald::db::Db;
 use herald::db::models::notify::{self as rows, Audience, NotificationEvent};
-use herald::notify::subscribe::{self, Origin, SubscribeInput};
+use herald::services::subscriptions::{self as subscribe, Origin, SubscribeInput};
 use serde_json::json;
 
 use crate::helpers::TestDb;

@@ -306,10 +306,10 @@ async fn email_subscribers_confirm_first_and_the_answer_never_tells_whether_an_a
         subscriber.state,
         herald::db::states::SubscriberState::Pending
     );
-    let expired = herald::notify::token::sign(
+    let expired = herald::services::subscriptions::token::sign(
         &server_key(&s.app).await,
-        herald::notify::token::Purpose::Confirm,
-        &herald::notify::token::Claims {
+        herald::services::subscriptions::token::Purpose::Confirm,
+        &herald::services::subscriptions::token::Claims {
             subscriber_id: subscriber.id.clone(),
             token_id: subscriber.manage_token_id.clone(),
             expires: chrono::Utc::now().timestamp() - 60,

@@ -6,8 +6,9 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::events::{self, kind};
-use super::token::{self, Claims, Purpose, TokenError};
+use super::outbox::{self as events, kind};
+pub mod token;
+
 use crate::db::models::components;
 use crate::db::models::notify::{self as rows, Subscriber};
 use crate::db::states::{Channel, SubscriberState};
@@ -15,6 +16,7 @@ use crate::db::{DbConn, new_id, now, write_tx};
 use crate::domain::EmailAddress;
 use crate::error::{AppError, AppResult};
 use crate::services::pages::FieldCheck;
+use token::{Claims, Purpose, TokenError};
 
 /// How long a confirmation link stays valid.
 pub const CONFIRM_VALID_FOR: chrono::Duration = chrono::Duration::hours(48);
