@@ -119,6 +119,9 @@ impl Application {
             App::new()
                 .app_data(web::Data::new(app_state.clone()))
                 .app_data(web::Data::new(app_state.site.clone()))
+                // Every JSON body that cannot be read is Herald's JSON error (the token routes
+                // outside the API scope too); a route may set its own.
+                .app_data(http::api::body::json_config())
                 // Innermost: a handler's error on an HTML route becomes a page.
                 .wrap(from_fn(http::error_page::for_browsers))
                 .wrap(

@@ -70,9 +70,23 @@ fn allowed_methods(path: &str) -> Vec<String> {
                 })
                 .collect()
         });
+    // A path that a route names literally (`/subscribers/export`) is that route's, not an id
+    // of the pattern beside it (`/subscribers/{id}`): only the routes with the fewest
+    // parameters among those that match count.
+    let params =
+        |def: &actix_web::dev::ResourceDef| def.pattern().unwrap_or("").matches('{').count();
+    let matching: Vec<&(actix_web::dev::ResourceDef, String)> = ROUTES
+        .iter()
+        .filter(|(def, _)| def.is_match(path))
+        .collect();
+    let fewest = matching
+        .iter()
+        .map(|(def, _)| params(def))
+        .min()
+        .unwrap_or(0);
     let mut allowed: Vec<String> = Vec::new();
-    for (def, method) in ROUTES.iter() {
-        if def.is_match(path) && !allowed.contains(method) {
+    for (def, method) in matching {
+        if params(def) == fewest && !allowed.contains(method) {
             allowed.push(method.clone());
         }
     }
@@ -264,6 +278,11 @@ mod tests {
             ["GET", "PATCH"]
         );
         assert_eq!(allowed_methods("/tokens/abc"), ["DELETE"]);
+        assert_eq!(
+            allowed_methods("/pages/acme/subscribers/export"),
+            ["GET"],
+            "a literal route is not an id of the pattern beside it"
+        );
         assert!(allowed_methods("/pages/acme/nothing").is_empty());
     }
 

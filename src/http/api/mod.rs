@@ -6,7 +6,7 @@
 //! the handlers and is what the OpenAPI test compares the document with.
 
 mod audit;
-mod body;
+pub mod body;
 mod components;
 mod incidents;
 mod openapi;

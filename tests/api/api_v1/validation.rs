@@ -323,6 +323,33 @@ async fn every_refusal_is_herald_s_json_error(db: TestDb) {
     let body: Value = res.json().await.expect("a JSON error");
     assert!([400, 415].contains(&status), "{status}: {body}");
     assert!(body["message"].as_str().unwrap().contains("JSON"), "{body}");
+    // The same on the token routes, which are registered outside the API's scope.
+    let res = api
+        .app
+        .client
+        .post(url("/tokens"))
+        .bearer_auth(&api.owner)
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    let body: Value = res.json().await.expect("a JSON error from the token route");
+    assert_eq!(body["error"], "bad_request", "{body}");
+    // A path a route names literally is not an id of the pattern beside it.
+    let res = api
+        .app
+        .client
+        .request(
+            reqwest::Method::OPTIONS,
+            url("/pages/acme/subscribers/export"),
+        )
+        .bearer_auth(&api.owner)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 405);
+    assert_eq!(res.headers()["allow"], "GET");
     // A query value out of range.
     let res = api
         .app
