@@ -314,10 +314,27 @@ impl TestApp {
             .await
     }
 
+    /// Waits until the body at `path` contains `needle`, without asking the refresher to look
+    /// (so that only its own poll of the database can bring the change); returns the body.
+    pub async fn watch_for_text(&self, path: &str, needle: &str) -> String {
+        self.wait(path, false, |status, body| {
+            status == 200 && body.contains(needle)
+        })
+        .await
+    }
+
     async fn wait_until(&self, path: &str, done: impl Fn(u16, &str) -> bool) -> String {
+        self.wait(path, true, done).await
+    }
+
+    /// Reads `path` every 50 ms until `done` (for at most 15 s), waking the refresher before
+    /// each read when `wake` is set.
+    async fn wait(&self, path: &str, wake: bool, done: impl Fn(u16, &str) -> bool) -> String {
         let started = std::time::Instant::now();
         loop {
-            self.site_wake();
+            if wake {
+                self.site_wake();
+            }
             let res = self.get(path).await;
             let status = res.status().as_u16();
             let body = res.text().await.unwrap_or_default();

@@ -494,8 +494,9 @@ async fn a_change_made_through_another_process_shows_within_two_seconds(db: Test
         .run(move |c| pages::update_page(c, &id, &input))
         .await
         .unwrap();
+    // Nothing tells the second process: only its refresher's poll of the database can.
     second
-        .wait_for_text("/status/demo/api/v2/status.json", "Renamed Demo")
+        .watch_for_text("/status/demo/api/v2/status.json", "Renamed Demo")
         .await;
     assert!(
         changed.elapsed() < Duration::from_secs(2),
