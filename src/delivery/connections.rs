@@ -53,7 +53,7 @@ impl ExchangeError {
 
 /// An answer, with the start of its body.
 #[derive(Debug)]
-pub struct Answer {
+pub struct Reply {
     pub status: StatusCode,
     pub headers: HeaderMap,
     /// Up to the limit asked for.
@@ -103,7 +103,7 @@ impl Connections {
         url: &url::Url,
         mut request: Request<Full<Bytes>>,
         max_body: usize,
-    ) -> Result<Answer, ExchangeError> {
+    ) -> Result<Reply, ExchangeError> {
         if let Some(host) = host_header(url) {
             request.headers_mut().insert(HOST, host);
         }
@@ -147,7 +147,7 @@ impl Connections {
         if ended {
             self.give_back(key, send);
         }
-        Ok(Answer {
+        Ok(Reply {
             status: parts.status,
             headers: parts.headers,
             body: read,

@@ -19,7 +19,7 @@ use super::backoff::parse_retry_after;
 use super::body::WebhookBody;
 use super::breaker::{Breaker, Clock, Permit, SystemClock};
 use super::chat::{self, ChatMessage};
-use super::connections::{Answer, Connections, Connector, ExchangeError};
+use super::connections::{Connections, Connector, ExchangeError, Reply};
 use super::outbound::{self, GuardedResolver, Policy, UrlRefusal};
 use super::{Attempt, Waiting, one_line, signature};
 
@@ -293,7 +293,7 @@ fn http_client(policy: &Policy, resolver: GuardedResolver) -> Result<Connections
 }
 
 /// The attempt an answer makes, and whether it counts against the host's circuit.
-fn judge(answer: Answer) -> (Attempt, Option<bool>) {
+fn judge(answer: Reply) -> (Attempt, Option<bool>) {
     let status = answer.status;
     let retry_after = answer
         .headers

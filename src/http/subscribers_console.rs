@@ -13,7 +13,7 @@ use crate::db::models::notify::{self as rows, DeliveryQuery};
 use crate::db::states::DeliveryState;
 use crate::db::write_tx;
 use crate::error::{AppError, AppResult};
-use crate::http::admin::{Frame, render, see_other, signed_in};
+use crate::http::admin::{ConsoleFrame, render, see_other, signed_in};
 use crate::services::audit::{self, Actor, Change};
 use crate::services::pages;
 use crate::services::subscriptions::{self as subscribe, SubscriberView};
@@ -55,7 +55,7 @@ struct DeliveryRow {
 
 #[derive(Serialize)]
 struct View {
-    frame: Frame,
+    frame: ConsoleFrame,
     slug: String,
     page_name: String,
     show_subscribers: bool,
@@ -131,7 +131,7 @@ pub async fn show_subscribers(
         .map(|s| json!({"value": s.as_str(), "selected": wanted == Some(*s)}))
         .collect();
     let view = View {
-        frame: Frame::new(&state, &auth, "Subscribers and deliveries"),
+        frame: ConsoleFrame::new(&state, &auth, "Subscribers and deliveries"),
         slug,
         page_name,
         show_subscribers,

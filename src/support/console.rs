@@ -14,7 +14,7 @@ use super::store::{self, TriagePatch};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::support::{self as rows, SubmissionQuery};
 use crate::error::{AppError, AppResult};
-use crate::http::admin::{Frame, render, see_other, signed_in};
+use crate::http::admin::{ConsoleFrame, render, see_other, signed_in};
 use crate::services::audit::Actor;
 use crate::services::pages;
 use crate::state::AppState;
@@ -40,7 +40,7 @@ pub struct TriageForm {
 
 #[derive(Serialize)]
 struct Inbox {
-    frame: Frame,
+    frame: ConsoleFrame,
     rows: Vec<Row>,
     pages: Vec<Choice>,
     topics: Vec<Choice>,
@@ -191,7 +191,7 @@ pub async fn show_inbox(
         choice("handled", "Handled", &status),
     ];
     let view = Inbox {
-        frame: Frame::new(&state, &auth, "Support messages"),
+        frame: ConsoleFrame::new(&state, &auth, "Support messages"),
         rows,
         pages: page_choices,
         topics,

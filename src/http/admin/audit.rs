@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fields::{Choice, options};
 use super::view::TimeView;
-use super::{Frame, render, signed_in};
+use super::{ConsoleFrame, render, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::audit::AuditEntry;
 use crate::db::models::pages::StatusPage;
@@ -39,7 +39,7 @@ struct Row {
 
 #[derive(Serialize)]
 struct AuditPage {
-    frame: Frame,
+    frame: ConsoleFrame,
     pages: Vec<Choice>,
     actor: String,
     rows: Vec<Row>,
@@ -90,7 +90,7 @@ pub async fn show_audit(
     let choices = std::iter::once((String::new(), "Every page".to_owned()))
         .chain(all_pages.iter().map(|p| (p.slug.clone(), p.name.clone())));
     let view = AuditPage {
-        frame: Frame::new(&state, &auth, "Audit log"),
+        frame: ConsoleFrame::new(&state, &auth, "Audit log"),
         pages: options(choices, filter.page.as_deref().unwrap_or("")),
         actor: filter.actor.clone().unwrap_or_default(),
         rows: entries

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::incidents::{Choice, choices};
 use super::write::{audited, change};
-use super::{Frame, render, see_other, signed_in};
+use super::{ConsoleFrame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::domain::ComponentStatus;
@@ -42,7 +42,7 @@ struct GroupRow {
 
 #[derive(Serialize)]
 struct ComponentsPage {
-    frame: Frame,
+    frame: ConsoleFrame,
     page_name: String,
     slug: String,
     rows: Vec<Row>,
@@ -114,7 +114,7 @@ pub async fn list_components(
         .await?;
     let (rows, groups) = rows(&page.slug, &tree);
     let view = ComponentsPage {
-        frame: Frame::new(&state, &auth, format!("Components of {}", page.name)),
+        frame: ConsoleFrame::new(&state, &auth, format!("Components of {}", page.name)),
         page_name: page.name,
         slug: page.slug,
         rows,

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::view::{DeadlineView, TimeView, page_zone};
-use super::{Frame, render, signed_in};
+use super::{ConsoleFrame, render, signed_in};
 use crate::auth::Authenticated;
 use crate::db::DbConn;
 use crate::db::models::incidents::Incident;
@@ -46,7 +46,7 @@ struct PageRow {
 
 #[derive(Debug, Serialize)]
 struct Dashboard {
-    frame: Frame,
+    frame: ConsoleFrame,
     rows: Vec<Row>,
     overdue: usize,
     pages: Vec<PageRow>,
@@ -71,7 +71,7 @@ pub async fn show_dashboard(
         .run(move |c| crate::support::console::dashboard_panel(c, now))
         .await?;
     let view = Dashboard {
-        frame: Frame::new(&state, &auth, "Console"),
+        frame: ConsoleFrame::new(&state, &auth, "Console"),
         overdue: rows.iter().filter(|r| is_overdue(r)).count(),
         rows,
         pages,

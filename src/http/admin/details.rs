@@ -10,7 +10,7 @@ use super::fields::{filled, messages, text, values};
 use super::form::Submitted;
 use super::incidents::{Choice, choices};
 use super::write::{audited, change, form_changes};
-use super::{Frame, render, see_other, signed_in};
+use super::{ConsoleFrame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::incidents::Incident;
 use crate::domain::Impact;
@@ -31,7 +31,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 
 #[derive(Serialize)]
 struct DetailsForm {
-    frame: Frame,
+    frame: ConsoleFrame,
     heading: String,
     back: String,
     action: String,
@@ -50,7 +50,7 @@ fn show(
     let heading = format!("Details of {} {}", incident.reference, incident.name);
     let impacts = Impact::ALL.iter().map(|i| (i.as_str(), i.label()));
     let view = DetailsForm {
-        frame: Frame::new(state, auth, heading.clone()),
+        frame: ConsoleFrame::new(state, auth, heading.clone()),
         heading,
         back: format!("/admin/incidents/{}", incident.id),
         action: format!("/admin/incidents/{}/details", incident.id),

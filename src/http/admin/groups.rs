@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::fields::{filled, messages, number, required, text, values};
 use super::form::Submitted;
 use super::write::{audited, change, form_changes};
-use super::{Frame, render, see_other, signed_in};
+use super::{ConsoleFrame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::ComponentGroup;
 use crate::db::models::pages::StatusPage;
@@ -37,7 +37,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 
 #[derive(Serialize)]
 struct GroupForm {
-    frame: Frame,
+    frame: ConsoleFrame,
     heading: String,
     back: String,
     action: String,
@@ -91,7 +91,7 @@ fn show(
         ),
     };
     let view = GroupForm {
-        frame: Frame::new(state, auth, heading.clone()),
+        frame: ConsoleFrame::new(state, auth, heading.clone()),
         heading,
         back,
         action,

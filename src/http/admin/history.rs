@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 
 use super::view::{TimeView, page_zone};
-use super::{Frame, render, signed_in};
+use super::{ConsoleFrame, render, signed_in};
 use crate::auth::Authenticated;
 use crate::db::models::incidents::Incident;
 use crate::error::AppResult;
@@ -38,7 +38,7 @@ struct Row {
 
 #[derive(Serialize)]
 struct HistoryPage {
-    frame: Frame,
+    frame: ConsoleFrame,
     page_name: String,
     time_zone: String,
     rows: Vec<Row>,
@@ -96,7 +96,7 @@ pub async fn list_page_incidents(
         .collect::<AppResult<Vec<_>>>()?;
     let base = format!("/admin/pages/{}/incidents", page.slug);
     let view = HistoryPage {
-        frame: Frame::new(&state, &auth, format!("Incidents of {}", page.name)),
+        frame: ConsoleFrame::new(&state, &auth, format!("Incidents of {}", page.name)),
         newer: (offset > 0).then(|| format!("{base}?offset={}", (offset - PER_PAGE).max(0))),
         older: (incidents.len() as i64 > PER_PAGE)
             .then(|| format!("{base}?offset={}", offset + PER_PAGE)),

@@ -10,7 +10,7 @@ use super::form::{COMPONENT_PREFIX, Errors, Submitted};
 use super::templates::{page_template, template_values};
 use super::view::page_zone;
 use super::write::{audited, change, form_changes};
-use super::{Frame, preview_of, render, see_other, signed_in};
+use super::{ConsoleFrame, preview_of, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
@@ -83,7 +83,7 @@ struct PageInfo {
 
 #[derive(Debug, Serialize)]
 struct OpenForm {
-    frame: Frame,
+    frame: ConsoleFrame,
     page: PageInfo,
     action: String,
     values: Values,
@@ -121,7 +121,7 @@ struct Values {
 }
 
 fn open_form(
-    frame: Frame,
+    frame: ConsoleFrame,
     page: StatusPage,
     parts: Vec<Component>,
     form: &Submitted,
@@ -209,7 +209,7 @@ pub async fn new_incident_form(
         }
         None => Submitted::default(),
     };
-    let frame = Frame::new(&state, &auth, format!("Open an incident on {}", page.name));
+    let frame = ConsoleFrame::new(&state, &auth, format!("Open an incident on {}", page.name));
     let slug = page.slug.clone();
     let mut view = open_form(frame, page, parts, &form, Errors::default());
     view.templates = all
@@ -234,7 +234,7 @@ pub async fn open_incident(
     let form = Submitted(form.into_inner());
     let (page, parts) = page_and_components(&state, slug.into_inner()).await?;
     if preview_of(&form).is_some() {
-        let frame = Frame::new(&state, &auth, format!("Open an incident on {}", page.name));
+        let frame = ConsoleFrame::new(&state, &auth, format!("Open an incident on {}", page.name));
         let view = open_form(frame, page, parts, &form, Errors::default());
         return render(&state, StatusCode::OK, "admin/incident_new", &view);
     }
@@ -274,7 +274,7 @@ fn refuse(
     form: &Submitted,
     fields: &FieldErrors,
 ) -> AppResult<HttpResponse> {
-    let frame = Frame::new(state, auth, format!("Open an incident on {}", page.name));
+    let frame = ConsoleFrame::new(state, auth, format!("Open an incident on {}", page.name));
     let view = open_form(frame, page, parts, form, Errors::from_fields(fields));
     render(
         state,

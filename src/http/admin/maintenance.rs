@@ -10,7 +10,7 @@ use super::form::{Errors, Submitted};
 use super::incidents::{ComponentChoice, component_choices, page_and_components};
 use super::view::page_zone;
 use super::write::{audited, change, form_changes};
-use super::{Frame, preview_of, render, see_other, signed_in};
+use super::{ConsoleFrame, preview_of, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
@@ -20,7 +20,7 @@ use crate::state::AppState;
 
 #[derive(Serialize)]
 struct MaintenanceForm {
-    frame: Frame,
+    frame: ConsoleFrame,
     page_name: String,
     time_zone: String,
     action: String,
@@ -35,7 +35,7 @@ struct MaintenanceForm {
 }
 
 fn view(
-    frame: Frame,
+    frame: ConsoleFrame,
     page: StatusPage,
     parts: &[Component],
     form: &Submitted,
@@ -64,7 +64,7 @@ fn show(
     form: &Submitted,
     refused: Option<&FieldErrors>,
 ) -> AppResult<HttpResponse> {
-    let frame = Frame::new(
+    let frame = ConsoleFrame::new(
         state,
         auth,
         format!("Schedule maintenance on {}", page.name),

@@ -92,7 +92,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 
 /// What every console page shows around its content.
 #[derive(Debug, Serialize)]
-pub struct Frame {
+pub struct ConsoleFrame {
     title: String,
     css: String,
     admin_css: String,
@@ -104,7 +104,7 @@ pub struct Frame {
     is_owner: bool,
 }
 
-impl Frame {
+impl ConsoleFrame {
     /// The frame of a page titled `title` for the caller `auth`.
     pub fn new(state: &AppState, auth: &Authenticated, title: impl Into<String>) -> Self {
         let assets = &state.site.renderer.assets;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::fields::{messages, values};
 use super::form::Submitted;
 use super::write::{audited, change, form_changes};
-use super::{Frame, render, see_other, signed_in};
+use super::{ConsoleFrame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::pages::{self, NewPageInput};
@@ -26,7 +26,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 
 #[derive(Serialize)]
 struct NewPageForm {
-    frame: Frame,
+    frame: ConsoleFrame,
     values: Value,
     errors: Value,
 }
@@ -42,7 +42,7 @@ fn show(
         typed["time_zone"] = Value::from("UTC");
     }
     let view = NewPageForm {
-        frame: Frame::new(state, auth, "Create a status page"),
+        frame: ConsoleFrame::new(state, auth, "Create a status page"),
         values: typed,
         errors: messages(refused, FIELDS),
     };

@@ -12,7 +12,7 @@ use super::fields::{filled, messages, values};
 use super::form::Submitted;
 use super::postmortem_form::{figures_text, follow_ups_text, postmortem_input, timeline_text};
 use super::write::{audited, change, form_changes};
-use super::{Frame, render, see_other, signed_in};
+use super::{ConsoleFrame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::incidents::Incident;
 use crate::domain::{IncidentKind, IncidentStatus, LifecycleStatus};
@@ -45,7 +45,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 
 #[derive(Serialize)]
 struct PostmortemPage {
-    frame: Frame,
+    frame: ConsoleFrame,
     reference: String,
     name: String,
     back: String,
@@ -110,7 +110,7 @@ fn show(
 ) -> AppResult<HttpResponse> {
     let incident = &loaded.incident;
     let view = PostmortemPage {
-        frame: Frame::new(state, auth, format!("Postmortem of {}", incident.reference)),
+        frame: ConsoleFrame::new(state, auth, format!("Postmortem of {}", incident.reference)),
         reference: incident.reference.clone(),
         name: incident.name.clone(),
         back: format!("/admin/incidents/{}", incident.id),

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::fields::{filled, messages, text, ticked, values};
 use super::form::Submitted;
 use super::write::{audited, change, form_changes};
-use super::{Frame, render, see_other, signed_in};
+use super::{ConsoleFrame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::pages::StatusPage;
 use crate::domain::NextUpdateIntervals;
@@ -55,7 +55,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 
 #[derive(Serialize)]
 struct SettingsPage {
-    frame: Frame,
+    frame: ConsoleFrame,
     page_name: String,
     slug: String,
     action: String,
@@ -80,7 +80,7 @@ fn show(
         .map(|(purpose, secret)| json!({"field": purpose.url_field(), "secret": secret}))
         .collect();
     let view = SettingsPage {
-        frame: Frame::new(state, auth, format!("Settings of {}", page.name)),
+        frame: ConsoleFrame::new(state, auth, format!("Settings of {}", page.name)),
         page_name: page.name.clone(),
         slug: page.slug.clone(),
         action: format!("/admin/pages/{}/settings", page.slug),

@@ -12,7 +12,7 @@ use super::fields::{Choice, filled, messages, number, options, required, text, v
 use super::form::Submitted;
 use super::groups;
 use super::write::{audited, change, form_changes};
-use super::{Frame, render, see_other, signed_in};
+use super::{ConsoleFrame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::{self as rows, Component, ComponentGroup};
 use crate::db::models::pages::StatusPage;
@@ -43,7 +43,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 
 #[derive(Serialize)]
 struct ComponentForm {
-    frame: Frame,
+    frame: ConsoleFrame,
     heading: String,
     back: String,
     action: String,
@@ -113,7 +113,7 @@ fn show(
     let choices = std::iter::once((String::new(), "No group".to_owned()))
         .chain(groups.iter().map(|g| (g.id.clone(), g.name.clone())));
     let view = ComponentForm {
-        frame: Frame::new(state, auth, heading.clone()),
+        frame: ConsoleFrame::new(state, auth, heading.clone()),
         heading,
         back,
         action,

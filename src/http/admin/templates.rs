@@ -11,7 +11,7 @@ use super::fields::{filled, messages, values};
 use super::form::{COMPONENT_PREFIX, Errors, Submitted};
 use super::incidents::{Choice, ComponentChoice, choices, component_choices, page_and_components};
 use super::write::{audited, change, form_changes};
-use super::{Frame, render, see_other, signed_in};
+use super::{ConsoleFrame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::DbConn;
 use crate::db::models::components::Component;
@@ -48,7 +48,7 @@ struct Row {
 
 #[derive(Serialize)]
 struct ListPage {
-    frame: Frame,
+    frame: ConsoleFrame,
     page_name: String,
     new_href: String,
     rows: Vec<Row>,
@@ -56,7 +56,7 @@ struct ListPage {
 
 #[derive(Serialize)]
 struct TemplateForm {
-    frame: Frame,
+    frame: ConsoleFrame,
     heading: String,
     back: String,
     action: String,
@@ -123,7 +123,7 @@ fn show(
     let impacts = std::iter::once(("", "From the component statuses"))
         .chain(Impact::ALL.iter().map(|i| (i.as_str(), i.label())));
     let view = TemplateForm {
-        frame: Frame::new(state, auth, heading.clone()),
+        frame: ConsoleFrame::new(state, auth, heading.clone()),
         heading,
         back: base,
         action,
@@ -172,7 +172,7 @@ pub async fn list_templates(
         })
         .collect();
     let view = ListPage {
-        frame: Frame::new(
+        frame: ConsoleFrame::new(
             &state,
             &auth,
             format!("Incident templates of {}", page.name),

@@ -11,7 +11,7 @@ use super::form::{Errors, Submitted};
 use super::incidents::{Choice, ComponentChoice, choices, component_choices};
 use super::view::{DeadlineView, TimeView, page_zone};
 use super::write::{audited, change, form_changes};
-use super::{Frame, preview_of, render, see_other, signed_in};
+use super::{ConsoleFrame, preview_of, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
@@ -31,7 +31,7 @@ struct Loaded {
 
 #[derive(Serialize)]
 struct IncidentPage {
-    frame: Frame,
+    frame: ConsoleFrame,
     incident: Summary,
     timeline: Vec<Entry>,
     form: UpdateForm,
@@ -195,7 +195,7 @@ fn page(
         preview: preview_of(form),
     };
     let view = IncidentPage {
-        frame: Frame::new(
+        frame: ConsoleFrame::new(
             state,
             auth,
             format!("{} {}", incident.reference, incident.name),

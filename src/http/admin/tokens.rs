@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::fields::{messages, values};
 use super::form::Submitted;
 use super::view::TimeView;
-use super::{Frame, render, see_other, signed_in};
+use super::{ConsoleFrame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::tokens::ApiToken;
 use crate::db::models::users::{self as user_rows, User};
@@ -44,7 +44,7 @@ struct Row {
 
 #[derive(Serialize)]
 struct TokensPage {
-    frame: Frame,
+    frame: ConsoleFrame,
     rows: Vec<Row>,
     values: Value,
     errors: Value,
@@ -95,7 +95,7 @@ async fn show(
         typed["expires_days"] = Value::from(DEFAULT_TOKEN_DAYS.to_string());
     }
     let view = TokensPage {
-        frame: Frame::new(state, auth, "API tokens"),
+        frame: ConsoleFrame::new(state, auth, "API tokens"),
         rows: rows(state, auth).await?,
         values: typed,
         errors: messages(refused, FIELDS),

@@ -11,7 +11,7 @@ use super::fields::{Choice, messages, options, values};
 use super::form::Submitted;
 use super::view::TimeView;
 use super::write::{audited, change, form_changes};
-use super::{Frame, render, see_other, signed_in};
+use super::{ConsoleFrame, render, see_other, signed_in};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::users::User;
 use crate::domain::{EmailAddress, Role, check_password};
@@ -43,7 +43,7 @@ struct Row {
 
 #[derive(Serialize)]
 struct UsersPage {
-    frame: Frame,
+    frame: ConsoleFrame,
     rows: Vec<Row>,
     roles: Vec<Choice>,
     values: Value,
@@ -92,7 +92,7 @@ fn show(
     let mut typed = values(form, FIELDS);
     typed["password"] = Value::from("");
     let view = UsersPage {
-        frame: Frame::new(state, auth, "Users"),
+        frame: ConsoleFrame::new(state, auth, "Users"),
         rows,
         roles: role_choices(chosen),
         values: typed,
