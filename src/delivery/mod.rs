@@ -4,7 +4,7 @@
 //! No database here: `notify` decides who gets what and when, stores the outcome, and calls
 //! [`mail::Mailer::send`] / [`webhook::WebhookClient::send`], which answer an [`Attempt`].
 
-pub mod backoff;
+pub use crate::domain::backoff;
 pub mod body;
 pub mod breaker;
 pub mod chat;

@@ -3,7 +3,8 @@
 
 use chrono::{Duration, NaiveDateTime};
 use diesel::prelude::*;
-use rand::Rng;
+
+pub use crate::domain::backoff::Backoff;
 
 use crate::db::schema::jobs;
 use crate::db::{DbConn, new_id, now, write_tx};
@@ -174,13 +175,19 @@ pub fn fail(
     } else {
         diesel::update(target)
             .set((
-                jobs::run_at.eq(at + backoff.delay(job.attempts)),
+                jobs::run_at.eq(at + retry_delay(backoff, job.attempts)),
                 jobs::last_error.eq(Some(error)),
                 jobs::locked_by.eq(None::<String>),
                 jobs::locked_until.eq(None::<NaiveDateTime>),
             ))
             .execute(conn)
     }
+}
+
+/// The wait before trying a job again after its `attempts`-th try.
+fn retry_delay(backoff: &Backoff, attempts: i32) -> Duration {
+    let attempt = u32::try_from(attempts.saturating_sub(1)).unwrap_or(0);
+    Duration::from_std(backoff.next(attempt, None)).unwrap_or(Duration::hours(1))
 }
 
 /// Hands jobs back to the queue, runnable at once, without counting the attempt.
@@ -198,58 +205,18 @@ pub fn release(conn: &mut DbConn, ids: &[String], worker: &str) -> QueryResult<u
     .execute(conn)
 }
 
-/// Exponential backoff with jitter: `base * 2^(attempt-1)`, capped, then +-25 %.
-#[derive(Debug, Clone, Copy)]
-pub struct Backoff {
-    pub base: Duration,
-    pub cap: Duration,
-}
-
-impl Default for Backoff {
-    fn default() -> Self {
-        Self {
-            base: Duration::seconds(5),
-            cap: Duration::hours(1),
-        }
-    }
-}
-
-impl Backoff {
-    /// The delay before the next try after `attempts` tries.
-    pub fn delay(&self, attempts: i32) -> Duration {
-        let exp = attempts.clamp(1, 30) - 1;
-        let raw = self
-            .base
-            .num_milliseconds()
-            .saturating_mul(1i64 << exp.min(20));
-        let capped = raw.min(self.cap.num_milliseconds()).max(1);
-        let jitter = rand::thread_rng().gen_range(-(capped / 4)..=(capped / 4));
-        Duration::milliseconds(capped + jitter)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn backoff_doubles_until_the_cap_within_jitter() {
-        let b = Backoff {
-            base: Duration::seconds(10),
-            cap: Duration::seconds(100),
-        };
-        for (attempt, expected) in [
-            (1, 10_000),
-            (2, 20_000),
-            (3, 40_000),
-            (4, 80_000),
-            (5, 100_000),
-            (30, 100_000),
-        ] {
-            let ms = b.delay(attempt).num_milliseconds();
+    fn a_job_waits_a_doubling_delay_after_each_try() {
+        let jobs = Backoff::jobs();
+        for (attempts, expected) in [(1, 5_000), (2, 10_000), (3, 20_000), (30, 3_600_000)] {
+            let ms = retry_delay(&jobs, attempts).num_milliseconds();
             assert!(
                 (expected * 3 / 4..=expected * 5 / 4).contains(&ms),
-                "attempt {attempt}: {ms}ms"
+                "after try {attempts}: {ms} ms"
             );
         }
     }

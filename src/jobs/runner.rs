@@ -74,7 +74,7 @@ impl Default for RunnerConfig {
             poll_interval: Duration::from_millis(500),
             lease: Duration::from_secs(120),
             grace: Duration::from_secs(30),
-            backoff: Backoff::default(),
+            backoff: Backoff::jobs(),
         }
     }
 }

@@ -95,8 +95,9 @@ async fn a_failing_job_is_retried_then_dead_lettered(db: TestDb) {
     app.stop().await.unwrap();
     let worker = "test-worker".to_owned();
     let fast = Backoff {
-        base: chrono::Duration::milliseconds(1),
-        cap: chrono::Duration::milliseconds(1),
+        base: std::time::Duration::from_millis(1),
+        cap: std::time::Duration::from_millis(1),
+        ..Backoff::jobs()
     };
     for _ in 0..2 {
         let (w, id2) = (worker.clone(), id.clone());

@@ -1,10 +1,21 @@
-//! When to try again: exponential backoff with full jitter, or the receiver's `Retry-After`.
+//! When to try again: exponential backoff with jitter, or the receiver's `Retry-After`. One
+//! type for everything Herald retries: deliveries (full jitter, so that receivers recovering
+//! from an outage see retries spread out) and jobs (a quarter either way of the doubling).
 
 use std::time::{Duration, SystemTime};
 
 use rand::Rng;
 
-/// Backoff parameters for one kind of delivery.
+/// How a delay is spread around its doubling ceiling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Jitter {
+    /// Anywhere in `[0, ceiling]`.
+    Full,
+    /// Within a quarter of the ceiling either way (never near zero).
+    Quarter,
+}
+
+/// Backoff parameters for one kind of retry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Backoff {
     /// The ceiling of the first retry's delay (attempt 0).
@@ -13,6 +24,7 @@ pub struct Backoff {
     pub cap: Duration,
     /// A receiver's `Retry-After` is honoured up to this bound.
     pub max_retry_after: Duration,
+    pub jitter: Jitter,
 }
 
 impl Default for Backoff {
@@ -22,15 +34,37 @@ impl Default for Backoff {
             base: Duration::from_secs(30),
             cap: Duration::from_secs(3600),
             max_retry_after: Duration::from_secs(3600),
+            jitter: Jitter::Full,
         }
     }
 }
 
 impl Backoff {
+    /// The jobs' backoff: 5 s doubling up to 1 h, a quarter either way.
+    pub const fn jobs() -> Self {
+        Self {
+            base: Duration::from_secs(5),
+            cap: Duration::from_secs(3600),
+            max_retry_after: Duration::from_secs(3600),
+            jitter: Jitter::Quarter,
+        }
+    }
+
     /// [`next_try`] with these parameters and the thread's random generator.
     pub fn next(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
         next_try(attempt, retry_after, self, &mut rand::thread_rng())
     }
+}
+
+/// A delay within a quarter either way of `min(cap, base * 2^attempt)`, at least 1 ms.
+pub fn quarter_jitter(attempt: u32, base: Duration, cap: Duration, rng: &mut impl Rng) -> Duration {
+    let factor = 2u32.checked_pow(attempt).unwrap_or(u32::MAX);
+    let ceiling = base.checked_mul(factor).unwrap_or(cap).min(cap);
+    let millis = i64::try_from(ceiling.as_millis())
+        .unwrap_or(i64::MAX / 2)
+        .max(1);
+    let spread = rng.gen_range(-(millis / 4)..=(millis / 4));
+    Duration::from_millis(u64::try_from(millis + spread).unwrap_or(1).max(1))
 }
 
 /// A random delay in `[0, min(cap, base * 2^attempt)]` ("full jitter"), so that receivers
@@ -50,9 +84,10 @@ pub fn next_try(
     backoff: &Backoff,
     rng: &mut impl Rng,
 ) -> Duration {
-    match retry_after {
-        Some(wait) => wait.min(backoff.max_retry_after),
-        None => full_jitter(attempt, backoff.base, backoff.cap, rng),
+    match (retry_after, backoff.jitter) {
+        (Some(wait), _) => wait.min(backoff.max_retry_after),
+        (None, Jitter::Full) => full_jitter(attempt, backoff.base, backoff.cap, rng),
+        (None, Jitter::Quarter) => quarter_jitter(attempt, backoff.base, backoff.cap, rng),
     }
 }
 
@@ -91,6 +126,30 @@ mod tests {
             // Spread over the whole range, not stuck near zero.
             assert!(max_seen >= ceiling / 2, "attempt {attempt}: {max_seen:?}");
         }
+    }
+
+    #[test]
+    fn quarter_jitter_doubles_until_the_cap_within_a_quarter() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let (base, cap) = (Duration::from_secs(10), Duration::from_secs(100));
+        for (attempt, expected) in [
+            (0, 10_000),
+            (1, 20_000),
+            (2, 40_000),
+            (3, 80_000),
+            (4, 100_000),
+            (29, 100_000),
+        ] {
+            for _ in 0..50 {
+                let ms = quarter_jitter(attempt, base, cap, &mut rng).as_millis() as u64;
+                assert!(
+                    (expected * 3 / 4..=expected * 5 / 4).contains(&ms),
+                    "attempt {attempt}: {ms} ms"
+                );
+            }
+        }
+        assert_eq!(Backoff::jobs().jitter, Jitter::Quarter);
+        assert_eq!(Backoff::default().jitter, Jitter::Full);
     }
 
     #[test]
