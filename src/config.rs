@@ -237,11 +237,10 @@ impl Settings {
         };
         let db_pool_size = src.number(DB_POOL_SIZE, default_pool, 1..=256, "")?;
         let db_timeout_ms = src.number(DB_TIMEOUT_MS, 3000, 10..=120_000, "ms")?;
-        let bind = src
-            .parsed(BIND, |raw, name| {
-                parse::address(raw, name, "127.0.0.1:8080")
-            })?
-            .map_or_else(|| parse::address("127.0.0.1:8080", BIND.env, ""), Ok)?;
+        let (bind_raw, bind_name) = src
+            .value(BIND)
+            .unwrap_or_else(|| ("127.0.0.1:8080".to_owned(), BIND.env));
+        let bind = parse::address(&bind_raw, bind_name, "127.0.0.1:8080")?;
         let public_url = src
             .parsed(PUBLIC_URL, parse::public_url)?
             .unwrap_or_else(|| parse::derived_public_url(bind));

@@ -155,17 +155,28 @@ fn is_form(req: &HttpRequest) -> bool {
         .eq_ignore_ascii_case("application/x-www-form-urlencoded")
 }
 
-/// Reads the whole form body, feeds it back for the handler, returns its `csrf_token` field.
-async fn form_field(mut held: Held) -> AppResult<String> {
+/// Reads a whole form body, at most [`FORM_LIMIT`] bytes (the console's form readers share it).
+pub(crate) async fn read_form(payload: &mut Payload) -> AppResult<Bytes> {
     let mut body = BytesMut::new();
-    while let Some(chunk) = held.original.next().await {
+    while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|e| AppError::BadRequest(format!("reading the body: {e}")))?;
         if body.len() + chunk.len() > FORM_LIMIT {
             return Err(AppError::BadRequest("form body too large".into()));
         }
         body.extend_from_slice(&chunk);
     }
-    let body: Bytes = body.freeze();
+    Ok(body.freeze())
+}
+
+/// A payload that yields `body` again, for a handler after its body was read.
+pub(crate) fn replay(body: Bytes) -> Payload {
+    let stream = futures_util::stream::once(async move { Ok(body) });
+    Payload::from(Box::pin(stream) as BoxedPayloadStream)
+}
+
+/// Reads the whole form body, feeds it back for the handler, returns its `csrf_token` field.
+async fn form_field(mut held: Held) -> AppResult<String> {
+    let body = read_form(&mut held.original).await?;
     let given = url::form_urlencoded::parse(&body)
         .find(|(k, _)| k == csrf::FIELD)
         .map(|(_, v)| v.into_owned())

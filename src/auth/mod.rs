@@ -15,7 +15,7 @@
 
 pub mod api;
 pub mod csrf;
-mod extract;
+pub(crate) mod extract;
 pub mod jwt;
 pub mod limit;
 pub mod login;

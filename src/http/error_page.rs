@@ -10,25 +10,22 @@
 //! console page comes back to that page; one whose session could not be looked up, because the
 //! database did not answer, is told so (503) instead of being sent to sign in.
 
-use actix_http::BoxedPayloadStream;
 use actix_web::body::{BoxBody, MessageBody};
-use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, HttpResponse, ResponseError, web};
-use bytes::{Bytes, BytesMut};
-use futures_util::StreamExt;
+use bytes::Bytes;
 use tracing_actix_web::RequestId;
 
 use crate::auth::Undecided;
+use crate::auth::extract::{read_form, replay};
 use crate::auth::login::{Carried, SIGN_IN};
 use crate::error::AppError;
 use crate::render::html::{ErrorPage, FieldMessage, Link, render_error};
 use crate::state::AppState;
 
-/// The largest console form body kept for after a new sign-in (the form extractor's limit).
-const CARRY_LIMIT: usize = 1024 * 1024;
 /// How long reading a console form body may take before the request is refused.
 const CARRY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -74,24 +71,10 @@ fn carries_form(req: &ServiceRequest) -> bool {
 /// handler.
 async fn keep_body(req: &mut ServiceRequest) -> Result<Bytes, AppError> {
     let mut payload = req.take_payload();
-    let read = async {
-        let mut body = BytesMut::new();
-        while let Some(chunk) = payload.next().await {
-            let chunk =
-                chunk.map_err(|e| AppError::BadRequest(format!("reading the form: {e}")))?;
-            if body.len() + chunk.len() > CARRY_LIMIT {
-                return Err(AppError::BadRequest("the form is too large".into()));
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(body.freeze())
-    };
-    let body = tokio::time::timeout(CARRY_TIMEOUT, read)
+    let body = tokio::time::timeout(CARRY_TIMEOUT, read_form(&mut payload))
         .await
         .map_err(|_| AppError::BadRequest("the form took too long to arrive".into()))??;
-    let again = body.clone();
-    let stream = futures_util::stream::once(async move { Ok(again) });
-    req.set_payload(Payload::from(Box::pin(stream) as BoxedPayloadStream));
+    req.set_payload(replay(body.clone()));
     Ok(body)
 }
 

@@ -148,7 +148,17 @@ async fn an_html_route_that_cannot_reach_the_database_answers_a_503_page(db: Tes
     outage.restore().await;
 }
 
-/// The session of `console` is over, as after the time a session lasts.
+/// The page's summary once the public site shows everything committed so far.
+async fn refreshed_summary(app: &TestApp) -> String {
+    app.refreshed().await;
+    app.get("/status/acme/api/v2/summary.json")
+        .await
+        .text()
+        .await
+        .unwrap()
+}
+
+/// Every session is over, as after the time a session lasts.
 async fn end_session(app: &TestApp) {
     app.db
         .run(|c| {
@@ -307,13 +317,7 @@ async fn an_update_typed_after_the_session_ended_survives_signing_in_again(db: T
         form.contains(r#"<option value="major_outage" selected"#),
         "the component's choice is kept: {form}"
     );
-    app.refreshed().await;
-    let summary = app
-        .get("/status/acme/api/v2/summary.json")
-        .await
-        .text()
-        .await
-        .unwrap();
+    let summary = refreshed_summary(&app).await;
     assert!(
         !summary.contains("Checkout errors"),
         "nothing was opened: {summary}"
@@ -336,13 +340,7 @@ async fn a_form_without_a_preview_is_sent_again_only_when_asked(db: TestDb) {
     let resume = res.text().await.unwrap();
     assert!(resume.contains("Send it again"), "{resume}");
     assert!(resume.contains("<dd>degraded_performance</dd>"), "{resume}");
-    app.refreshed().await;
-    let summary = app
-        .get("/status/acme/api/v2/summary.json")
-        .await
-        .text()
-        .await
-        .unwrap();
+    let summary = refreshed_summary(&app).await;
     assert!(
         !summary.contains("degraded_performance"),
         "not sent yet: {summary}"

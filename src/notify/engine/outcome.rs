@@ -36,13 +36,12 @@ pub(super) fn outcome(
     policy: &EngineConfig,
     at: NaiveDateTime,
 ) -> Outcome {
-    let config = policy;
     let later = |wait: Duration| at + chrono::Duration::from_std(wait).unwrap_or_default();
     let attempts = history.attempts + 1;
     let given_up = || {
         history
             .event_at
-            .is_some_and(|t| at - t >= config.give_up_after)
+            .is_some_and(|t| at - t >= policy.give_up_after)
     };
     let Some(attempt) = attempt else {
         return Outcome {
@@ -69,7 +68,7 @@ pub(super) fn outcome(
                 counted: true,
                 error: Some(format!(
                     "the destination could not be reached for {} hours{}",
-                    config.give_up_after.num_hours(),
+                    policy.give_up_after.num_hours(),
                     attempt
                         .error()
                         .or(history.last_error)
@@ -82,7 +81,7 @@ pub(super) fn outcome(
         // Not attempted (found unreachable while shutting down): the next process tries it.
         Attempt::Unreachable { error } => Outcome {
             state: DeliveryState::Pending,
-            next_attempt_at: later(config.probe_every),
+            next_attempt_at: later(policy.probe_every),
             counted: false,
             error: Some(error.clone()),
             waiting: Some(if history.channel == Channel::Email {
@@ -98,10 +97,10 @@ pub(super) fn outcome(
             error: history.last_error.map(str::to_owned),
             waiting: Some(*waiting),
         },
-        Attempt::Retry { retry_after, error } if attempts < config.max_attempts => Outcome {
+        Attempt::Retry { retry_after, error } if attempts < policy.max_attempts => Outcome {
             state: DeliveryState::Pending,
             next_attempt_at: later(
-                config
+                policy
                     .backoff
                     .next(history.attempts.max(0) as u32, *retry_after),
             ),
