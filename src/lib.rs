@@ -13,6 +13,7 @@ pub mod http;
 pub mod jobs;
 pub mod lifecycle;
 pub mod notify;
+pub mod passes;
 pub mod render;
 pub mod secret;
 pub mod services;

@@ -108,6 +108,7 @@ impl Application {
             login_limiter: Arc::default(),
             password_checks: Arc::default(),
             notify: crate::notify::NotifyHandle::new(&settings),
+            jobs: Arc::default(),
             support,
         };
         let app_state = state.clone();
@@ -243,6 +244,7 @@ impl Application {
             state.db.clone(),
             registry,
             runner,
+            state.jobs.clone(),
             lifecycle.token(),
         ));
         let handle: ServerHandle = server.handle();

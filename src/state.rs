@@ -27,6 +27,8 @@ pub struct AppState {
     pub password_checks: Arc<crate::auth::verify::PasswordChecks>,
     /// Subscriber notifications: the engine's wake-up, the webhook policy, subscribe limits.
     pub notify: crate::notify::NotifyHandle,
+    /// The job runner's wake-up and its passes (a job enqueued by a write runs at once).
+    pub jobs: Arc<crate::passes::Passes>,
     /// The support contact form: its token key, spool and rate limiter.
     pub support: Arc<crate::support::Support>,
 }

@@ -1,5 +1,6 @@
 //! What follows a committed write, in one place for the console, the JSON API and the public
-//! forms: the notification engine is woken at once (a notification never waits for its poll),
+//! forms: the notification engine and the job runner are woken at once (a notification or a
+//! support notice never waits for a poll),
 //! and a write that changes what the public pages show waits, with a short bound, until this
 //! process serves the change: its answer and every later public read show it.
 
@@ -14,9 +15,9 @@ pub const SHOWN_WITHIN: Duration = Duration::from_secs(2);
 
 /// After a write that may change the public pages and may have queued notifications.
 pub async fn public_change(state: &AppState) {
-    state.notify.wake.notify_one();
-    let ticket = state.site.request_refresh();
-    if !state.site.refreshed_past(ticket, SHOWN_WITHIN).await {
+    state.notify.passes.wake();
+    let ticket = state.site.passes.request();
+    if !state.site.passes.covered_past(ticket, SHOWN_WITHIN).await {
         tracing::info!(
             bound_ms = SHOWN_WITHIN.as_millis() as u64,
             "answering a write before the public pages show it; they follow on the next refresh"
@@ -24,7 +25,13 @@ pub async fn public_change(state: &AppState) {
     }
 }
 
+/// After a write that queued jobs (a support submission's notices): the runner claims them
+/// at once instead of on its poll.
+pub fn jobs_queued(state: &AppState) {
+    state.jobs.wake();
+}
+
 /// After a write that changes only what the engine sends (subscriptions, a retried delivery).
 pub fn notifications_queued(state: &AppState) {
-    state.notify.wake.notify_one();
+    state.notify.passes.wake();
 }

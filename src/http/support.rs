@@ -215,6 +215,7 @@ pub async fn submit_form(
             .insert(header::RETRY_AFTER, HeaderValue::from(wait));
         return Ok(res);
     }
+    crate::http::committed::jobs_queued(&state);
     Ok(HttpResponse::SeeOther()
         .insert_header((
             header::LOCATION,
@@ -314,6 +315,7 @@ pub async fn submit_json(
     let submission = Submission::new(&page.data.page.id, checked, Some(ip));
     let reference = submission.reference.clone();
     support.accept(&state.db, submission).await?;
+    crate::http::committed::jobs_queued(&state);
     Ok(HttpResponse::Created()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(json!({"reference": reference})))

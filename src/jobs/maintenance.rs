@@ -26,7 +26,7 @@ pub async fn run(db: Db, site: Arc<PublicSite>, stop: CancellationToken) {
         {
             Ok(steps) if !steps.is_empty() => {
                 tracing::info!(?steps, "moved automatic maintenances");
-                site.request_refresh();
+                site.passes.wake();
             }
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "advancing automatic maintenances failed"),

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::queue::{self, Backoff, JobRow};
 use crate::db::Db;
+use crate::passes::Passes;
 
 /// What a job handler gets to work with.
 #[derive(Clone)]
@@ -79,8 +80,15 @@ impl Default for RunnerConfig {
     }
 }
 
-/// Runs jobs until `stop` is cancelled, then drains as described in the module docs.
-pub async fn run(db: Db, registry: Registry, config: RunnerConfig, stop: CancellationToken) {
+/// Runs jobs until `stop` is cancelled, then drains as described in the module docs. A wake-up
+/// on `passes` claims at once; a pass is done when no job is due or running.
+pub async fn run(
+    db: Db,
+    registry: Registry,
+    config: RunnerConfig,
+    passes: Arc<Passes>,
+    stop: CancellationToken,
+) {
     let worker = worker_id();
     let ctx = JobContext { db: db.clone() };
     let mut running: JoinSet<()> = JoinSet::new();
@@ -90,6 +98,7 @@ pub async fn run(db: Db, registry: Registry, config: RunnerConfig, stop: Cancell
         while let Some(done) = running.try_join_next_with_id() {
             held.remove(&done.map(|(id, _)| id).unwrap_or_else(|e| e.id()));
         }
+        let covers = passes.pass_covers();
         let free = config.concurrency.saturating_sub(running.len());
         let claimed = if free == 0 {
             Ok(Vec::new())
@@ -113,9 +122,13 @@ pub async fn run(db: Db, registry: Registry, config: RunnerConfig, stop: Cancell
             held.insert(handle.id(), id);
         }
         if idle {
+            if running.is_empty() {
+                passes.pass_done(covers);
+            }
             tokio::select! {
                 _ = stop.cancelled() => break,
                 _ = tokio::time::sleep(config.poll_interval) => {}
+                _ = passes.woken() => {}
                 Some(done) = running.join_next_with_id(), if !running.is_empty() => {
                     held.remove(&done.map(|(id, _)| id).unwrap_or_else(|e| e.id()));
                 }

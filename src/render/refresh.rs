@@ -169,19 +169,19 @@ impl Refresher {
 
 /// Refreshes every [`POLL_INTERVAL`] (or at once when woken) until `stop` is cancelled. Each
 /// pass tells the site which refresh tickets it covered, so a writer waiting for its change to
-/// show ([`PublicSite::refreshed_past`]) is released by the first pass that read after it.
+/// show ([`crate::passes::Passes::covered_past`]) is released by the first pass that read after it.
 pub async fn run(mut refresher: Refresher, stop: CancellationToken) {
     let site = refresher.site.clone();
     loop {
         tokio::select! {
             _ = stop.cancelled() => break,
             _ = tokio::time::sleep(POLL_INTERVAL) => {}
-            _ = site.wake.notified() => {}
+            _ = site.passes.woken() => {}
         }
-        let covers = site.freshness().pass_covers();
+        let covers = site.passes.pass_covers();
         if let Err(e) = refresher.refresh().await {
             tracing::warn!(error = %e, "refreshing the public pages failed");
         }
-        site.freshness().pass_done(covers);
+        site.passes.pass_done(covers);
     }
 }

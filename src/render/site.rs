@@ -3,12 +3,11 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use chrono::{DateTime, Days, Utc};
-use tokio::sync::watch;
+
+use crate::passes::Passes;
 
 use super::assets::Assets;
 use super::html::{self, Templates};
@@ -126,61 +125,9 @@ fn wake_at(data: &PageData) -> DateTime<Utc> {
 pub struct PublicSite {
     current: ArcSwap<SiteSnapshot>,
     pub renderer: Renderer,
-    /// Wakes the refresher at once (after a change made by this process).
-    pub wake: tokio::sync::Notify,
-    /// Which writes the published snapshot shows.
-    freshness: Freshness,
-}
-
-/// Refresh tickets: a writer takes one after its commit, and a refresh pass that read the
-/// tickets before reading the database covers them. A ticket taken after a commit is therefore
-/// covered only by a pass that saw the commit.
-#[derive(Debug)]
-pub struct Freshness {
-    /// Tickets handed out.
-    requested: AtomicU64,
-    /// The highest ticket a finished pass covers.
-    covered: watch::Sender<u64>,
-}
-
-impl Default for Freshness {
-    fn default() -> Self {
-        Self {
-            requested: AtomicU64::new(0),
-            covered: watch::Sender::new(0),
-        }
-    }
-}
-
-impl Freshness {
-    /// A new ticket, for a change committed before this call.
-    pub fn ticket(&self) -> u64 {
-        self.requested.fetch_add(1, Ordering::SeqCst) + 1
-    }
-
-    /// A pass starts (before it reads the database): the tickets it will cover.
-    pub fn pass_covers(&self) -> u64 {
-        self.requested.load(Ordering::SeqCst)
-    }
-
-    /// A pass that started with `covers` finished.
-    pub fn pass_done(&self, covers: u64) {
-        self.covered.send_if_modified(|covered| {
-            let newer = covers > *covered;
-            if newer {
-                *covered = covers;
-            }
-            newer
-        });
-    }
-
-    /// Waits, at most `bound`, for a finished pass covering `ticket`. False when the bound ran
-    /// out first.
-    pub async fn covered(&self, ticket: u64, bound: Duration) -> bool {
-        let mut covered = self.covered.subscribe();
-        let reached = covered.wait_for(|&c| c >= ticket);
-        matches!(tokio::time::timeout(bound, reached).await, Ok(Ok(_)))
-    }
+    /// The refresher's wake-up and its passes: which writes the published snapshot shows (a
+    /// pass covers its tickets once it has published, or failed and kept the last snapshot).
+    pub passes: Passes,
 }
 
 impl PublicSite {
@@ -196,28 +143,8 @@ impl PublicSite {
         Ok(Self {
             current: ArcSwap::from_pointee(empty),
             renderer,
-            wake: tokio::sync::Notify::new(),
-            freshness: Freshness::default(),
+            passes: Passes::default(),
         })
-    }
-
-    /// Asks the refresher for a pass that sees everything committed so far, and returns the
-    /// ticket that [`PublicSite::refreshed_past`] waits for.
-    pub fn request_refresh(&self) -> u64 {
-        let ticket = self.freshness.ticket();
-        self.wake.notify_one();
-        ticket
-    }
-
-    /// Waits, at most `bound`, for a refresh pass covering `ticket` to finish (published, or
-    /// failed and keeping the last snapshot). False when the bound ran out first.
-    pub async fn refreshed_past(&self, ticket: u64, bound: Duration) -> bool {
-        self.freshness.covered(ticket, bound).await
-    }
-
-    /// The refresher's side of the tickets.
-    pub fn freshness(&self) -> &Freshness {
-        &self.freshness
     }
 
     /// The snapshot to answer from (cheap: an atomic load).
@@ -233,42 +160,7 @@ impl PublicSite {
 
 #[cfg(test)]
 mod tests {
-    use super::{Freshness, wake_at};
-
-    #[tokio::test]
-    async fn a_ticket_is_covered_only_by_a_pass_that_started_after_it() {
-        let f = Freshness::default();
-        let early = f.pass_covers(); // a pass already reading the database
-        let ticket = f.ticket(); // a write commits, then takes its ticket
-        let short = std::time::Duration::from_millis(20);
-        assert!(!f.covered(ticket, short).await, "nothing has run yet");
-        f.pass_done(early);
-        assert!(
-            !f.covered(ticket, short).await,
-            "the pass that was already running may have missed the write"
-        );
-        let next = f.pass_covers();
-        let later = f.ticket();
-        f.pass_done(next);
-        assert!(f.covered(ticket, short).await);
-        assert!(!f.covered(later, short).await, "taken after the pass began");
-        // A slow pass that finishes last cannot move the mark back.
-        f.pass_done(early);
-        assert!(f.covered(ticket, short).await);
-    }
-
-    #[tokio::test]
-    async fn a_waiting_writer_is_released_by_the_pass_that_covers_it() {
-        let f = std::sync::Arc::new(Freshness::default());
-        let ticket = f.ticket();
-        let waiter = {
-            let f = f.clone();
-            tokio::spawn(async move { f.covered(ticket, std::time::Duration::from_secs(30)).await })
-        };
-        let covers = f.pass_covers();
-        f.pass_done(covers);
-        assert!(waiter.await.unwrap());
-    }
+    use super::wake_at;
     use crate::render::html::fixture;
     use chrono::{Duration, TimeZone, Utc};
 

@@ -170,6 +170,10 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// The notification engine's clock: tests move it forward.
     pub clock: herald::notify::EngineClock,
+    /// The notification engine's wake-up and its settled passes.
+    pub notify: herald::notify::NotifyHandle,
+    /// The job runner's wake-up and its passes.
+    pub jobs: std::sync::Arc<herald::passes::Passes>,
     shutdown: ShutdownHandle,
     server: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     // Declared last: dropped after the server is gone.
@@ -208,6 +212,8 @@ impl TestApp {
         let db = app.state().db.clone();
         let site = app.state().site.clone();
         let clock = app.state().notify.clock.clone();
+        let notify = app.state().notify.clone();
+        let jobs = app.state().jobs.clone();
         let shutdown = app.shutdown_handle();
         let server = tokio::spawn(app.run_until_stopped());
         Self {
@@ -217,6 +223,8 @@ impl TestApp {
             site,
             client: reqwest::Client::new(),
             clock,
+            notify,
+            jobs,
             shutdown,
             server: Some(server),
             test_db,
@@ -282,18 +290,46 @@ impl TestApp {
 
     /// Asks the public-site refresher to look at the database now.
     pub fn site_wake(&self) {
-        self.site.wake.notify_one();
+        self.site.passes.wake();
     }
 
     /// Has the refresher make a pass that reads everything committed so far, and waits for it
     /// to finish: afterwards the public pages show exactly what the database holds.
     pub async fn refreshed(&self) {
-        let ticket = self.site.request_refresh();
+        let ticket = self.site.passes.request();
         assert!(
             self.site
-                .refreshed_past(ticket, Duration::from_secs(15))
+                .passes
+                .covered_past(ticket, Duration::from_secs(15))
                 .await,
             "the refresher made no pass within 15 s"
+        );
+    }
+
+    /// Has the notification engine make a pass that sees everything committed so far, and
+    /// waits until it has nothing left to do now: every event expanded, every due delivery
+    /// sent and its outcome recorded.
+    pub async fn deliver_pending(&self) {
+        let ticket = self.notify.passes.request();
+        assert!(
+            self.notify
+                .passes
+                .covered_past(ticket, Duration::from_secs(15))
+                .await,
+            "the notification engine still had work after 15 s"
+        );
+    }
+
+    /// Has the job runner claim now, and waits until no job is due or running: every job
+    /// due before this call has run and its outcome is recorded (a retry scheduled for later
+    /// stays queued).
+    pub async fn run_pending_jobs(&self) {
+        let ticket = self.jobs.request();
+        assert!(
+            self.jobs
+                .covered_past(ticket, Duration::from_secs(15))
+                .await,
+            "the job runner still had jobs due or running after 15 s"
         );
     }
 

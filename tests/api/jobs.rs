@@ -30,20 +30,6 @@ async fn job_row(app: &TestApp, id: &str) -> Option<queue::JobRow> {
     app.db.run(move |c| Ok(queue::get(c, &id)?)).await.unwrap()
 }
 
-async fn wait_until<F, Fut>(mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    for _ in 0..200 {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("condition not reached within 5 s");
-}
-
 async fn a_job_runs_once_and_leaves_the_queue(db: TestDb) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let mut registry = Registry::standard();
@@ -57,7 +43,8 @@ async fn a_job_runs_once_and_leaves_the_queue(db: TestDb) {
     });
     let mut app = TestApp::spawn_with(db, &[], registry).await;
     let id = enqueue(&app, NewJob::new("test.record", json!({"n": 7}))).await;
-    wait_until(|| async { job_row(&app, &id).await.is_none() }).await;
+    app.run_pending_jobs().await;
+    assert!(job_row(&app, &id).await.is_none(), "done and removed");
     assert_eq!(*seen.lock().unwrap(), vec![7]);
     app.stop().await.unwrap();
 }
@@ -76,13 +63,9 @@ async fn a_failing_job_is_retried_then_dead_lettered(db: TestDb) {
     let mut app = TestApp::spawn_with(db, &[], registry).await;
     let id = enqueue(&app, NewJob::new("test.fail", json!({})).max_attempts(3)).await;
     // The first failure schedules a retry in the future (backoff), not at once.
-    wait_until(|| async {
-        job_row(&app, &id)
-            .await
-            .is_some_and(|j| j.attempts == 1 && j.locked_by.is_none())
-    })
-    .await;
+    app.run_pending_jobs().await;
     let row = job_row(&app, &id).await.unwrap();
+    assert_eq!((row.attempts, row.locked_by.as_deref()), (1, None));
     assert_eq!(row.last_error.as_deref(), Some("receiver said 500"));
     assert!(
         row.run_at > herald::db::now(),

@@ -22,7 +22,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::NaiveDateTime;
-use tokio::sync::Notify;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -39,6 +38,7 @@ use crate::delivery::outbound::Policy;
 use crate::delivery::webhook::WebhookClient;
 use crate::delivery::{Attempt, Waiting};
 use crate::error::AppResult;
+use crate::passes::Passes;
 use crate::secret::SecretKey;
 use crate::services::outbox as events;
 
@@ -117,8 +117,10 @@ impl Default for EngineConfig {
 /// outbound policy handlers check webhook URLs with.
 #[derive(Clone)]
 pub struct NotifyHandle {
-    /// Wakes the engine at once (a local write added an event).
-    pub wake: Arc<Notify>,
+    /// The engine's wake-up (a local write added an event) and its passes: a pass that ran out
+    /// of work (nothing to expand, claim, send or record now) covers the tickets it read
+    /// before it looked at the database.
+    pub passes: Arc<Passes>,
     pub policy: Policy,
     /// Subscribe rate limits.
     pub limits: Arc<super::limits::SubscribeLimits>,
@@ -130,7 +132,7 @@ impl NotifyHandle {
     /// A handle for `settings`.
     pub fn new(settings: &Settings) -> Self {
         Self {
-            wake: Arc::new(Notify::new()),
+            passes: Arc::new(Passes::default()),
             policy: Policy::from_settings(settings),
             limits: Arc::new(super::limits::SubscribeLimits::default()),
             clock: EngineClock::system(),
@@ -269,10 +271,11 @@ pub async fn run(
         parked: HashMap::new(),
         unparked: Vec::new(),
         db_jobs: JoinSet::new(),
+        reminding: JoinSet::new(),
         due: [true; 2],
     };
     tracing::info!(worker = %engine.worker, "notification engine started");
-    engine.serve(&handle.wake, &stop).await;
+    engine.serve(&handle, &stop).await;
     engine.drain().await;
 }
 
@@ -305,6 +308,9 @@ struct Engine {
     /// The claim or flush under way: it runs beside the sends, so the deliveries held keep
     /// going out while the database records the last batch or hands over the next.
     db_jobs: JoinSet<DbDone>,
+    /// Responders' reminders being sent (each claimed once, so a pass is not done until they
+    /// are out).
+    reminding: JoinSet<()>,
     /// Per channel: whether deliveries may be due (cleared when a claim comes back short,
     /// set again on a wake-up or a poll).
     due: [bool; 2],
@@ -330,8 +336,10 @@ enum DbDone {
 }
 
 impl Engine {
-    async fn serve(&mut self, wake: &Notify, stop: &CancellationToken) {
+    async fn serve(&mut self, handle: &NotifyHandle, stop: &CancellationToken) {
         let mut expand = true;
+        // The wake-up tickets the pass under way covers (read before it looks at the database).
+        let mut covers = handle.passes.pass_covers();
         // Expansion keeps pace with sending: a step is taken when there is room to lease what
         // it writes, and at least on every wake-up and poll (so events are written out even
         // while sends are stuck on slow receivers).
@@ -339,6 +347,8 @@ impl Engine {
         let mut last_flush = tokio::time::Instant::now();
         let mut last_renew = tokio::time::Instant::now();
         let mut last_reminders: Option<tokio::time::Instant> = None;
+        // The tickets covered by the last look for reminders (a requested pass looks again).
+        let mut reminded_for = covers;
         // A poll every `poll` even while the loop is busy (a sleep made afresh each turn
         // would never end while sends keep finishing).
         let mut poll = tokio::time::interval(self.config.poll);
@@ -371,22 +381,30 @@ impl Engine {
                     self.claim(rooms);
                 }
             }
-            if last_reminders.is_none_or(|at| at.elapsed() >= REMINDER_TICK) {
+            if covers > reminded_for
+                || last_reminders.is_none_or(|at| at.elapsed() >= REMINDER_TICK)
+            {
                 self.remind().await;
                 last_reminders = Some(tokio::time::Instant::now());
+                reminded_for = covers;
             }
             if last_renew.elapsed() >= self.config.lease / 3 {
                 self.renew().await;
                 last_renew = tokio::time::Instant::now();
             }
+            if !expand && self.quiet() {
+                handle.passes.pass_done(covers);
+            }
             tokio::select! {
                 _ = stop.cancelled() => break,
-                _ = wake.notified() => {
+                _ = handle.passes.woken() => {
+                    covers = handle.passes.pass_covers();
                     expand = true;
                     forced = true;
                     self.due = [true; 2];
                 }
                 _ = poll.tick() => {
+                    covers = handle.passes.pass_covers();
                     expand = true;
                     forced = true;
                     self.due = [true; 2];
@@ -404,13 +422,28 @@ impl Engine {
                         self.finish(done);
                     }
                 }
+                Some(_) = self.reminding.join_next(), if !self.reminding.is_empty() => {}
                 // An event has more chunks to expand: on with it after what is ready.
                 _ = std::future::ready(()), if expand && self.db_jobs.is_empty() && self.has_room() => {}
             }
         }
     }
 
-    /// Takes in a finished claim or flush.
+    /// Whether nothing is left to do now: no database job under way or to start (no claim is
+    /// due, no outcome waits to be recorded), nothing held or in flight.
+    fn quiet(&self) -> bool {
+        self.db_jobs.is_empty()
+            && self.tasks.is_empty()
+            && self.reminding.is_empty()
+            && self.held_count == [0; 2]
+            && self.finished.is_empty()
+            && self.notes.is_empty()
+            && self.unparked.is_empty()
+            && !CHANNELS
+                .into_iter()
+                .any(|c| self.due[c as usize] && self.wants(c))
+    }
+
     /// Takes in a finished claim, flush or expansion step; answers whether an expansion has
     /// more to do.
     fn db_done(&mut self, done: Result<DbDone, tokio::task::JoinError>) -> bool {

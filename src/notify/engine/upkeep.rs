@@ -38,7 +38,7 @@ impl Engine {
                 recipients = messages.mails.len(), webhook = messages.webhook.is_some(),
                 "reminding responders of a promised update");
             let sender = self.sender.clone();
-            tokio::spawn(async move {
+            self.reminding.spawn(async move {
                 reminders::send(sender.mailer.as_deref(), &sender.webhooks, messages).await;
             });
         }
@@ -72,6 +72,8 @@ impl Engine {
     pub(super) async fn drain(mut self) {
         let deadline = tokio::time::Instant::now() + self.config.grace;
         self.stopping = true;
+        // Reminders on their way finish on their own, as they would have before the drain.
+        self.reminding.detach_all();
         let queued: Vec<String> = self
             .lanes
             .take_queued()

@@ -121,7 +121,7 @@ async fn signs_in_opens_an_incident_and_posts_an_update_through_the_console() {
                 started.elapsed() < Duration::from_secs(10),
                 "the public page shows the update: {html}"
             );
-            site.wake.notify_one();
+            site.passes.wake();
             std::thread::sleep(Duration::from_millis(200));
         }
         std::fs::write(dir.join("console-public-page.png"), page.screenshot()).unwrap();

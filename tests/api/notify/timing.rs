@@ -272,7 +272,7 @@ async fn a_retry_after_is_honoured_to_the_second_and_the_retry_keeps_the_webhook
     // Half-way there: nothing.
     rx.answer(200, None);
     advance(&s, Duration::from_secs(60)).await;
-    tokio::time::sleep(FEW_POLLS).await;
+    s.app.deliver_pending().await;
     assert_eq!(rx.hits().len(), 1, "no retry before the Retry-After");
     let d = wait_delivery(&s, &d.id, |d| d.state == DeliveryState::Pending).await;
     assert_eq!(d.attempts, 1);
@@ -284,7 +284,7 @@ async fn a_retry_after_is_honoured_to_the_second_and_the_retry_keeps_the_webhook
     assert_eq!(hits[1].webhook_id, first.webhook_id);
     let done = wait_delivery(&s, &d.id, |d| d.state == DeliveryState::Delivered).await;
     assert_eq!(done.attempts, 2);
-    tokio::time::sleep(FEW_POLLS).await;
+    s.app.deliver_pending().await;
     assert_eq!(rx.hits().len(), 2, "nothing after the delivery");
 }
 
@@ -406,7 +406,7 @@ async fn retries_back_off_exponentially_with_full_jitter_and_a_410_is_not_retrie
     let gone_id = gone_hook["id"].as_str().unwrap();
     let failed = hooks_of(&s, gone_id).await.remove(0);
     advance(&s, Duration::from_secs(2 * 3600)).await;
-    tokio::time::sleep(FEW_POLLS).await;
+    s.app.deliver_pending().await;
     assert_eq!(gone.hits().len(), 1, "a 410 is not retried");
     assert_eq!(gone.hits()[0].status, 410);
     let shown = api_delivery(&s, &failed.id).await;
@@ -531,7 +531,6 @@ async fn ten_failures_over_the_window_quarantine_a_subscriber_its_contact_is_tol
     s.update(&incident, json!({"status": "resolved", "body": "Fixed."}))
         .await;
     s.settle().await;
-    tokio::time::sleep(FEW_POLLS).await;
     assert_eq!(rx.hits().len(), 13);
     assert_eq!(s.smtp.to("ops@example.com").len(), 1, "told once");
 }
