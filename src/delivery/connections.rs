@@ -4,9 +4,9 @@
 //! answer has been read to its end. Cheaper per request than hyper-util's pooled client, which
 //! spawns a task per request to hand its connection back (`bench/fanout.sh` prints both).
 //!
-//! How many connections a destination gets is the caller's cap (`WebhookClient` admits at most
-//! `per_host_concurrency` requests to one host at once); this keeps that many idle at most, for
-//! at most the idle timeout.
+//! How many connections a destination gets is the caller's cap (the engine's lanes send at
+//! most `per_host_concurrency` requests to one host at once); this keeps that many idle at
+//! most, for at most the idle timeout.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -48,8 +48,6 @@ pub enum Attempt {
 pub enum Waiting {
     /// No mail server is set (`HERALD_SMTP_URL`).
     MailServer,
-    /// Its host has as many requests in flight as it may.
-    HostBusy,
     /// Its host failed repeatedly; its circuit is open until a probe succeeds.
     HostCircuitOpen,
     /// Its host has many deliveries queued already; other hosts go first.
@@ -67,7 +65,6 @@ impl Waiting {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::MailServer => "mail_server",
-            Self::HostBusy => "host_busy",
             Self::HostCircuitOpen => "host_circuit_open",
             Self::HostQueue => "host_queue",
             Self::ShuttingDown => "shutting_down",
@@ -80,7 +77,6 @@ impl Waiting {
     pub fn parse(name: &str) -> Option<Self> {
         [
             Self::MailServer,
-            Self::HostBusy,
             Self::HostCircuitOpen,
             Self::HostQueue,
             Self::ShuttingDown,
@@ -95,7 +91,6 @@ impl Waiting {
     pub fn describe(self) -> &'static str {
         match self {
             Self::MailServer => "waiting for a mail server: HERALD_SMTP_URL is not set",
-            Self::HostBusy => "waiting for a free connection to the receiver's host",
             Self::HostCircuitOpen => {
                 "waiting: the receiver's host failed repeatedly and is tried again shortly"
             }

@@ -18,14 +18,13 @@ use super::breaker::BreakerConfig;
 pub struct Policy {
     /// Lets webhooks reach non-public addresses (`HERALD_ALLOW_PRIVATE_WEBHOOKS`).
     pub allow_private: bool,
-    /// Requests in flight to one host (host and port) at a time; more are deferred.
+    /// Requests in flight to one host (host and port) at a time: the engine's lanes hold each
+    /// host to it, and the connection pool keeps that many idle connections per host.
     pub per_host_concurrency: usize,
     /// Whole-request timeout (connect, send, answer).
     pub timeout: Duration,
     /// When a host's circuit opens.
     pub breaker: BreakerConfig,
-    /// How long a request turned away by a full host waits before it is tried again.
-    pub defer: Duration,
     /// CA certificates trusted for https receivers besides the public roots
     /// (`HERALD_WEBHOOK_CA_FILE`).
     pub extra_roots: Arc<[rustls::pki_types::CertificateDer<'static>]>,
@@ -40,7 +39,6 @@ impl Default for Policy {
             per_host_concurrency: 8,
             timeout: Duration::from_secs(10),
             breaker: BreakerConfig::default(),
-            defer: Duration::from_secs(1),
             extra_roots: Arc::from(Vec::new()),
         }
     }

@@ -1,6 +1,8 @@
 //! Webhooks over HTTP: one signed POST per attempt over kept-alive connections, following no
-//! redirects and resolving through the SSRF guard; a concurrency cap and a circuit
-//! breaker per destination host keep one slow or dead receiver from holding up the others.
+//! redirects and resolving through the SSRF guard; a circuit breaker per destination host
+//! sheds the load of a receiver that keeps failing. How many requests go to one host at once
+//! is the caller's to bound, in one place: the engine's lanes hold each host to
+//! `Policy::per_host_concurrency`, and the job runner's concurrency bounds support notices.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -13,7 +15,6 @@ use hyper::header::{
     CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION, RETRY_AFTER, USER_AGENT as UA,
 };
 use hyper_util::client::legacy::connect::HttpConnector;
-use tokio::sync::Semaphore;
 
 use super::backoff::parse_retry_after;
 use super::body::WebhookBody;
@@ -40,7 +41,7 @@ pub struct WebhookRequest {
     pub summary: Arc<ChatMessage>,
 }
 
-/// Sends webhooks. Cheap to clone: clones share the connection pool, caps and circuits.
+/// Sends webhooks. Cheap to clone: clones share the connection pool and the circuits.
 #[derive(Clone)]
 pub struct WebhookClient {
     inner: Arc<Inner>,
@@ -51,13 +52,8 @@ struct Inner {
     http: Result<Connections, String>,
     policy: Policy,
     clock: Arc<dyn Clock>,
-    hosts: Mutex<HashMap<String, Host>>,
-}
-
-/// One destination host's share of the client.
-struct Host {
-    slots: Arc<Semaphore>,
-    breaker: Breaker,
+    /// Each destination host's circuit.
+    hosts: Mutex<HashMap<String, Breaker>>,
 }
 
 /// Hosts remembered before idle ones are forgotten.
@@ -130,10 +126,12 @@ impl WebhookClient {
             }
         };
         let host = host_key(&url);
-        let _slot = match self.admit(&host) {
-            Ok(slot) => slot,
-            Err((after, waiting)) => return Attempt::Deferred { after, waiting },
-        };
+        if let Err(retry_in) = self.circuit(&host) {
+            return Attempt::Deferred {
+                after: retry_in,
+                waiting: Waiting::HostCircuitOpen,
+            };
+        }
         let bytes = match chat::flavor(&url) {
             chat::Flavor::Standard => req.body.to_bytes(),
             flavor => serde_json::to_vec(&chat::body(flavor, req)),
@@ -181,28 +179,19 @@ impl WebhookClient {
         attempt
     }
 
-    /// A concurrency slot and the breaker's permission for `host`, or how long to wait.
-    fn admit(&self, host: &str) -> Result<tokio::sync::OwnedSemaphorePermit, (Duration, Waiting)> {
-        let policy = &self.inner.policy;
+    /// Whether `host`'s circuit lets a request through, or how long until it may.
+    fn circuit(&self, host: &str) -> Result<(), Duration> {
         let now = self.inner.clock.now();
         let mut hosts = self.inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
         if hosts.len() >= MAX_HOSTS && !hosts.contains_key(host) {
-            let cap = policy.per_host_concurrency.max(1);
-            hosts.retain(|_, h| !(h.breaker.is_idle() && h.slots.available_permits() == cap));
+            hosts.retain(|_, breaker| !breaker.is_idle());
         }
-        let entry = hosts.entry(host.to_owned()).or_insert_with(|| Host {
-            slots: Arc::new(Semaphore::new(policy.per_host_concurrency.max(1))),
-            breaker: Breaker::new(policy.breaker),
-        });
-        let slot = Arc::clone(&entry.slots)
-            .try_acquire_owned()
-            .map_err(|_| (policy.defer, Waiting::HostBusy))?;
-        match entry.breaker.check(now) {
-            Permit::Rejected { retry_in } => Err((
-                retry_in.max(Duration::from_millis(100)),
-                Waiting::HostCircuitOpen,
-            )),
-            Permit::Allowed | Permit::Probe => Ok(slot),
+        let breaker = hosts
+            .entry(host.to_owned())
+            .or_insert_with(|| Breaker::new(self.inner.policy.breaker));
+        match breaker.check(now) {
+            Permit::Rejected { retry_in } => Err(retry_in.max(Duration::from_millis(100))),
+            Permit::Allowed | Permit::Probe => Ok(()),
         }
     }
 
@@ -210,17 +199,17 @@ impl WebhookClient {
     fn report(&self, host: &str, failed: bool) {
         let now = self.inner.clock.now();
         let mut hosts = self.inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(entry) = hosts.get_mut(host) {
+        if let Some(breaker) = hosts.get_mut(host) {
             if failed {
-                entry.breaker.record_failure(now);
+                breaker.record_failure(now);
             } else {
-                entry.breaker.record_success();
+                breaker.record_success();
             }
         }
     }
 }
 
-/// `host:port`, the unit of concurrency caps and circuits.
+/// `host:port`, the unit of circuits (and of the engine's lanes).
 fn host_key(url: &url::Url) -> String {
     format!(
         "{}:{}",

@@ -270,12 +270,12 @@ mod tests {
     fn a_deferral_waits_without_counting_and_keeps_the_last_error() {
         let deferred = Attempt::Deferred {
             after: Duration::from_secs(30),
-            waiting: Waiting::HostBusy,
+            waiting: Waiting::HostQueue,
         };
         let o = decide(Some(deferred), &fresh());
         assert_eq!((o.state, o.counted), (DeliveryState::Pending, false));
         assert_eq!(o.next_attempt_at, at() + chrono::Duration::seconds(30));
-        assert_eq!(o.waiting, Some(Waiting::HostBusy));
+        assert_eq!(o.waiting, Some(Waiting::HostQueue));
         assert_eq!(o.error.as_deref(), Some("connection refused"));
     }
 
@@ -329,7 +329,7 @@ mod tests {
         // Busy is not down: a deferral for a busy host never gives up.
         let busy = Attempt::Deferred {
             after: Duration::from_secs(5),
-            waiting: Waiting::HostBusy,
+            waiting: Waiting::HostQueue,
         };
         assert_eq!(decide(Some(busy), &old).state, DeliveryState::Pending);
         // An event whose age is unknown is never given up on.
@@ -355,7 +355,7 @@ mod tests {
         let notes = vec![
             (vec!["a".into()], Waiting::HostDown, "e".into()),
             (vec!["b".into()], Waiting::HostDown, "e".into()),
-            (vec!["c".into()], Waiting::HostBusy, "e".into()),
+            (vec!["c".into()], Waiting::HostQueue, "e".into()),
         ];
         let merged = same_cause(notes);
         assert_eq!(merged.len(), 2);

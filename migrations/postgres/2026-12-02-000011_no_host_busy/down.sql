@@ -1,0 +1,2 @@
+-- Nothing to undo: no delivery waits as host_busy any more.
+SELECT 1;
