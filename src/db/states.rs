@@ -1,7 +1,9 @@
-//! The states (and channels) the notification tables store as text, as types: a value the database holds is
-//! read into one of these or the read fails (there is no "unknown state" to match on later),
-//! and a query compares against a variant, never a string literal. Each one's `as_str()` is
-//! its stored text, also used where SQL is written by hand.
+//! What the database stores as text, as types: the notification tables' states and channels
+//! (declared here), and the domain's vocabularies (component, incident and maintenance
+//! statuses, impact, kinds, roles, follow-up states). A value the database holds is read into
+//! one of these or the read fails (there is no "unknown state" to match on later), and a query
+//! compares against a variant, never a string literal. Each one's `as_str()` is its stored
+//! text, also used where SQL is written by hand.
 
 use diesel::backend::Backend as DieselBackend;
 use diesel::deserialize::{self, FromSql};
@@ -12,6 +14,66 @@ use diesel::sqlite::Sqlite;
 
 use super::connection::MultiBackend;
 
+/// Stores a type as its text: diesel's expression and row conversions (derived on a proxy, as
+/// diesel's `foreign_derive` allows) and `ToSql`/`FromSql` for both backends and the connection
+/// that is either, from the type's `as_str()` and `FromStr`. A value that does not parse fails
+/// the read, naming the text.
+macro_rules! stored_as_text {
+    ($name:ty) => {
+        const _: () = {
+            #[derive(diesel::AsExpression, diesel::FromSqlRow)]
+            #[diesel(foreign_derive)]
+            #[diesel(sql_type = Text)]
+            #[allow(dead_code)]
+            struct Proxy($name);
+        };
+
+        impl ToSql<Text, Sqlite> for $name {
+            fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Sqlite>) -> serialize::Result {
+                out.set_value(self.as_str());
+                Ok(IsNull::No)
+            }
+        }
+
+        impl ToSql<Text, Pg> for $name {
+            fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
+                <str as ToSql<Text, Pg>>::to_sql(self.as_str(), &mut out.reborrow())
+            }
+        }
+
+        impl ToSql<Text, MultiBackend> for $name {
+            fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, MultiBackend>) -> serialize::Result {
+                out.set_value((Text, self));
+                Ok(IsNull::No)
+            }
+        }
+
+        impl FromSql<Text, Sqlite> for $name {
+            fn from_sql(
+                bytes: <Sqlite as DieselBackend>::RawValue<'_>,
+            ) -> deserialize::Result<Self> {
+                let text = <String as FromSql<Text, Sqlite>>::from_sql(bytes)?;
+                Ok(text.parse()?)
+            }
+        }
+
+        impl FromSql<Text, Pg> for $name {
+            fn from_sql(bytes: <Pg as DieselBackend>::RawValue<'_>) -> deserialize::Result<Self> {
+                let text = <String as FromSql<Text, Pg>>::from_sql(bytes)?;
+                Ok(text.parse()?)
+            }
+        }
+
+        impl FromSql<Text, MultiBackend> for $name {
+            fn from_sql(
+                bytes: <MultiBackend as DieselBackend>::RawValue<'_>,
+            ) -> deserialize::Result<Self> {
+                bytes.from_sql::<Self, Text>()
+            }
+        }
+    };
+}
+
 /// Declares a text-backed state: the enum, its stored text, parsing, and diesel's conversions
 /// for both backends and the connection that is either.
 macro_rules! text_backed {
@@ -20,8 +82,7 @@ macro_rules! text_backed {
         pub enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)+ }
     ) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, diesel::AsExpression, diesel::FromSqlRow)]
-        #[diesel(sql_type = Text)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum $name {
             $($(#[$vmeta])* $variant,)+
         }
@@ -67,47 +128,7 @@ macro_rules! text_backed {
             }
         }
 
-        impl ToSql<Text, Sqlite> for $name {
-            fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Sqlite>) -> serialize::Result {
-                out.set_value(self.as_str());
-                Ok(IsNull::No)
-            }
-        }
-
-        impl ToSql<Text, Pg> for $name {
-            fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
-                <str as ToSql<Text, Pg>>::to_sql(self.as_str(), &mut out.reborrow())
-            }
-        }
-
-        impl ToSql<Text, MultiBackend> for $name {
-            fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, MultiBackend>) -> serialize::Result {
-                out.set_value((Text, self));
-                Ok(IsNull::No)
-            }
-        }
-
-        impl FromSql<Text, Sqlite> for $name {
-            fn from_sql(bytes: <Sqlite as DieselBackend>::RawValue<'_>) -> deserialize::Result<Self> {
-                let text = <String as FromSql<Text, Sqlite>>::from_sql(bytes)?;
-                Ok(text.parse()?)
-            }
-        }
-
-        impl FromSql<Text, Pg> for $name {
-            fn from_sql(bytes: <Pg as DieselBackend>::RawValue<'_>) -> deserialize::Result<Self> {
-                let text = <String as FromSql<Text, Pg>>::from_sql(bytes)?;
-                Ok(text.parse()?)
-            }
-        }
-
-        impl FromSql<Text, MultiBackend> for $name {
-            fn from_sql(
-                bytes: <MultiBackend as DieselBackend>::RawValue<'_>,
-            ) -> deserialize::Result<Self> {
-                bytes.from_sql::<Self, Text>()
-            }
-        }
+        stored_as_text!($name);
     };
 }
 
@@ -155,6 +176,14 @@ text_backed! {
         Webhook = "webhook",
     }
 }
+
+// The domain's vocabularies, stored as their names.
+stored_as_text!(crate::domain::ComponentStatus);
+stored_as_text!(crate::domain::Impact);
+stored_as_text!(crate::domain::IncidentKind);
+stored_as_text!(crate::domain::LifecycleStatus);
+stored_as_text!(crate::domain::Role);
+stored_as_text!(crate::domain::FollowUpState);
 
 #[cfg(test)]
 mod tests {

@@ -298,6 +298,32 @@ impl From<MaintenanceStatus> for LifecycleStatus {
     }
 }
 
+impl FromStr for LifecycleStatus {
+    type Err = ParseEnumError;
+
+    /// Parses a name of either vocabulary (they share none): what the database stores.
+    /// Input from users is parsed with the vocabulary of its kind ([`LifecycleStatus::parse`]).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        s.parse()
+            .map(Self::Incident)
+            .or_else(|_| s.parse().map(Self::Maintenance))
+            .map_err(|_| ParseEnumError::new(s, "incident or maintenance status", LIFECYCLE_NAMES))
+    }
+}
+
+/// Every incident and maintenance status name.
+const LIFECYCLE_NAMES: &[&str] = &[
+    "investigating",
+    "identified",
+    "monitoring",
+    "resolved",
+    "postmortem",
+    "scheduled",
+    "in_progress",
+    "verifying",
+    "completed",
+];
+
 impl fmt::Display for LifecycleStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -244,8 +244,8 @@ fn component_event(
         .into_iter()
         .next_back();
     let (old, new) = match &change {
-        Some(c) => (c.old_status.clone(), c.new_status.clone()),
-        None => (None, component.status.as_str().to_owned()),
+        Some(c) => (c.old_status, c.new_status),
+        None => (None, component.status),
     };
     webhook["component_update"] = json!({
         "created_at": Time(event.created_at.and_utc()),

@@ -79,7 +79,7 @@ pub fn claim_due(
         }
         let recipients: Vec<String> = users::list(c)?
             .into_iter()
-            .filter(|u| u.role == "owner" || u.role == "responder")
+            .filter(|u| u.role.can_write())
             .map(|u| u.email)
             .collect();
         let mut reminders = Vec::new();
@@ -147,7 +147,7 @@ pub fn messages(
             title: subject.clone(),
             text: text.lines().next().unwrap_or_default().to_owned(),
             url: view["console_url"].as_str().unwrap_or_default().to_owned(),
-            status: incident.status.clone(),
+            status: incident.status.to_string(),
             author: Author::Responder,
         }
         .into(),

@@ -11,7 +11,6 @@ use crate::auth::{AuthMethod, Authenticated};
 use crate::db::models::tokens::{self, ApiToken, NewApiToken, Session};
 use crate::db::models::users::{self, User};
 use crate::db::{DbConn, new_id, now, write_tx};
-use crate::domain::Role;
 use crate::error::{AppError, AppResult};
 use crate::services::audit::{self, Actor, Change};
 use crate::services::users::hash_password;
@@ -176,12 +175,8 @@ fn principal(
     method: AuthMethod,
     session_id: Option<String>,
 ) -> AppResult<Option<Authenticated>> {
-    let role: Role = user
-        .role
-        .parse()
-        .map_err(|e| AppError::Internal(anyhow::anyhow!("user {}: {e}", user.id)))?;
     Ok(Some(Authenticated::with_session(
-        user.id, user.email, role, method, session_id,
+        user.id, user.email, user.role, method, session_id,
     )))
 }
 

@@ -88,7 +88,7 @@ impl ComponentTree {
 
     /// Every component's status, in display order.
     pub fn statuses(&self) -> AppResult<Vec<ComponentStatus>> {
-        self.components().map(Component::status).collect()
+        Ok(self.components().map(|c| c.status).collect())
     }
 }
 
@@ -162,7 +162,7 @@ pub fn create_component(
             description: description.as_deref(),
             position,
             region: region.as_deref(),
-            status: status.as_str(),
+            status,
             showcase: input.showcase.unwrap_or(true),
             created_at: at,
             updated_at: at,
@@ -256,7 +256,7 @@ pub fn apply_status(
     incident_id: Option<&str>,
     at: NaiveDateTime,
 ) -> AppResult<Option<ComponentStatus>> {
-    let old = component.status()?;
+    let old = component.status;
     if old == status {
         return Ok(None);
     }
@@ -346,8 +346,8 @@ fn record_change(
     let row = NewComponentStatusChange {
         id: &new_id(),
         component_id,
-        old_status: old.map(ComponentStatus::as_str),
-        new_status: new.as_str(),
+        old_status: old,
+        new_status: new,
         incident_id,
         changed_at: at,
     };

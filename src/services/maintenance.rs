@@ -20,7 +20,7 @@ pub fn advance_due(conn: &mut DbConn, now: DateTime<Utc>) -> AppResult<Vec<Step>
     write_tx(conn, |c| {
         let mut steps = Vec::new();
         for maintenance in deadlines::auto_maintenances_due(c, now.naive_utc())? {
-            let status = maintenance.status()?;
+            let status = maintenance.status;
             let until_passed = maintenance
                 .scheduled_until
                 .is_some_and(|u| u <= now.naive_utc());

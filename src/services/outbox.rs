@@ -61,8 +61,8 @@ pub fn incident_posted(
         return Ok(());
     }
     let incident = &posted.incident;
-    let to = incident.status()?;
-    let kind = match (incident.kind()?, from, to) {
+    let to = incident.status;
+    let kind = match (incident.kind, from, to) {
         (
             IncidentKind::Maintenance,
             None,
@@ -86,7 +86,7 @@ pub fn incident_posted(
     let mut e = event(&incident.page_id, kind, posted.update.created_at);
     e.incident_id = Some(incident.id.clone());
     e.update_id = Some(posted.update.id.clone());
-    e.impact = Some(incident.impact.clone());
+    e.impact = Some(incident.impact.as_str().to_owned());
     let mut components = incidents::affected_component_ids(conn, &incident.id)?;
     components.extend(posted.changes.iter().map(|c| c.component_id.clone()));
     rows::insert_event(conn, &e, &components)?;
@@ -97,7 +97,7 @@ pub fn incident_posted(
 pub fn postmortem_published(conn: &mut DbConn, incident: &Incident) -> AppResult<()> {
     let mut e = event(&incident.page_id, kind::POSTMORTEM_PUBLISHED, now());
     e.incident_id = Some(incident.id.clone());
-    e.impact = Some(incident.impact.clone());
+    e.impact = Some(incident.impact.as_str().to_owned());
     let components = incidents::affected_component_ids(conn, &incident.id)?;
     rows::insert_event(conn, &e, &components)?;
     Ok(())
@@ -156,7 +156,7 @@ pub fn maintenances_starting_soon(
     for incident in &due {
         let mut e = event(&incident.page_id, kind::MAINTENANCE_STARTING_SOON, at);
         e.incident_id = Some(incident.id.clone());
-        e.impact = Some(incident.impact.clone());
+        e.impact = Some(incident.impact.as_str().to_owned());
         let components = incidents::affected_component_ids(conn, &incident.id)?;
         rows::insert_event(conn, &e, &components)?;
     }

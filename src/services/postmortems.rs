@@ -75,7 +75,7 @@ pub fn save_postmortem(
     let draft = validate(input)?;
     write_tx(conn, |conn| {
         let incident = found(incidents::find(conn, incident_id), "incident")?;
-        let status = incident.status()?;
+        let status = incident.status;
         if !matches!(
             status,
             LifecycleStatus::Incident(IncidentStatus::Resolved | IncidentStatus::Postmortem)
@@ -141,7 +141,7 @@ pub fn publish_postmortem(
                 incident.reference
             ))
         })?;
-        let status = incident.status()?;
+        let status = incident.status;
         let target = LifecycleStatus::Incident(IncidentStatus::Postmortem);
         if postmortem.published && status == target {
             return detail(conn, incident, postmortem);
@@ -156,7 +156,7 @@ pub fn publish_postmortem(
         };
         let postmortem = postmortems::update(conn, &postmortem.id, &changes)?;
         let moved = IncidentChanges {
-            status: Some(target.as_str().to_owned()),
+            status: Some(target),
             updated_at: at,
             ..IncidentChanges::default()
         };
@@ -320,7 +320,7 @@ fn replace_children(conn: &mut DbConn, postmortem_id: &str, draft: &Draft) -> Ap
             postmortem_id: postmortem_id.to_owned(),
             description: description.clone(),
             owner: owner.clone(),
-            state: state.as_str().to_owned(),
+            state: *state,
             position: i32::try_from(position).map_err(anyhow::Error::from)?,
             created_at: at,
             updated_at: at,

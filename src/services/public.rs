@@ -149,8 +149,8 @@ fn load_incidents(
             .push(ComponentChange {
                 component_id: change.component_id.clone(),
                 component_name: name,
-                old_status: change.old_status()?,
-                new_status: change.new_status()?,
+                old_status: change.old_status,
+                new_status: change.new_status,
             });
     }
     // Each affected component with its live status, until the incident's own updates are known.
@@ -163,7 +163,7 @@ fn load_incidents(
                     name: c.name.clone(),
                     status: None,
                 },
-                c.status()?,
+                c.status,
             ));
         }
     }
@@ -194,12 +194,12 @@ fn incident_info(
     affected: Vec<(AffectedComponent, ComponentStatus)>,
     postmortem: Option<PostmortemInfo>,
 ) -> AppResult<IncidentInfo> {
-    let kind = row.kind()?;
+    let kind = row.kind;
     let updates = updates
         .into_iter()
         .map(|u| {
             Ok(UpdateInfo {
-                status: u.status(kind)?,
+                status: u.status,
                 body_html: to_safe_html(&u.body),
                 next_update_by: u.next_update_by.map(utc),
                 created_at: utc(u.created_at),
@@ -211,7 +211,7 @@ fn incident_info(
             })
         })
         .collect::<AppResult<Vec<_>>>()?;
-    let status = row.status()?;
+    let status = row.status;
     let affected_components = affected
         .into_iter()
         .map(|(a, live)| AffectedComponent {
@@ -222,7 +222,7 @@ fn incident_info(
     Ok(IncidentInfo {
         url: format!("{}{}/incidents/{}", page.base_url, page.path, row.id),
         kind,
-        impact: row.impact()?,
+        impact: row.impact,
         status,
         started_at: utc(row.started_at),
         identified_at: row.identified_at.map(utc),
@@ -262,7 +262,7 @@ fn load_postmortems(
     let mut follow_ups: HashMap<String, Vec<FollowUpInfo>> = HashMap::new();
     for f in public::follow_ups_of(conn, &ids)? {
         let info = FollowUpInfo {
-            state: f.state()?,
+            state: f.state,
             description: f.description.clone(),
             owner: f.owner.clone(),
         };
@@ -295,7 +295,7 @@ fn component_infos(
     let mut by_component: HashMap<String, Vec<(DateTime<Utc>, domain::ComponentStatus)>> =
         HashMap::new();
     for change in history {
-        let status = change.new_status()?;
+        let status = change.new_status;
         by_component
             .entry(change.component_id)
             .or_default()
@@ -320,7 +320,7 @@ fn component_infos(
                 description: c.description.clone(),
                 position: c.position,
                 region: c.region.clone(),
-                status: c.status()?,
+                status: c.status,
                 showcase: c.showcase,
                 signin: c.signin,
                 created_at: utc(c.created_at),

@@ -53,7 +53,7 @@ pub fn create_user(
             id: &id,
             email: email.as_str(),
             password_hash: &hash,
-            role: role.as_str(),
+            role,
             created_at: at,
             updated_at: at,
         },
@@ -86,10 +86,10 @@ pub fn keeps_an_owner(owners: i64, losing: bool) -> Result<(), String> {
 pub fn change_role(conn: &mut DbConn, id: &str, role: Role) -> AppResult<User> {
     write_tx(conn, |conn| {
         let user = get_user(conn, id)?;
-        let losing = user.role == Role::Owner.as_str() && role != Role::Owner;
-        let owners = users::count_with_role(conn, Role::Owner.as_str())?;
+        let losing = user.role == Role::Owner && role != Role::Owner;
+        let owners = users::count_with_role(conn, Role::Owner)?;
         keeps_an_owner(owners, losing).map_err(|m| AppError::field("role", m))?;
-        users::set_role(conn, id, role.as_str(), now())?;
+        users::set_role(conn, id, role, now())?;
         get_user(conn, id)
     })
 }
@@ -98,9 +98,8 @@ pub fn change_role(conn: &mut DbConn, id: &str, role: Role) -> AppResult<User> {
 pub fn remove_user(conn: &mut DbConn, id: &str) -> AppResult<User> {
     write_tx(conn, |conn| {
         let user = get_user(conn, id)?;
-        let owners = users::count_with_role(conn, Role::Owner.as_str())?;
-        keeps_an_owner(owners, user.role == Role::Owner.as_str())
-            .map_err(|m| AppError::field("user", m))?;
+        let owners = users::count_with_role(conn, Role::Owner)?;
+        keeps_an_owner(owners, user.role == Role::Owner).map_err(|m| AppError::field("user", m))?;
         users::delete(conn, id)?;
         Ok(user)
     })

@@ -72,11 +72,8 @@ async fn an_automatic_maintenance_starts_and_completes_at_its_window_edges(db: T
         .await
         .unwrap();
     assert_eq!(steps, [(id.clone(), MaintenanceStatus::InProgress)]);
-    assert_eq!(status(&app).await, "in_progress");
-    assert_eq!(
-        component(&app).await,
-        ComponentStatus::UnderMaintenance.as_str()
-    );
+    assert_eq!(status(&app).await, MaintenanceStatus::InProgress.into());
+    assert_eq!(component(&app).await, ComponentStatus::UnderMaintenance);
     let again = app
         .db
         .run(move |c| maintenance::advance_due(c, start))
@@ -93,6 +90,6 @@ async fn an_automatic_maintenance_starts_and_completes_at_its_window_edges(db: T
         .await
         .unwrap();
     assert_eq!(steps, [(id.clone(), MaintenanceStatus::Completed)]);
-    assert_eq!(status(&app).await, "completed");
-    assert_eq!(component(&app).await, ComponentStatus::Operational.as_str());
+    assert_eq!(status(&app).await, MaintenanceStatus::Completed.into());
+    assert_eq!(component(&app).await, ComponentStatus::Operational);
 }

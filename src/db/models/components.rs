@@ -5,11 +5,9 @@ use chrono::NaiveDateTime;
 use diesel::dsl::max;
 use diesel::prelude::*;
 
-use super::pages::decode;
 use crate::db::DbConn;
 use crate::db::schema::{component_groups, component_status_changes, components};
 use crate::domain::ComponentStatus;
-use crate::error::AppResult;
 
 /// A named group of components on a page, e.g. "EU region".
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable)]
@@ -49,8 +47,7 @@ pub struct Component {
     pub position: i32,
     /// A free-form region label, e.g. `eu-west-1`.
     pub region: Option<String>,
-    /// The stored status; read it through [`Component::status`].
-    pub status: String,
+    pub status: ComponentStatus,
     /// Whether the public page shows the component.
     pub showcase: bool,
     pub created_at: NaiveDateTime,
@@ -58,13 +55,6 @@ pub struct Component {
     /// Whether the component means "signing in" (the status page then points people who
     /// cannot sign in to the support form more strongly when it is affected).
     pub signin: bool,
-}
-
-impl Component {
-    /// The component's current status.
-    pub fn status(&self) -> AppResult<ComponentStatus> {
-        decode("components.status", &self.status)
-    }
 }
 
 /// A new component.
@@ -78,7 +68,7 @@ pub struct NewComponent<'a> {
     pub description: Option<&'a str>,
     pub position: i32,
     pub region: Option<&'a str>,
-    pub status: &'a str,
+    pub status: ComponentStatus,
     pub showcase: bool,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
@@ -105,26 +95,11 @@ pub struct ComponentChanges {
 pub struct ComponentStatusChange {
     pub id: String,
     pub component_id: String,
-    pub old_status: Option<String>,
-    pub new_status: String,
+    pub old_status: Option<ComponentStatus>,
+    pub new_status: ComponentStatus,
     /// The incident (or maintenance) that made the change, if any.
     pub incident_id: Option<String>,
     pub changed_at: NaiveDateTime,
-}
-
-impl ComponentStatusChange {
-    /// The status before the change (`None` when the component was created).
-    pub fn old_status(&self) -> AppResult<Option<ComponentStatus>> {
-        self.old_status
-            .as_deref()
-            .map(|s| decode("component_status_changes.old_status", s))
-            .transpose()
-    }
-
-    /// The status after the change.
-    pub fn new_status(&self) -> AppResult<ComponentStatus> {
-        decode("component_status_changes.new_status", &self.new_status)
-    }
 }
 
 /// A new history row.
@@ -133,8 +108,8 @@ impl ComponentStatusChange {
 pub struct NewComponentStatusChange<'a> {
     pub id: &'a str,
     pub component_id: &'a str,
-    pub old_status: Option<&'a str>,
-    pub new_status: &'a str,
+    pub old_status: Option<ComponentStatus>,
+    pub new_status: ComponentStatus,
     pub incident_id: Option<&'a str>,
     pub changed_at: NaiveDateTime,
 }
@@ -230,10 +205,7 @@ pub fn set_status(
     at: NaiveDateTime,
 ) -> QueryResult<usize> {
     diesel::update(components::table.find(id))
-        .set((
-            components::status.eq(status.as_str()),
-            components::updated_at.eq(at),
-        ))
+        .set((components::status.eq(status), components::updated_at.eq(at)))
         .execute(conn)
 }
 

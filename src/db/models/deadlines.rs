@@ -7,6 +7,7 @@ use diesel::prelude::*;
 use super::incidents::Incident;
 use crate::db::DbConn;
 use crate::db::schema::{incident_updates, incidents};
+use crate::domain::{IncidentKind, LifecycleStatus, MaintenanceStatus};
 
 /// Open incidents whose promised update time lies in `[from, until)`, soonest first, on one page
 /// or on all.
@@ -65,12 +66,12 @@ pub fn promises_since(
 /// (`FOR UPDATE SKIP LOCKED`) so two processes never step the same maintenance.
 pub fn auto_maintenances_due(conn: &mut DbConn, at: NaiveDateTime) -> QueryResult<Vec<Incident>> {
     let due = incidents::kind
-        .eq("maintenance")
+        .eq(IncidentKind::Maintenance)
         .and(incidents::auto_transition.eq(true))
         .and(incidents::resolved_at.is_null())
         .and(
             incidents::status
-                .eq("scheduled")
+                .eq(LifecycleStatus::Maintenance(MaintenanceStatus::Scheduled))
                 .and(incidents::scheduled_for.le(at))
                 .or(incidents::scheduled_until.le(at)),
         );

@@ -7,13 +7,11 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::pages::decode;
 use crate::db::DbConn;
 use crate::db::schema::{
     incident_components, incident_update_components, incident_updates, incidents,
 };
 use crate::domain::{ComponentStatus, Impact, IncidentKind, LifecycleStatus, parse_reference};
-use crate::error::AppResult;
 
 /// An incident, advisory or maintenance as stored.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable)]
@@ -24,9 +22,10 @@ pub struct Incident {
     /// Human reference, unique per page, e.g. `INC-2026-0042`.
     pub reference: String,
     pub name: String,
-    pub kind: String,
-    pub impact: String,
-    pub status: String,
+    pub kind: IncidentKind,
+    pub impact: Impact,
+    /// The current status, in the vocabulary of its kind.
+    pub status: LifecycleStatus,
     /// What users notice, in the provider's words.
     pub user_impact: Option<String>,
     /// Which customers, regions or features are affected.
@@ -47,25 +46,6 @@ pub struct Incident {
     pub updated_at: NaiveDateTime,
 }
 
-impl Incident {
-    /// Incident, advisory or maintenance.
-    pub fn kind(&self) -> AppResult<IncidentKind> {
-        decode("incidents.kind", &self.kind)
-    }
-
-    /// How badly users are affected.
-    pub fn impact(&self) -> AppResult<Impact> {
-        decode("incidents.impact", &self.impact)
-    }
-
-    /// The current status, in the vocabulary of the incident's kind.
-    pub fn status(&self) -> AppResult<LifecycleStatus> {
-        let kind = self.kind()?;
-        LifecycleStatus::parse(kind, &self.status)
-            .map_err(|e| anyhow::anyhow!("corrupt value in incidents.status: {e}").into())
-    }
-}
-
 /// A new incident.
 #[derive(Debug, Insertable)]
 #[diesel(table_name = incidents)]
@@ -74,9 +54,9 @@ pub struct NewIncident<'a> {
     pub page_id: &'a str,
     pub reference: &'a str,
     pub name: &'a str,
-    pub kind: &'a str,
-    pub impact: &'a str,
-    pub status: &'a str,
+    pub kind: IncidentKind,
+    pub impact: Impact,
+    pub status: LifecycleStatus,
     pub user_impact: Option<&'a str>,
     pub scope: Option<&'a str>,
     pub root_cause: Option<&'a str>,
@@ -97,8 +77,8 @@ pub struct NewIncident<'a> {
 #[diesel(table_name = incidents)]
 pub struct IncidentChanges {
     pub name: Option<String>,
-    pub impact: Option<String>,
-    pub status: Option<String>,
+    pub impact: Option<Impact>,
+    pub status: Option<LifecycleStatus>,
     pub user_impact: Option<Option<String>>,
     pub scope: Option<Option<String>>,
     pub root_cause: Option<Option<String>>,
@@ -120,7 +100,8 @@ pub struct IncidentChanges {
 pub struct IncidentUpdate {
     pub id: String,
     pub incident_id: String,
-    pub status: String,
+    /// The status this update set, in the vocabulary of the incident's kind.
+    pub status: LifecycleStatus,
     /// Markdown, as written by the responder.
     pub body: String,
     pub next_update_by: Option<NaiveDateTime>,
@@ -131,21 +112,13 @@ pub struct IncidentUpdate {
     pub updated_at: NaiveDateTime,
 }
 
-impl IncidentUpdate {
-    /// The status this update set, in the vocabulary of the incident's `kind`.
-    pub fn status(&self, kind: IncidentKind) -> AppResult<LifecycleStatus> {
-        LifecycleStatus::parse(kind, &self.status)
-            .map_err(|e| anyhow::anyhow!("corrupt value in incident_updates.status: {e}").into())
-    }
-}
-
 /// A new update.
 #[derive(Debug, Insertable)]
 #[diesel(table_name = incident_updates)]
 pub struct NewIncidentUpdate<'a> {
     pub id: &'a str,
     pub incident_id: &'a str,
-    pub status: &'a str,
+    pub status: LifecycleStatus,
     pub body: &'a str,
     pub next_update_by: Option<NaiveDateTime>,
     pub author_id: Option<&'a str>,
@@ -160,20 +133,8 @@ pub struct NewIncidentUpdate<'a> {
 pub struct IncidentUpdateComponent {
     pub incident_update_id: String,
     pub component_id: String,
-    pub old_status: String,
-    pub new_status: String,
-}
-
-impl IncidentUpdateComponent {
-    /// The status before the update.
-    pub fn old_status(&self) -> AppResult<ComponentStatus> {
-        decode("incident_update_components.old_status", &self.old_status)
-    }
-
-    /// The status the update set.
-    pub fn new_status(&self) -> AppResult<ComponentStatus> {
-        decode("incident_update_components.new_status", &self.new_status)
-    }
+    pub old_status: ComponentStatus,
+    pub new_status: ComponentStatus,
 }
 
 /// Inserts an incident and returns it.

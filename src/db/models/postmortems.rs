@@ -5,7 +5,6 @@
 use chrono::{NaiveDateTime, TimeZone, Utc};
 use diesel::prelude::*;
 
-use super::pages::decode;
 use crate::db::DbConn;
 use crate::db::schema::{postmortem_follow_ups, postmortem_timeline_entries, postmortems};
 use crate::domain::{FollowUpState, ScopeFigure, TimelineEntry};
@@ -97,17 +96,10 @@ pub struct FollowUp {
     pub description: String,
     /// Who is responsible (free text: a person or a team).
     pub owner: Option<String>,
-    pub state: String,
+    pub state: FollowUpState,
     pub position: i32,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
-}
-
-impl FollowUp {
-    /// Open, in progress or done.
-    pub fn state(&self) -> AppResult<FollowUpState> {
-        decode("postmortem_follow_ups.state", &self.state)
-    }
 }
 
 /// The postmortem of an incident, if one was written.

@@ -5,6 +5,7 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::users;
+use crate::domain::Role;
 
 /// An account as stored. The hash never leaves the server.
 #[derive(Debug, Clone, Queryable, Selectable, Identifiable)]
@@ -13,7 +14,7 @@ pub struct User {
     pub id: String,
     pub email: String,
     pub password_hash: String,
-    pub role: String,
+    pub role: Role,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
 }
@@ -25,7 +26,7 @@ pub struct NewUser<'a> {
     pub id: &'a str,
     pub email: &'a str,
     pub password_hash: &'a str,
-    pub role: &'a str,
+    pub role: Role,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
 }
@@ -68,14 +69,14 @@ pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<Option<User>> {
 }
 
 /// Sets an account's role. Returns rows changed.
-pub fn set_role(conn: &mut DbConn, id: &str, role: &str, at: NaiveDateTime) -> QueryResult<usize> {
+pub fn set_role(conn: &mut DbConn, id: &str, role: Role, at: NaiveDateTime) -> QueryResult<usize> {
     diesel::update(users::table.find(id))
         .set((users::role.eq(role), users::updated_at.eq(at)))
         .execute(conn)
 }
 
 /// How many accounts have this role.
-pub fn count_with_role(conn: &mut DbConn, role: &str) -> QueryResult<i64> {
+pub fn count_with_role(conn: &mut DbConn, role: Role) -> QueryResult<i64> {
     users::table
         .filter(users::role.eq(role))
         .count()

@@ -236,3 +236,21 @@ fn lifecycle_status_serializes_as_the_bare_status_name() {
         );
     }
 }
+
+#[test]
+fn a_stored_status_reads_back_without_its_kind_because_the_vocabularies_share_no_name() {
+    let incident: Vec<&str> = IncidentStatus::ALL.iter().map(|s| s.as_str()).collect();
+    let maintenance: Vec<&str> = MaintenanceStatus::ALL.iter().map(|s| s.as_str()).collect();
+    assert!(incident.iter().all(|name| !maintenance.contains(name)));
+    assert_eq!(LIFECYCLE_NAMES, [incident, maintenance].concat());
+    for status in IncidentStatus::ALL {
+        let read: LifecycleStatus = status.as_str().parse().expect("an incident status");
+        assert_eq!(read, LifecycleStatus::Incident(*status));
+    }
+    for status in MaintenanceStatus::ALL {
+        let read: LifecycleStatus = status.as_str().parse().expect("a maintenance status");
+        assert_eq!(read, LifecycleStatus::Maintenance(*status));
+    }
+    let refused = "fixed".parse::<LifecycleStatus>().unwrap_err();
+    assert_eq!(refused.kind, "incident or maintenance status");
+}

@@ -57,7 +57,7 @@ pub struct StatusForm {
 
 fn row(slug: &str, c: &Component, group: Option<&str>) -> Row {
     let all = ComponentStatus::ALL.iter().map(|s| (s.as_str(), s.label()));
-    let status = c.status().map_or("", |s| s.as_str());
+    let status = c.status.as_str();
     let base = format!("/admin/pages/{slug}/components/{}", c.id);
     Row {
         name: c.name.clone(),
@@ -66,7 +66,7 @@ fn row(slug: &str, c: &Component, group: Option<&str>) -> Row {
         position: c.position,
         action: format!("{base}/status"),
         edit: base,
-        current: c.status().map_or("Unknown", |s| s.label()),
+        current: c.status.label(),
         options: choices(all, status),
     }
 }

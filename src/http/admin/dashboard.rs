@@ -117,9 +117,9 @@ fn row(page: &StatusPage, incident: Incident, now: DateTime<Utc>) -> AppResult<R
     let tz = page_zone(&page.time_zone);
     Ok(Row {
         href: format!("/admin/incidents/{}", incident.id),
-        impact: incident.impact()?.label().to_owned(),
-        status: incident.status()?.label().to_owned(),
-        kind: incident.kind()?.label().to_owned(),
+        impact: incident.impact.label().to_owned(),
+        status: incident.status.label().to_owned(),
+        kind: incident.kind.label().to_owned(),
         updated: TimeView::new(incident.updated_at, tz),
         deadline: DeadlineView::new(incident.next_update_by, tz, now),
         time_zone: page.time_zone.clone(),

@@ -107,7 +107,7 @@ pub async fn edit_details(
     let opt = |v: &Option<String>| v.clone().unwrap_or_default();
     let form = filled([
         ("name", incident.name.clone()),
-        ("impact", incident.impact()?.as_str().to_owned()),
+        ("impact", incident.impact.as_str().to_owned()),
         ("user_impact", opt(&incident.user_impact)),
         ("scope", opt(&incident.scope)),
         ("root_cause", opt(&incident.root_cause)),

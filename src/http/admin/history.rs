@@ -47,13 +47,13 @@ struct HistoryPage {
 }
 
 fn row(incident: &Incident, tz: chrono_tz::Tz) -> AppResult<Row> {
-    let status = incident.status()?;
+    let status = incident.status;
     Ok(Row {
         href: format!("/admin/incidents/{}", incident.id),
         reference: incident.reference.clone(),
         name: incident.name.clone(),
-        kind: incident.kind()?.label(),
-        impact: incident.impact()?.label(),
+        kind: incident.kind.label(),
+        impact: incident.impact.label(),
         status: status.label(),
         open: status.is_open(),
         started: TimeView::new(incident.started_at, tz),

@@ -66,7 +66,7 @@ pub fn component_choices(
         .map(|c| ComponentChoice {
             field: format!("{COMPONENT_PREFIX}{}", c.id),
             name: c.name.clone(),
-            current: c.status().map_or("Unknown", |s| s.label()),
+            current: c.status.label(),
             options: choices(options.clone(), form.component(&c.id)),
             error: errors.components.get(&c.id).cloned(),
         })

@@ -93,9 +93,9 @@ async fn load(state: &AppState, id: String) -> AppResult<Loaded> {
 }
 
 fn writable(incident: &Incident) -> AppResult<bool> {
-    Ok(incident.kind()? != IncidentKind::Maintenance
+    Ok(incident.kind != IncidentKind::Maintenance
         && matches!(
-            incident.status()?,
+            incident.status,
             LifecycleStatus::Incident(IncidentStatus::Resolved | IncidentStatus::Postmortem)
         ))
 }

@@ -6,7 +6,7 @@ use chrono::{NaiveDateTime, TimeZone, Utc};
 
 use super::form::Submitted;
 use crate::db::models::postmortems::{FollowUp, TimelineEntryRow};
-use crate::domain::{FollowUpState, ScopeFigure, TimelineEntry};
+use crate::domain::{ScopeFigure, TimelineEntry};
 use crate::error::FieldErrors;
 use crate::services::postmortems::{FollowUpInput, PostmortemInput};
 
@@ -124,10 +124,7 @@ pub fn timeline_text(rows: &[TimelineEntryRow]) -> String {
 pub fn follow_ups_text(rows: &[FollowUp]) -> String {
     rows.iter()
         .map(|f| {
-            let state = f
-                .state
-                .parse::<FollowUpState>()
-                .map_or(f.state.as_str(), |s| s.as_str());
+            let state = f.state.as_str();
             format!(
                 "{} | {} | {state}",
                 f.description,
@@ -141,6 +138,7 @@ pub fn follow_ups_text(rows: &[FollowUp]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::FollowUpState;
     use crate::http::admin::fields::filled;
 
     #[test]

@@ -177,8 +177,8 @@ fn page(
     } = loaded;
     let tz = page_zone(&page.time_zone);
     let incident = &detail.incident;
-    let kind = incident.kind()?;
-    let status = incident.status()?;
+    let kind = incident.kind;
+    let status = incident.status;
     let errors = refused.map(Errors::from_fields).unwrap_or_default();
     let chosen = match form.get("status") {
         "" => status.as_str(),
@@ -204,7 +204,7 @@ fn page(
             reference: incident.reference.clone(),
             name: incident.name.clone(),
             kind: kind.label(),
-            impact: incident.impact()?.label(),
+            impact: incident.impact.label(),
             status: status.label(),
             open: status.is_open(),
             public_href: format!("/status/{}", page.slug),
@@ -226,7 +226,7 @@ fn page(
                 _ => None,
             },
         },
-        timeline: timeline(&detail, &parts, kind, tz)?,
+        timeline: timeline(&detail, &parts, tz)?,
         form: update_form,
     };
     let code = match refused {
@@ -255,7 +255,6 @@ fn statuses(kind: IncidentKind) -> Vec<(&'static str, &'static str)> {
 fn timeline(
     detail: &IncidentDetail,
     parts: &[Component],
-    kind: IncidentKind,
     tz: chrono_tz::Tz,
 ) -> AppResult<Vec<Entry>> {
     let utc = |t: chrono::NaiveDateTime| -> DateTime<Utc> { t.and_utc() };
@@ -283,7 +282,7 @@ fn timeline(
         .map(|(u, late)| {
             let mut changes = Vec::new();
             for ch in &u.changes {
-                let (old, new) = (ch.old_status()?, ch.new_status()?);
+                let (old, new) = (ch.old_status, ch.new_status);
                 changes.push(format!(
                     "{}: {} → {}",
                     name_of(&ch.component_id),
@@ -292,7 +291,7 @@ fn timeline(
                 ));
             }
             Ok(Entry {
-                status: u.update.status(kind)?.label(),
+                status: u.update.status.label(),
                 body_html: to_safe_html(&u.update.body),
                 posted: TimeView::new(u.update.created_at, tz),
                 late,

@@ -80,8 +80,8 @@ fn show(
             since: TimeView::new(u.created_at, chrono_tz::Tz::UTC),
             role_action: format!("{LIST}/{}/role", u.id),
             delete_action: format!("{LIST}/{}/delete", u.id),
-            roles: role_choices(&u.role),
-            role: u.role,
+            roles: role_choices(u.role.as_str()),
+            role: u.role.as_str().to_owned(),
             email: u.email,
         })
         .collect();

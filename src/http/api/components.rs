@@ -1,21 +1,19 @@
 //! `/pages/{slug}/components` and `/pages/{slug}/component-groups`.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::body::{Parts, typed};
-use super::run::{self, Record, read};
+use super::run::{self, Api, Record};
 use super::views;
-use crate::auth::{Authenticated, Permission};
+use crate::auth::Permission;
 use crate::domain::ComponentStatus;
 use crate::error::AppResult;
 use crate::services::components::{
     self as service, GroupInput, NewComponentInput, UpdateComponentInput,
 };
-use crate::services::idempotency::Answer;
 use crate::services::page_admin::{self, GroupPatch};
-use crate::state::AppState;
 
 /// A component patch: its fields, and optionally a new status (Statuspage sends both at once)
 /// and the sign-in mark (see the support form).
@@ -28,41 +26,27 @@ struct StatusPatch {
 /// `POST /pages/{slug}/components`.
 #[tracing::instrument(skip_all)]
 pub async fn create_component(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     slug: web::Path<String>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
     let (slug, fields) = (slug.into_inner(), body.into_inner());
     let input: NewComponentInput = typed(&fields)?;
-    run::page_write(
-        &state,
-        &req,
-        &auth,
-        Permission::Admin,
-        slug,
-        fields,
-        move |c, page| {
-            let component = service::create_component(c, &page.id, &input)?;
-            Ok((
-                Answer::new(201, views::component(&component)),
-                Record::new("component.create", "component", &component.id),
-            ))
-        },
-    )
+    api.page_write(Permission::Admin, slug, fields, move |c, page| {
+        let component = service::create_component(c, &page.id, &input)?;
+        run::answered(
+            201,
+            views::component(&component),
+            Record::new("component.create", "component", &component.id),
+        )
+    })
     .await
 }
 
 /// `GET /pages/{slug}/components`: the page's components in display order.
-pub async fn list_components(
-    state: web::Data<AppState>,
-    auth: Authenticated,
-    slug: web::Path<String>,
-) -> AppResult<HttpResponse> {
+pub async fn list_components(api: Api, slug: web::Path<String>) -> AppResult<HttpResponse> {
     let slug = slug.into_inner();
-    read(&state, &auth, Permission::Read, move |c| {
-        let page = run::page(c, &slug)?;
+    api.page_read(Permission::Read, slug, move |c, page| {
         let tree = service::list_components(c, &page.id)?;
         Ok(tree.components().map(views::component).collect())
     })
@@ -73,9 +57,7 @@ pub async fn list_components(
 /// showcase and status.
 #[tracing::instrument(skip_all)]
 pub async fn update_component(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     path: web::Path<(String, String)>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
@@ -84,10 +66,7 @@ pub async fn update_component(
     let input: UpdateComponentInput = parts.part()?;
     let StatusPatch { status, signin } = parts.part()?;
     parts.finish()?;
-    run::page_write(
-        &state,
-        &req,
-        &auth,
+    api.page_write(
         status_only_permission(&fields),
         slug,
         fields,
@@ -101,10 +80,11 @@ pub async fn update_component(
                 crate::db::models::support::set_signin(c, &id, signin, crate::db::now())?;
                 component = service::get_component(c, &id)?;
             }
-            Ok((
-                Answer::new(200, views::component(&component)),
+            run::answered(
+                200,
+                views::component(&component),
                 Record::new("component.update", "component", &id),
-            ))
+            )
         },
     )
     .await
@@ -113,41 +93,27 @@ pub async fn update_component(
 /// `POST /pages/{slug}/component-groups`.
 #[tracing::instrument(skip_all)]
 pub async fn create_group(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     slug: web::Path<String>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
     let (slug, fields) = (slug.into_inner(), body.into_inner());
     let input: GroupInput = typed(&fields)?;
-    run::page_write(
-        &state,
-        &req,
-        &auth,
-        Permission::Admin,
-        slug,
-        fields,
-        move |c, page| {
-            let group = service::create_group(c, &page.id, &input)?;
-            Ok((
-                Answer::new(201, views::group(&group, &[])),
-                Record::new("component_group.create", "component_group", &group.id),
-            ))
-        },
-    )
+    api.page_write(Permission::Admin, slug, fields, move |c, page| {
+        let group = service::create_group(c, &page.id, &input)?;
+        run::answered(
+            201,
+            views::group(&group, &[]),
+            Record::new("component_group.create", "component_group", &group.id),
+        )
+    })
     .await
 }
 
 /// `GET /pages/{slug}/component-groups`: the groups with their members' ids.
-pub async fn list_groups(
-    state: web::Data<AppState>,
-    auth: Authenticated,
-    slug: web::Path<String>,
-) -> AppResult<HttpResponse> {
+pub async fn list_groups(api: Api, slug: web::Path<String>) -> AppResult<HttpResponse> {
     let slug = slug.into_inner();
-    read(&state, &auth, Permission::Read, move |c| {
-        let page = run::page(c, &slug)?;
+    api.page_read(Permission::Read, slug, move |c, page| {
         let tree = service::list_components(c, &page.id)?;
         Ok(tree
             .entries
@@ -166,89 +132,54 @@ pub async fn list_groups(
 /// `DELETE /pages/{slug}/components/{id}`.
 #[tracing::instrument(skip_all)]
 pub async fn delete_component(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
-    run::page_write(
-        &state,
-        &req,
-        &auth,
-        Permission::Admin,
-        slug,
-        Value::Null,
-        move |c, page| {
-            page_admin::delete_component(c, &page.id, &id)?;
-            Ok((
-                Answer::new(200, json!({"id": id, "deleted": true})),
-                Record::new("component.delete", "component", &id).with_changes(json!({})),
-            ))
-        },
-    )
+    api.page_write(Permission::Admin, slug, Value::Null, move |c, page| {
+        page_admin::delete_component(c, &page.id, &id)?;
+        run::deleted(Record::new("component.delete", "component", &id))
+    })
     .await
 }
 
 /// `PATCH /pages/{slug}/component-groups/{id}`: name, description, position.
 #[tracing::instrument(skip_all)]
 pub async fn update_group(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     path: web::Path<(String, String)>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
     let ((slug, id), fields) = (path.into_inner(), body.into_inner());
     let patch: GroupPatch = typed(&fields)?;
-    run::page_write(
-        &state,
-        &req,
-        &auth,
-        Permission::Admin,
-        slug,
-        fields,
-        move |c, page| {
-            let group = page_admin::update_group(c, &page.id, &id, &patch)?;
-            let members = service::list_components(c, &page.id)?;
-            let members: Vec<_> = members
-                .components()
-                .filter(|m| m.group_id.as_deref() == Some(group.id.as_str()))
-                .collect();
-            Ok((
-                Answer::new(200, views::group(&group, &members)),
-                Record::new("component_group.update", "component_group", &id),
-            ))
-        },
-    )
+    api.page_write(Permission::Admin, slug, fields, move |c, page| {
+        let group = page_admin::update_group(c, &page.id, &id, &patch)?;
+        let members = service::list_components(c, &page.id)?;
+        let members: Vec<_> = members
+            .components()
+            .filter(|m| m.group_id.as_deref() == Some(group.id.as_str()))
+            .collect();
+        run::answered(
+            200,
+            views::group(&group, &members),
+            Record::new("component_group.update", "component_group", &id),
+        )
+    })
     .await
 }
 
 /// `DELETE /pages/{slug}/component-groups/{id}`: its components stay, ungrouped.
 #[tracing::instrument(skip_all)]
-pub async fn delete_group(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
-    path: web::Path<(String, String)>,
-) -> AppResult<HttpResponse> {
+pub async fn delete_group(api: Api, path: web::Path<(String, String)>) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
-    run::page_write(
-        &state,
-        &req,
-        &auth,
-        Permission::Admin,
-        slug,
-        Value::Null,
-        move |c, page| {
-            page_admin::delete_group(c, &page.id, &id)?;
-            Ok((
-                Answer::new(200, json!({"id": id, "deleted": true})),
-                Record::new("component_group.delete", "component_group", &id)
-                    .with_changes(json!({})),
-            ))
-        },
-    )
+    api.page_write(Permission::Admin, slug, Value::Null, move |c, page| {
+        page_admin::delete_group(c, &page.id, &id)?;
+        run::deleted(Record::new(
+            "component_group.delete",
+            "component_group",
+            &id,
+        ))
+    })
     .await
 }
 

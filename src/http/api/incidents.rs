@@ -1,15 +1,15 @@
 //! `/pages/{slug}/incidents` and `/pages/{slug}/maintenances`: opening, listing (open, overdue),
 //! reading, editing the structured fields and posting updates.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use chrono::Utc;
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::body::typed;
-use super::run::{self, Record, change, read, write};
+use super::run::{self, Api, Record, change};
 use super::views;
-use crate::auth::{Authenticated, Permission};
+use crate::auth::Permission;
 use crate::db::DbConn;
 use crate::domain::IncidentKind;
 use crate::error::{AppError, AppResult};
@@ -18,7 +18,6 @@ use crate::services::incidents::{
     self as service, IncidentFieldsInput, IncidentFilter, OpenIncidentInput, PostUpdateInput,
 };
 use crate::services::{deadlines, templates};
-use crate::state::AppState;
 
 /// The widest "due within" window, in minutes.
 const MAX_DUE_WITHIN: i64 = 24 * 60;
@@ -41,33 +40,27 @@ pub struct ListQuery {
 /// `template_id` pre-fills name, impact, body and components that the body leaves out.
 #[tracing::instrument(skip_all)]
 pub async fn create_incident(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     slug: web::Path<String>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
-    open(state, req, auth, slug.into_inner(), body.into_inner(), None).await
+    open(api, slug.into_inner(), body.into_inner(), None).await
 }
 
 /// `POST /pages/{slug}/maintenances`: schedules a maintenance (`scheduled_for`,
 /// `scheduled_until`, components, body).
 #[tracing::instrument(skip_all)]
 pub async fn create_maintenance(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     slug: web::Path<String>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
     let kind = Some(IncidentKind::Maintenance);
-    open(state, req, auth, slug.into_inner(), body.into_inner(), kind).await
+    open(api, slug.into_inner(), body.into_inner(), kind).await
 }
 
 async fn open(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     slug: String,
     fields: Value,
     kind: Option<IncidentKind>,
@@ -77,8 +70,8 @@ async fn open(
         Some(IncidentKind::Maintenance) => "maintenance.create",
         _ => "incident.create",
     };
-    let (given, author) = (fields.clone(), auth.user_id.clone());
-    write(&state, &req, &auth, Permission::Write, &given, move |c| {
+    let (given, author) = (fields.clone(), api.auth().user_id.clone());
+    api.write(Permission::Write, &given, move |c| {
         let page = run::page(c, &slug)?;
         let input = opening(c, &page.id, fields.clone(), kind)?;
         let posted = service::open_incident(c, &page.id, &input, Some(&author), Utc::now())?;
@@ -121,28 +114,25 @@ fn opening(
 
 /// `GET /pages/{slug}/incidents?status=open&overdue=true&due_within=&limit=&offset=`.
 pub async fn list_incidents(
-    state: web::Data<AppState>,
-    auth: Authenticated,
+    api: Api,
     slug: web::Path<String>,
     query: super::query::Query<ListQuery>,
 ) -> AppResult<HttpResponse> {
-    list(state, auth, slug.into_inner(), query.into_inner(), None).await
+    list(api, slug.into_inner(), query.into_inner(), None).await
 }
 
 /// `GET /pages/{slug}/maintenances?status=open&limit=&offset=`.
 pub async fn list_maintenances(
-    state: web::Data<AppState>,
-    auth: Authenticated,
+    api: Api,
     slug: web::Path<String>,
     query: super::query::Query<ListQuery>,
 ) -> AppResult<HttpResponse> {
     let kind = Some(IncidentKind::Maintenance);
-    list(state, auth, slug.into_inner(), query.into_inner(), kind).await
+    list(api, slug.into_inner(), query.into_inner(), kind).await
 }
 
 async fn list(
-    state: web::Data<AppState>,
-    auth: Authenticated,
+    api: Api,
     slug: String,
     query: ListQuery,
     kind: Option<IncidentKind>,
@@ -165,8 +155,7 @@ async fn list(
         limit: query.limit,
         offset: query.offset,
     };
-    read(&state, &auth, Permission::Read, move |c| {
-        let page = run::page(c, &slug)?;
+    api.page_read(Permission::Read, slug, move |c, page| {
         let now = Utc::now();
         let found = match (query.overdue, query.due_within) {
             (true, _) => deadlines::overdue(c, Some(&page.id), now)?,
@@ -176,7 +165,7 @@ async fn list(
         Ok(found
             .iter()
             .filter(|i| i.page_id == page.id)
-            .filter(|i| kind.is_none_or(|k| i.kind == k.as_str()))
+            .filter(|i| kind.is_none_or(|k| i.kind == k))
             .map(views::incident)
             .collect())
     })
@@ -185,14 +174,9 @@ async fn list(
 
 /// `GET /pages/{slug}/punctuality`: the share of promised updates posted in time over the
 /// last 30 and 90 days.
-pub async fn get_punctuality(
-    state: web::Data<AppState>,
-    auth: Authenticated,
-    slug: web::Path<String>,
-) -> AppResult<HttpResponse> {
+pub async fn get_punctuality(api: Api, slug: web::Path<String>) -> AppResult<HttpResponse> {
     let slug = slug.into_inner();
-    read(&state, &auth, Permission::Read, move |c| {
-        let page = run::page(c, &slug)?;
+    api.page_read(Permission::Read, slug, move |c, page| {
         let punctuality = deadlines::punctuality(c, &page.id, Utc::now())?;
         Ok(serde_json::to_value(punctuality).map_err(anyhow::Error::from)?)
     })
@@ -200,14 +184,9 @@ pub async fn get_punctuality(
 }
 
 /// `GET /pages/{slug}/incidents/{id}`: the incident (by id or reference) with its updates.
-pub async fn get_incident(
-    state: web::Data<AppState>,
-    auth: Authenticated,
-    path: web::Path<(String, String)>,
-) -> AppResult<HttpResponse> {
+pub async fn get_incident(api: Api, path: web::Path<(String, String)>) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
-    read(&state, &auth, Permission::Read, move |c| {
-        let page = run::page(c, &slug)?;
+    api.page_read(Permission::Read, slug, move |c, page| {
         let incident = run::incident(c, &page.id, &id)?;
         Ok(views::incident_detail(&service::incident_with_updates(
             c,
@@ -220,57 +199,44 @@ pub async fn get_incident(
 /// `PATCH /pages/{slug}/incidents/{id}`: the structured fields.
 #[tracing::instrument(skip_all)]
 pub async fn update_incident(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     path: web::Path<(String, String)>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
-    patch(state, req, auth, path.into_inner(), body.into_inner(), None).await
+    patch(api, path.into_inner(), body.into_inner(), None).await
 }
 
 /// `PATCH /pages/{slug}/maintenances/{id}`: the fields, window and auto-transition flag of a
 /// maintenance (an incident's id is not found here).
 #[tracing::instrument(skip_all)]
 pub async fn update_maintenance(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     path: web::Path<(String, String)>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
     let kind = Some(IncidentKind::Maintenance);
-    patch(state, req, auth, path.into_inner(), body.into_inner(), kind).await
+    patch(api, path.into_inner(), body.into_inner(), kind).await
 }
 
 async fn patch(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     (slug, id): (String, String),
     fields: Value,
     kind: Option<IncidentKind>,
 ) -> AppResult<HttpResponse> {
     let input: IncidentFieldsInput = typed(&fields)?;
-    run::page_write(
-        &state,
-        &req,
-        &auth,
-        Permission::Write,
-        slug,
-        fields,
-        move |c, page| {
-            let incident = run::incident(c, &page.id, &id)?;
-            if kind.is_some_and(|k| incident.kind != k.as_str()) {
-                return Err(AppError::NotFound("maintenance".into()));
-            }
-            let incident = service::update_incident_fields(c, &incident.id, &input)?;
-            Ok((
-                Answer::new(200, views::incident(&incident)),
-                Record::new("incident.update", "incident", &incident.id),
-            ))
-        },
-    )
+    api.page_write(Permission::Write, slug, fields, move |c, page| {
+        let incident = run::incident(c, &page.id, &id)?;
+        if kind.is_some_and(|k| incident.kind != k) {
+            return Err(AppError::NotFound("maintenance".into()));
+        }
+        let incident = service::update_incident_fields(c, &incident.id, &input)?;
+        run::answered(
+            200,
+            views::incident(&incident),
+            Record::new("incident.update", "incident", &incident.id),
+        )
+    })
     .await
 }
 
@@ -278,30 +244,21 @@ async fn patch(
 /// next deadline).
 #[tracing::instrument(skip_all)]
 pub async fn post_update(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     path: web::Path<(String, String)>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
     let ((slug, id), fields) = (path.into_inner(), body.into_inner());
     let input: PostUpdateInput = typed(&fields)?;
-    let author = auth.user_id.clone();
-    run::page_write(
-        &state,
-        &req,
-        &auth,
-        Permission::Write,
-        slug,
-        fields,
-        move |c, page| {
-            let incident = run::incident(c, &page.id, &id)?;
-            let posted = service::post_update(c, &incident.id, &input, Some(&author), Utc::now())?;
-            Ok((
-                Answer::new(201, views::posted(&posted)),
-                Record::new("incident.update_posted", "incident", &incident.id),
-            ))
-        },
-    )
+    let author = api.auth().user_id.clone();
+    api.page_write(Permission::Write, slug, fields, move |c, page| {
+        let incident = run::incident(c, &page.id, &id)?;
+        let posted = service::post_update(c, &incident.id, &input, Some(&author), Utc::now())?;
+        run::answered(
+            201,
+            views::posted(&posted),
+            Record::new("incident.update_posted", "incident", &incident.id),
+        )
+    })
     .await
 }

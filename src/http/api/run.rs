@@ -3,9 +3,11 @@
 //! [`crate::http::committed`] (the answer waits until the public pages show the change).
 //! Also the lookups that keep a record inside the page of its URL.
 
+use actix_web::dev::Payload;
 use actix_web::http::{Method, StatusCode};
-use actix_web::{HttpRequest, HttpResponse};
-use serde_json::Value;
+use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
+use futures_util::future::LocalBoxFuture;
+use serde_json::{Value, json};
 
 use crate::auth::{Authenticated, Permission};
 use crate::db::DbConn;
@@ -23,54 +25,130 @@ pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
 /// Set on an answer replayed from an earlier request with the same key.
 pub const IDEMPOTENT_REPLAYED: &str = "Idempotent-Replayed";
 
-/// Runs a read needing `permission` and answers its JSON with 200.
-pub async fn read<F>(
-    state: &AppState,
-    auth: &Authenticated,
-    permission: Permission,
-    f: F,
-) -> AppResult<HttpResponse>
-where
-    F: FnOnce(&mut DbConn) -> AppResult<Value> + Send + 'static,
-{
-    auth.require(permission)?;
-    let body = state.db.run(f).await?;
-    Ok(HttpResponse::Ok().json(body))
+/// What an API handler runs with: the application, the request and who made it (extracted
+/// like `Authenticated`: a request that is not signed in ends in 401 before the handler).
+pub struct Api {
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
 }
 
-/// Runs a write needing `permission`. `write` returns the answer and the audit change; both
-/// commit in one transaction with the stored answer of an `Idempotency-Key` (POST only).
-pub async fn write<F>(
-    state: &AppState,
-    req: &HttpRequest,
-    auth: &Authenticated,
-    permission: Permission,
-    body: &Value,
-    write: F,
-) -> AppResult<HttpResponse>
-where
-    F: FnOnce(&mut DbConn) -> AppResult<(Answer, Change)> + Send + 'static,
-{
-    auth.require(permission)?;
-    let key = idempotency_key(req, auth, body)?;
-    let actor = Actor {
-        user_id: auth.user_id.clone(),
-        email: auth.email.clone(),
-    };
-    let answer = state
-        .db
-        .run(move |conn| {
-            idempotent(conn, key.as_ref(), |conn| {
-                let (answer, change) = write(conn)?;
-                audit::record(conn, &actor, &change)?;
-                Ok(answer)
-            })
+impl FromRequest for Api {
+    type Error = AppError;
+    type Future = LocalBoxFuture<'static, AppResult<Self>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let auth = Authenticated::from_request(req, payload);
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        let req = req.clone();
+        Box::pin(async move {
+            let state = state.ok_or_else(|| {
+                AppError::Internal(anyhow::anyhow!("the application state is not registered"))
+            })?;
+            let auth = auth.await?;
+            Ok(Self { state, req, auth })
         })
-        .await?;
-    if !answer.replayed {
-        crate::http::committed::public_change(state).await;
     }
-    Ok(respond(answer))
+}
+
+impl Api {
+    /// Who made the request.
+    pub fn auth(&self) -> &Authenticated {
+        &self.auth
+    }
+
+    /// The application.
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Runs a read needing `permission` and answers its JSON with 200.
+    pub async fn read<F>(&self, permission: Permission, f: F) -> AppResult<HttpResponse>
+    where
+        F: FnOnce(&mut DbConn) -> AppResult<Value> + Send + 'static,
+    {
+        self.auth.require(permission)?;
+        let body = self.state.db.run(f).await?;
+        Ok(HttpResponse::Ok().json(body))
+    }
+
+    /// [`Api::read`] within the page at `slug` (404 when there is none).
+    pub async fn page_read<F>(
+        &self,
+        permission: Permission,
+        slug: String,
+        f: F,
+    ) -> AppResult<HttpResponse>
+    where
+        F: FnOnce(&mut DbConn, &StatusPage) -> AppResult<Value> + Send + 'static,
+    {
+        self.read(permission, move |c| {
+            let page = page(c, &slug)?;
+            f(c, &page)
+        })
+        .await
+    }
+
+    /// Runs a write needing `permission`. `write` returns the answer and the audit change;
+    /// both commit in one transaction with the stored answer of an `Idempotency-Key` (POST
+    /// only). Then the engine is woken and the answer waits until the public pages show it.
+    pub async fn write<F>(
+        &self,
+        permission: Permission,
+        body: &Value,
+        write: F,
+    ) -> AppResult<HttpResponse>
+    where
+        F: FnOnce(&mut DbConn) -> AppResult<(Answer, Change)> + Send + 'static,
+    {
+        let auth = &self.auth;
+        auth.require(permission)?;
+        let key = idempotency_key(&self.req, auth, body)?;
+        let actor = Actor {
+            user_id: auth.user_id.clone(),
+            email: auth.email.clone(),
+        };
+        let answer = self
+            .state
+            .db
+            .run(move |conn| {
+                idempotent(conn, key.as_ref(), |conn| {
+                    let (answer, change) = write(conn)?;
+                    audit::record(conn, &actor, &change)?;
+                    Ok(answer)
+                })
+            })
+            .await?;
+        if !answer.replayed {
+            crate::http::committed::public_change(&self.state).await;
+        }
+        Ok(respond(answer))
+    }
+
+    /// [`Api::write`] of a change within the page at `slug` (404 when there is none):
+    /// `write_in_page` gets the page and answers with what it recorded; the audit row names the
+    /// page and carries the record's changes, by default `fields` (the body, also the
+    /// idempotency digest's input).
+    pub async fn page_write<F>(
+        &self,
+        permission: Permission,
+        slug: String,
+        fields: Value,
+        write_in_page: F,
+    ) -> AppResult<HttpResponse>
+    where
+        F: FnOnce(&mut DbConn, &StatusPage) -> AppResult<(Answer, Record)> + Send + 'static,
+    {
+        let given = fields.clone();
+        self.write(permission, &given, move |c| {
+            let page = page(c, &slug)?;
+            let (answer, record) = write_in_page(c, &page)?;
+            let changes = record.changes.unwrap_or(fields);
+            let audit = change(record.action, record.entity, &record.id, &page.id, changes);
+            Ok((answer, audit))
+        })
+        .await
+    }
 }
 
 /// What a page-scoped write records in the audit log: the action and the record, and the
@@ -99,30 +177,17 @@ impl Record {
     }
 }
 
-/// [`write`] of a change within the page at `slug` (404 when there is none): `write` gets the
-/// page and answers with what it recorded; the audit row names the page and carries the
-/// record's changes, by default `fields` (the body, also the idempotency digest's input).
-pub async fn page_write<F>(
-    state: &AppState,
-    req: &HttpRequest,
-    auth: &Authenticated,
-    permission: Permission,
-    slug: String,
-    fields: Value,
-    write_in_page: F,
-) -> AppResult<HttpResponse>
-where
-    F: FnOnce(&mut DbConn, &StatusPage) -> AppResult<(Answer, Record)> + Send + 'static,
-{
-    let given = fields.clone();
-    write(state, req, auth, permission, &given, move |c| {
-        let page = page(c, &slug)?;
-        let (answer, record) = write_in_page(c, &page)?;
-        let changes = record.changes.unwrap_or(fields);
-        let audit = change(record.action, record.entity, &record.id, &page.id, changes);
-        Ok((answer, audit))
-    })
-    .await
+/// A page write's result: `status` with `body`, and what it records.
+pub fn answered(status: u16, body: Value, record: Record) -> AppResult<(Answer, Record)> {
+    Ok((Answer::new(status, body), record))
+}
+
+/// A delete's result: `{"id": ..., "deleted": true}`, recording no changed fields unless the
+/// record names some (what the deleted record was).
+pub fn deleted(mut record: Record) -> AppResult<(Answer, Record)> {
+    let body = json!({"id": record.id, "deleted": true});
+    record.changes.get_or_insert_with(|| json!({}));
+    Ok((Answer::new(200, body), record))
 }
 
 /// The request's idempotency key, for POSTs that carry one.

@@ -4,23 +4,21 @@
 //! needs the write permission, as changing them does.
 
 use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::body::typed;
-use super::run::{self, change, write};
-use crate::auth::{Authenticated, Permission};
+use super::run::{self, Api, Record};
+use crate::auth::Permission;
 use crate::db::models::notify::{self as rows, Delivery, DeliveryQuery};
 use crate::db::states::DeliveryState;
 use crate::delivery::signature::new_secret;
 use crate::error::{AppError, AppResult};
 use crate::http::subscribe::check_webhook_url;
-use crate::services::idempotency::Answer;
 use crate::services::subscriptions::{
     self as subscribe, Origin, SubscribeInput, Subscribed, Target,
 };
-use crate::state::AppState;
 
 /// `?format=csv` on the list.
 #[derive(Debug, Default, Deserialize)]
@@ -32,82 +30,65 @@ pub struct ListQuery {
 /// once (the responder vouches for them), webhooks answer their secret once.
 #[tracing::instrument(skip_all)]
 pub async fn create_subscriber(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     slug: web::Path<String>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Write)?;
+    api.auth().require(Permission::Write)?;
     let (slug, fields) = (slug.into_inner(), body.into_inner());
     let input: SubscribeInput = typed(&fields)?;
     let subscription = input.check()?;
     if let Target::Webhook { url, .. } = &subscription.target {
-        check_webhook_url(&state, url).await?;
+        check_webhook_url(api.state(), url).await?;
     }
-    let app = state.clone();
+    let app = api.state().clone();
     let components = subscription.components.clone();
-    write(
-        &state,
-        &req,
-        &auth,
-        Permission::Write,
-        &fields.clone(),
-        move |c| {
-            let page = run::page(c, &slug)?;
-            let subscribed =
-                subscribe::subscribe(c, &page.id, &subscription, Origin::Responder, new_secret)?;
-            let (body, id) = match subscribed {
-                Subscribed::Email(s) => (json!(subscribe::view(c, &s)?), s.id),
-                Subscribed::Webhook(s) => (
-                    crate::http::subscribe::webhook_answer(&app, &slug, &s, components),
-                    s.id,
-                ),
-            };
-            let audit = change("subscriber.create", "subscriber", &id, &page.id, fields);
-            Ok((Answer::new(201, body), audit))
-        },
-    )
+    api.page_write(Permission::Write, slug, fields, move |c, page| {
+        let subscribed =
+            subscribe::subscribe(c, &page.id, &subscription, Origin::Responder, new_secret)?;
+        let (body, id) = match subscribed {
+            Subscribed::Email(s) => (json!(subscribe::view(c, &s)?), s.id),
+            Subscribed::Webhook(s) => (
+                crate::http::subscribe::webhook_answer(&app, &page.slug, &s, components),
+                s.id,
+            ),
+        };
+        run::answered(
+            201,
+            body,
+            Record::new("subscriber.create", "subscriber", &id),
+        )
+    })
     .await
 }
 
 /// `GET /pages/{slug}/subscribers` (JSON, or CSV with `?format=csv`).
 pub async fn list_subscribers(
-    state: web::Data<AppState>,
-    auth: Authenticated,
+    api: Api,
     slug: web::Path<String>,
     query: super::query::Query<ListQuery>,
 ) -> AppResult<HttpResponse> {
     match query.format.as_deref() {
         None | Some("json") => {}
-        Some("csv") => return export(&state, &auth, slug.into_inner()).await,
+        Some("csv") => return export(&api, slug.into_inner()).await,
         Some(_) => return Err(AppError::field("format", "must be json or csv")),
     }
-    auth.require(Permission::Write)?;
-    let slug = slug.into_inner();
-    let list = state
-        .db
-        .run(move |c| {
-            let page = run::page(c, &slug)?;
-            subscribe::list(c, &page.id)
-        })
-        .await?;
-    Ok(HttpResponse::Ok().json(list))
+    api.page_read(Permission::Write, slug.into_inner(), move |c, page| {
+        Ok(json!(subscribe::list(c, &page.id)?))
+    })
+    .await
 }
 
 /// `GET /pages/{slug}/subscribers/export`: CSV.
-pub async fn export_subscribers(
-    state: web::Data<AppState>,
-    auth: Authenticated,
-    slug: web::Path<String>,
-) -> AppResult<HttpResponse> {
-    export(&state, &auth, slug.into_inner()).await
+pub async fn export_subscribers(api: Api, slug: web::Path<String>) -> AppResult<HttpResponse> {
+    export(&api, slug.into_inner()).await
 }
 
-async fn export(state: &AppState, auth: &Authenticated, slug: String) -> AppResult<HttpResponse> {
-    auth.require(Permission::Write)?;
+async fn export(api: &Api, slug: String) -> AppResult<HttpResponse> {
+    api.auth().require(Permission::Write)?;
     let name = slug.clone();
-    let csv = state
+    let csv = api
+        .state()
         .db
         .run(move |c| {
             let page = run::page(c, &slug)?;
@@ -126,25 +107,14 @@ async fn export(state: &AppState, auth: &Authenticated, slug: String) -> AppResu
 /// `DELETE /pages/{slug}/subscribers/{id}`.
 #[tracing::instrument(skip_all)]
 pub async fn delete_subscriber(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
-    write(
-        &state,
-        &req,
-        &auth,
-        Permission::Write,
-        &Value::Null,
-        move |c| {
-            let page = run::page(c, &slug)?;
-            subscribe::remove(c, &page.id, &id)?;
-            let audit = change("subscriber.delete", "subscriber", &id, &page.id, json!({}));
-            Ok((Answer::new(200, json!({"id": id, "deleted": true})), audit))
-        },
-    )
+    api.page_write(Permission::Write, slug, Value::Null, move |c, page| {
+        subscribe::remove(c, &page.id, &id)?;
+        run::deleted(Record::new("subscriber.delete", "subscriber", &id))
+    })
     .await
 }
 
@@ -176,12 +146,10 @@ fn delivery_view(d: &Delivery) -> Value {
 
 /// `GET /pages/{slug}/deliveries?state=&limit=&offset=`: newest first.
 pub async fn list_deliveries(
-    state: web::Data<AppState>,
-    auth: Authenticated,
+    api: Api,
     slug: web::Path<String>,
     query: super::query::Query<DeliveriesQuery>,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Read)?;
     let (slug, query) = (slug.into_inner(), query.into_inner());
     let limit = query.limit.unwrap_or(50);
     if !(1..=500).contains(&limit) {
@@ -200,54 +168,43 @@ pub async fn list_deliveries(
             )
         })?),
     };
-    let list = state
-        .db
-        .run(move |c| {
-            let page = run::page(c, &slug)?;
-            let q = DeliveryQuery {
-                page_id: &page.id,
-                state: wanted,
-                limit,
-                offset,
-            };
-            Ok(rows::list_deliveries(c, &q)?)
-        })
-        .await?;
-    Ok(HttpResponse::Ok().json(list.iter().map(delivery_view).collect::<Vec<_>>()))
+    api.page_read(Permission::Read, slug, move |c, page| {
+        let q = DeliveryQuery {
+            page_id: &page.id,
+            state: wanted,
+            limit,
+            offset,
+        };
+        Ok(rows::list_deliveries(c, &q)?
+            .iter()
+            .map(delivery_view)
+            .collect())
+    })
+    .await
 }
 
 /// `POST /pages/{slug}/deliveries/{id}/retry`: a dead or failed delivery goes back in the
 /// queue with a fresh count of attempts (409 for one in another state).
 #[tracing::instrument(skip_all)]
 pub async fn retry_delivery(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    auth: Authenticated,
+    api: Api,
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
     // The engine's clock: it decides when the delivery is due (tests move it forward).
-    let now = state.notify.clock.now();
-    write(
-        &state,
-        &req,
-        &auth,
-        Permission::Write,
-        &Value::Null,
-        move |c| {
-            let page = run::page(c, &slug)?;
-            let found = rows::find_delivery(c, &page.id, &id)?
-                .ok_or_else(|| AppError::NotFound("delivery".into()))?;
-            if rows::requeue(c, &id, now)? == 0 {
-                return Err(AppError::Conflict(format!(
-                    "delivery {id} is {}; only dead or failed deliveries are retried",
-                    found.state
-                )));
-            }
-            let again = rows::find_delivery(c, &page.id, &id)?.unwrap_or(found);
-            let audit = change("delivery.retry", "delivery", &id, &page.id, json!({}));
-            Ok((Answer::new(200, delivery_view(&again)), audit))
-        },
-    )
+    let now = api.state().notify.clock.now();
+    api.page_write(Permission::Write, slug, Value::Null, move |c, page| {
+        let found = rows::find_delivery(c, &page.id, &id)?
+            .ok_or_else(|| AppError::NotFound("delivery".into()))?;
+        if rows::requeue(c, &id, now)? == 0 {
+            return Err(AppError::Conflict(format!(
+                "delivery {id} is {}; only dead or failed deliveries are retried",
+                found.state
+            )));
+        }
+        let again = rows::find_delivery(c, &page.id, &id)?.unwrap_or(found);
+        let record = Record::new("delivery.retry", "delivery", &id).with_changes(json!({}));
+        run::answered(200, delivery_view(&again), record)
+    })
     .await
 }

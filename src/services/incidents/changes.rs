@@ -54,13 +54,13 @@ pub fn apply_changes(
 ) -> AppResult<Vec<IncidentUpdateComponent>> {
     let mut rows = Vec::with_capacity(changes.len());
     for (component, new) in changes {
-        let old = component.status()?;
+        let old = component.status;
         apply_status(conn, &component, new, Some(&incident.id), at)?;
         let row = IncidentUpdateComponent {
             incident_update_id: update_id.to_owned(),
             component_id: component.id.clone(),
-            old_status: old.as_str().to_owned(),
-            new_status: new.as_str().to_owned(),
+            old_status: old,
+            new_status: new,
         };
         incidents::insert_update_component(conn, &row)?;
         incidents::add_affected_component(conn, &incident.id, &component.id)?;
@@ -80,7 +80,7 @@ pub fn restorations(
     let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
     let mut restore = Vec::new();
     for component in components::find_on_page(conn, &incident.page_id, &ids)? {
-        if component.status()? == ComponentStatus::Operational
+        if component.status == ComponentStatus::Operational
             || incidents::affected_by_other_open(
                 conn,
                 &incident.page_id,

@@ -145,11 +145,11 @@ pub fn page_overview(
     let mut impacts = Vec::new();
     let mut maintenance = false;
     for incident in &open_incidents {
-        match incident.status()? {
+        match incident.status {
             LifecycleStatus::Maintenance(status) => {
                 maintenance |= in_progress(incident, status, now)
             }
-            LifecycleStatus::Incident(_) => impacts.push(incident.impact()?),
+            LifecycleStatus::Incident(_) => impacts.push(incident.impact),
         }
     }
     let status = page_status(&components.statuses()?, &impacts, maintenance);

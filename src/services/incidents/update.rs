@@ -76,13 +76,13 @@ pub fn post_update(
 ) -> AppResult<PostedUpdate> {
     write_tx(conn, |conn| {
         let incident = found(incidents::find(conn, incident_id), "incident")?;
-        let from = incident.status()?;
+        let from = incident.status;
         let checked = check_update(conn, &incident, from, input, now)?;
         let at = row_time(now);
         let update = NewIncidentUpdate {
             id: &new_id(),
             incident_id,
-            status: checked.to.as_str(),
+            status: checked.to,
             body: &checked.body,
             next_update_by: checked.deadline,
             author_id,
@@ -102,7 +102,7 @@ pub fn post_update(
         let changes = apply_changes(conn, &incident, &update.id, changes, at)?;
         let times = Milestones::of(&incident).reach(Some(from), checked.to, at);
         let moved = IncidentChanges {
-            status: Some(checked.to.as_str().to_owned()),
+            status: Some(checked.to),
             started_at: Some(times.started_at),
             identified_at: Some(times.identified_at),
             monitoring_at: Some(times.monitoring_at),
@@ -153,11 +153,11 @@ fn check_update(
 ) -> AppResult<CheckedUpdate> {
     let page = pages::find(conn, &incident.page_id)?;
     let mut check = FieldCheck::default();
-    let to = check.check("status", next_status(incident.kind()?, from, input));
+    let to = check.check("status", next_status(incident.kind, from, input));
     let body = check.check("body", required_text(&input.body, MAX_BODY_LEN));
     let changes = page_components(conn, &mut check, &incident.page_id, &input.components)?;
     let (to, body) = check.done((|| Some((to?, body?)))())?;
-    let impact = incident.impact()?;
+    let impact = incident.impact;
     let deadline = next_update_by(input.next_update_by, to, impact, &page.intervals(), now)
         .map_err(|message| AppError::field("next_update_by", message))?;
     Ok(CheckedUpdate {
@@ -216,7 +216,7 @@ pub fn update_incident_fields(
         let window = new_window(&mut check, &incident, input)?;
         let mut changes = IncidentChanges {
             name: check.check("name", name).flatten(),
-            impact: input.impact.map(|i| i.as_str().to_owned()),
+            impact: input.impact,
             user_impact: check
                 .check("user_impact", patch(&input.user_impact))
                 .flatten(),
@@ -232,7 +232,7 @@ pub fn update_incident_fields(
             changes.scheduled_for = Some(Some(from));
             changes.scheduled_until = Some(Some(until));
             // A maintenance that has not started yet starts when its window opens.
-            if incident.status()? == LifecycleStatus::Maintenance(MaintenanceStatus::Scheduled) {
+            if incident.status == LifecycleStatus::Maintenance(MaintenanceStatus::Scheduled) {
                 changes.started_at = Some(from);
             }
         }
@@ -254,7 +254,7 @@ fn new_window(
     {
         return Ok(None);
     }
-    let kind = incident.kind()?;
+    let kind = incident.kind;
     if kind != IncidentKind::Maintenance {
         check.add(
             "scheduled_for",

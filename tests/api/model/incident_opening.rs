@@ -95,12 +95,12 @@ async fn opening_an_incident_records_component_changes_and_their_history(db: Tes
     let opened = open(&app, &page.id, input, clock.now()).await;
     let incident = &opened.incident;
     assert_eq!(
-        incident.impact().unwrap(),
+        incident.impact,
         Impact::Major,
         "inferred from the partial outage"
     );
     let investigating = LifecycleStatus::Incident(IncidentStatus::Investigating);
-    assert_eq!(incident.status().unwrap(), investigating);
+    assert_eq!(incident.status, investigating);
     assert_eq!(incident.started_at, clock.now().naive_utc());
     assert_eq!(
         incident.user_impact.as_deref(),
@@ -114,13 +114,7 @@ async fn opening_an_incident_records_component_changes_and_their_history(db: Tes
     let steps: Vec<_> = opened
         .changes
         .iter()
-        .map(|c| {
-            (
-                c.component_id.clone(),
-                c.old_status().unwrap(),
-                c.new_status().unwrap(),
-            )
-        })
+        .map(|c| (c.component_id.clone(), c.old_status, c.new_status))
         .collect();
     let mut expected = vec![
         (api.id.clone(), Operational, PartialOutage),
@@ -214,11 +208,11 @@ async fn an_incident_without_a_chosen_deadline_gets_the_pages_interval_for_its_i
         fields["next_update_by"][0].contains("not in the future"),
         "{fields:?}"
     );
-    let statuses: Vec<String> = detail(&app, &id)
+    let statuses: Vec<&str> = detail(&app, &id)
         .await
         .updates
         .into_iter()
-        .map(|u| u.update.status)
+        .map(|u| u.update.status.as_str())
         .collect();
     assert_eq!(
         statuses,
@@ -309,7 +303,7 @@ async fn a_maintenance_needs_its_window_and_starts_when_it_goes_in_progress(db: 
         "refused openings used no number"
     );
     assert_eq!(
-        opened.status().unwrap(),
+        opened.status,
         LifecycleStatus::Maintenance(MaintenanceStatus::Scheduled)
     );
     let window = (

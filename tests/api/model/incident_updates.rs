@@ -45,7 +45,7 @@ async fn resolving_restores_components_unless_another_open_incident_still_affect
         .unwrap();
     let incident = &resolved.incident;
     assert_eq!(
-        incident.status().unwrap(),
+        incident.status,
         LifecycleStatus::Incident(IncidentStatus::Resolved)
     );
     assert_eq!(incident.resolved_at, Some(clock.at(20).naive_utc()));
@@ -144,7 +144,7 @@ async fn a_refused_transition_writes_nothing_and_an_explicit_reopen_works(db: Te
         .unwrap()
         .incident;
     assert_eq!(
-        reopened.status().unwrap(),
+        reopened.status,
         LifecycleStatus::Incident(IncidentStatus::Investigating)
     );
     assert_eq!(reopened.resolved_at, None, "reopening clears resolved_at");

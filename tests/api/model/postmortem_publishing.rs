@@ -106,7 +106,7 @@ async fn a_postmortem_is_saved_sorted_then_published_which_moves_the_incident_to
     let follow_ups: Vec<_> = saved
         .follow_ups
         .iter()
-        .map(|f| (f.position, f.owner.clone(), f.state().unwrap()))
+        .map(|f| (f.position, f.owner.clone(), f.state))
         .collect();
     assert_eq!(
         follow_ups,
@@ -117,7 +117,7 @@ async fn a_postmortem_is_saved_sorted_then_published_which_moves_the_incident_to
     );
     assert!(!saved.postmortem.published);
     assert_eq!(
-        saved.incident.status().unwrap(),
+        saved.incident.status,
         LifecycleStatus::Incident(IncidentStatus::Resolved),
         "a draft does not publish"
     );
@@ -134,7 +134,7 @@ async fn a_postmortem_is_saved_sorted_then_published_which_moves_the_incident_to
         Some(clock.at(60).naive_utc())
     );
     assert_eq!(
-        published.incident.status().unwrap(),
+        published.incident.status,
         LifecycleStatus::Incident(IncidentStatus::Postmortem)
     );
     assert_eq!(published.timeline, saved.timeline);

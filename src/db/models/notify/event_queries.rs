@@ -196,7 +196,7 @@ pub fn expand_event(
              CASE WHEN r.leased THEN $2 END, $3, $3 \
              FROM (SELECT s.id, s.page_id, s.kind, \
                ROW_NUMBER() OVER (PARTITION BY s.kind ORDER BY s.id) \
-                 <= CASE WHEN s.kind = 'webhook' THEN $5 ELSE $6 END AS leased \
+                 <= CASE WHEN s.kind = '{webhook}' THEN $5 ELSE $6 END AS leased \
                FROM subscribers s \
                WHERE s.page_id = $7 AND s.state = '{confirmed}' \
                AND ($8 = FALSE OR s.component_updates = TRUE) \
@@ -209,6 +209,7 @@ pub fn expand_event(
              ON CONFLICT DO NOTHING{returning}",
             pending = DeliveryState::Pending.as_str(),
             confirmed = SubscriberState::Confirmed.as_str(),
+            webhook = Channel::Webhook.as_str(),
             returning = if returning {
                 " RETURNING id, event_id, subscriber_id, channel, attempts, last_error, locked_by"
             } else {
