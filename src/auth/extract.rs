@@ -24,14 +24,6 @@ pub const SESSION_COOKIE: &str = "herald_session";
 /// The largest form body read for its CSRF field.
 const FORM_LIMIT: usize = 1024 * 1024;
 
-/// Noted on a request whose caller could not be looked up because the database did not answer
-/// in time: a page that treats "no caller" as "sign in" (an `Option<Authenticated>`) must
-/// answer 503 instead, or an outage would send every responder to the sign-in page.
-#[derive(Debug, Clone, Copy)]
-pub struct Undecided {
-    pub retry_after_secs: u32,
-}
-
 /// A request body taken from the request, to be read and fed back.
 struct Held {
     original: Payload,
@@ -50,20 +42,7 @@ impl FromRequest for Authenticated {
         let held = needs_form_csrf(req).then(|| hold(payload));
         let req = req.clone();
         Box::pin(async move {
-            let auth = match authenticate(&req, held).await {
-                Ok(auth) => auth,
-                Err(e) => {
-                    if let AppError::Unavailable {
-                        retry_after_secs, ..
-                    } = &e
-                    {
-                        req.extensions_mut().insert(Undecided {
-                            retry_after_secs: *retry_after_secs,
-                        });
-                    }
-                    return Err(e);
-                }
-            };
+            let auth = authenticate(&req, held).await?;
             req.extensions_mut().insert(auth.clone());
             Ok(auth)
         })

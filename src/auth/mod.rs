@@ -25,7 +25,7 @@ pub mod verify;
 use crate::domain::Role;
 use crate::error::{AppError, AppResult};
 
-pub use extract::{SESSION_COOKIE, Undecided};
+pub use extract::SESSION_COOKIE;
 pub use session::renew_session;
 
 /// Registers the routes of this module: `/api/v1/me`, `/api/v1/tokens`, the sign-in and

@@ -19,7 +19,6 @@ use actix_web::{HttpMessage, HttpResponse, ResponseError, web};
 use bytes::Bytes;
 use tracing_actix_web::RequestId;
 
-use crate::auth::Undecided;
 use crate::auth::extract::{read_form, replay};
 use crate::auth::login::{Carried, SIGN_IN};
 use crate::error::AppError;
@@ -100,22 +99,6 @@ pub async fn for_browsers(
         None
     };
     let res = next.call(req).await?;
-    let undecided = res.request().extensions().get::<Undecided>().copied();
-    if let Some(Undecided { retry_after_secs }) = undecided.filter(|_| sends_to_sign_in(&res)) {
-        let http = res.request().clone();
-        let busy = AppError::Unavailable {
-            reason: "the caller's session could not be looked up".into(),
-            retry_after_secs,
-        };
-        return Ok(ServiceResponse::new(http.clone(), page_for(&http, &busy)));
-    }
-    if let Some(to) = sign_in_again_from(&res) {
-        let (http, mut answer) = res.into_parts();
-        if let Ok(value) = HeaderValue::from_str(&to) {
-            answer.headers_mut().insert(header::LOCATION, value);
-        }
-        return Ok(ServiceResponse::new(http, answer.map_into_boxed_body()));
-    }
     let Some(error) = res.response().error() else {
         return Ok(res.map_into_boxed_body());
     };
@@ -126,6 +109,15 @@ pub async fn for_browsers(
             let carried = Carried::new(http.path(), body, reviewable(http.path()));
             let answer = crate::auth::login::sign_in_again(&http, &carried);
             return Ok(ServiceResponse::new(http, boxed(answer)));
+        }
+        // A console page asked for without a session: to sign in, and back here afterwards.
+        Some(AppError::Unauthorized) if console_read(res.request()) => {
+            let http = res.request().clone();
+            let answer = HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, sign_in_leading_to(&http)))
+                .insert_header((header::CACHE_CONTROL, "no-store"))
+                .finish();
+            return Ok(ServiceResponse::new(http, answer));
         }
         Some(app) => Found::App(app),
         None => Found::Other(error.as_response_error().status_code()),
@@ -147,28 +139,23 @@ fn boxed(answer: Result<HttpResponse, AppError>) -> HttpResponse {
     answer.unwrap_or_else(|e| e.error_response())
 }
 
-/// A console page's redirect to sign in, made to come back to the page: the `Location` of a
-/// 303 to the sign-in page from a GET of the console, with `?next=` the path asked for.
-fn sign_in_again_from<B>(res: &ServiceResponse<B>) -> Option<String> {
-    let req = res.request();
-    if !sends_to_sign_in(res) || req.method() != Method::GET || req.path() == "/admin" {
-        return None;
+/// Whether `req` reads a console page (a GET below `/admin`).
+fn console_read(req: &actix_web::HttpRequest) -> bool {
+    matches!(*req.method(), Method::GET | Method::HEAD)
+        && (req.path() == "/admin" || req.path().starts_with("/admin/"))
+}
+
+/// The sign-in page, leading back to the page `req` asked for (the dashboard needs no `next`).
+fn sign_in_leading_to(req: &actix_web::HttpRequest) -> String {
+    if req.path() == "/admin" {
+        return SIGN_IN.to_owned();
     }
     let asked = match req.query_string() {
         "" => req.path().to_owned(),
         query => format!("{}?{query}", req.path()),
     };
     let next: String = url::form_urlencoded::byte_serialize(asked.as_bytes()).collect();
-    Some(format!("{SIGN_IN}?next={next}"))
-}
-
-/// Whether `res` is a console page's redirect to the sign-in page.
-fn sends_to_sign_in<B>(res: &ServiceResponse<B>) -> bool {
-    res.status() == StatusCode::SEE_OTHER
-        && res
-            .headers()
-            .get(header::LOCATION)
-            .is_some_and(|l| l == SIGN_IN)
+    format!("{SIGN_IN}?next={next}")
 }
 
 /// The console forms that can be shown again with what was typed without saving anything

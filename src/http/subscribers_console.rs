@@ -13,7 +13,7 @@ use crate::db::models::notify::{self as rows, DeliveryQuery};
 use crate::db::states::DeliveryState;
 use crate::db::write_tx;
 use crate::error::{AppError, AppResult};
-use crate::http::admin::{ConsoleFrame, render, see_other, signed_in};
+use crate::http::admin::{ConsoleFrame, render, see_other};
 use crate::services::audit::{self, Actor, Change};
 use crate::services::pages;
 use crate::services::subscriptions::{self as subscribe, SubscriberView};
@@ -66,15 +66,11 @@ struct View {
 
 /// `GET /admin/pages/{slug}/subscribers?state=`.
 pub async fn show_subscribers(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
     filter: web::Query<Filter>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     let slug = slug.into_inner();
     let wanted = filter
         .into_inner()

@@ -14,7 +14,7 @@ use super::store::{self, TriagePatch};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::support::{self as rows, SubmissionQuery};
 use crate::error::{AppError, AppResult};
-use crate::http::admin::{ConsoleFrame, render, see_other, signed_in};
+use crate::http::admin::{ConsoleFrame, render, see_other};
 use crate::services::audit::Actor;
 use crate::services::pages;
 use crate::state::AppState;
@@ -75,14 +75,10 @@ struct Row {
 /// `GET /admin/support`.
 #[tracing::instrument(skip_all)]
 pub async fn show_inbox(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     filter: web::Query<InboxFilter>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Write)?;
     let filter = filter.into_inner();
     let blank = |v: &Option<String>| {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fields::{Choice, options};
 use super::view::TimeView;
-use super::{ConsoleFrame, render, signed_in};
+use super::{ConsoleFrame, render};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::audit::AuditEntry;
 use crate::db::models::pages::StatusPage;
@@ -50,14 +50,10 @@ struct AuditPage {
 /// The log; owners only.
 #[tracing::instrument(skip_all)]
 pub async fn show_audit(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     query: web::Query<AuditQuery>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Admin)?;
     let query = query.into_inner();
     let blank = |v: &Option<String>| {

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::incidents::{Choice, choices};
 use super::write::{audited, change};
-use super::{ConsoleFrame, render, see_other, signed_in};
+use super::{ConsoleFrame, render, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::domain::ComponentStatus;
@@ -95,14 +95,10 @@ fn rows(slug: &str, tree: &ComponentTree) -> (Vec<Row>, Vec<GroupRow>) {
 /// The components with a status select each (read-only for viewers).
 #[tracing::instrument(skip_all)]
 pub async fn list_components(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     let slug = slug.into_inner();
     let (page, tree) = state
         .db

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::view::{DeadlineView, TimeView, page_zone};
-use super::{ConsoleFrame, render, signed_in};
+use super::{ConsoleFrame, render};
 use crate::auth::Authenticated;
 use crate::db::DbConn;
 use crate::db::models::incidents::Incident;
@@ -57,13 +57,9 @@ struct Dashboard {
 /// The dashboard; browsers without a session are sent to sign in.
 #[tracing::instrument(skip_all)]
 pub async fn show_dashboard(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     let now = Utc::now();
     let (rows, pages) = state.db.run(move |c| gather(c, now)).await?;
     let support = state

@@ -1,7 +1,6 @@
 //! `GET/POST /admin/incidents/{id}/details`: correcting an incident's name, impact and
 //! structured fields (user impact, scope, preliminary root cause) without posting an update.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
 use serde_json::Value;
@@ -10,7 +9,7 @@ use super::fields::{filled, messages, text, values};
 use super::form::Submitted;
 use super::incidents::{Choice, choices};
 use super::write::{audited, change, form_changes};
-use super::{ConsoleFrame, render, see_other, signed_in};
+use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::incidents::Incident;
 use crate::domain::Impact;
@@ -58,11 +57,7 @@ fn show(
         impacts: choices(impacts, form.get("impact")),
         errors: messages(refused, FIELDS),
     };
-    let code = match refused {
-        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        None => StatusCode::OK,
-    };
-    render(state, code, "admin/details", &view)
+    render_form(state, refused, "admin/details", &view)
 }
 
 /// The fields as typed: blank optional fields clear.
@@ -94,14 +89,10 @@ async fn load(state: &AppState, id: String) -> AppResult<Incident> {
 /// The form, filled (responders and owners).
 #[tracing::instrument(skip_all)]
 pub async fn edit_details(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Write)?;
     let incident = load(&state, id.into_inner()).await?;
     let opt = |v: &Option<String>| v.clone().unwrap_or_default();

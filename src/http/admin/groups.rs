@@ -2,7 +2,6 @@
 //! `GET/POST /admin/pages/{slug}/groups/{id}` (name, description, position) and
 //! `POST .../groups/{id}/delete` (its components stay, ungrouped).
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -10,7 +9,7 @@ use serde_json::{Value, json};
 use super::fields::{filled, messages, number, required, text, values};
 use super::form::Submitted;
 use super::write::{audited, change, form_changes};
-use super::{ConsoleFrame, render, see_other, signed_in};
+use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::ComponentGroup;
 use crate::db::models::pages::StatusPage;
@@ -99,11 +98,7 @@ fn show(
         values: values(form, FIELDS),
         errors: messages(refused, FIELDS),
     };
-    let code = match refused {
-        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        None => StatusCode::OK,
-    };
-    render(state, code, "admin/group_form", &view)
+    render_form(state, refused, "admin/group_form", &view)
 }
 
 /// The group fields typed: name, description (blank clears) and position (blank: last, or
@@ -126,14 +121,10 @@ fn group_input(form: &Submitted) -> Result<(String, Option<String>, Option<i32>)
 /// The empty form (owners).
 #[tracing::instrument(skip_all)]
 pub async fn new_group_form(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Admin)?;
     let page = page(&state, slug.into_inner()).await?;
     show(&state, &auth, &page, None, &Submitted::default(), None)
@@ -185,14 +176,10 @@ pub async fn create_group(
 /// The group's form, filled (owners).
 #[tracing::instrument(skip_all)]
 pub async fn edit_group_form(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Admin)?;
     let (slug, id) = path.into_inner();
     let (page, group) = load(&state, slug, id).await?;

@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 
 use super::view::{TimeView, page_zone};
-use super::{ConsoleFrame, render, signed_in};
+use super::{ConsoleFrame, render};
 use crate::auth::Authenticated;
 use crate::db::models::incidents::Incident;
 use crate::error::AppResult;
@@ -63,15 +63,11 @@ fn row(incident: &Incident, tz: chrono_tz::Tz) -> AppResult<Row> {
 /// The page's incidents, a page of them at a time (every role).
 #[tracing::instrument(skip_all)]
 pub async fn list_page_incidents(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
     query: web::Query<HistoryQuery>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     let offset = query.offset.unwrap_or(0).max(0);
     let slug = slug.into_inner();
     let (page, incidents) = state

@@ -10,7 +10,7 @@ use super::form::{COMPONENT_PREFIX, Errors, Submitted};
 use super::templates::{page_template, template_values};
 use super::view::page_zone;
 use super::write::{audited, change, form_changes};
-use super::{ConsoleFrame, preview_of, render, see_other, signed_in};
+use super::{ConsoleFrame, preview_of, render, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
@@ -177,15 +177,11 @@ pub async fn page_and_components(
 /// The empty form (responders and owners), pre-filled from a template with `?template=`.
 #[tracing::instrument(skip_all)]
 pub async fn new_incident_form(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
     query: web::Query<TemplateQuery>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Write)?;
     let (page, parts) = page_and_components(&state, slug.into_inner()).await?;
     let (page_id, chosen) = (page.id.clone(), query.into_inner().template);

@@ -1,7 +1,6 @@
 //! `GET/POST /admin/pages/{slug}/maintenances/new`: scheduling maintenance (window in the
 //! page's zone, components and the status they take when it starts, automatic transitions).
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
 use serde::Serialize;
@@ -10,7 +9,7 @@ use super::form::{Errors, Submitted};
 use super::incidents::{ComponentChoice, component_choices, page_and_components};
 use super::view::page_zone;
 use super::write::{audited, change, form_changes};
-use super::{ConsoleFrame, preview_of, render, see_other, signed_in};
+use super::{ConsoleFrame, preview_of, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
@@ -70,25 +69,17 @@ fn show(
         format!("Schedule maintenance on {}", page.name),
     );
     let errors = refused.map(Errors::from_fields).unwrap_or_default();
-    let code = match refused {
-        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        None => StatusCode::OK,
-    };
     let view = view(frame, page, &parts, form, errors);
-    render(state, code, "admin/maintenance_new", &view)
+    render_form(state, refused, "admin/maintenance_new", &view)
 }
 
 /// The empty form (responders and owners).
 #[tracing::instrument(skip_all)]
 pub async fn new_maintenance_form(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Write)?;
     let loaded = page_and_components(&state, slug.into_inner()).await?;
     show(&state, &auth, loaded, &Submitted::default(), None)

@@ -37,9 +37,6 @@ use crate::error::{AppError, AppResult};
 use crate::render::markdown::to_safe_html;
 use crate::state::AppState;
 
-/// Where browsers without a session are sent.
-const LOGIN: &str = "/admin/login";
-
 /// Registers the console routes (the sign-in page registers itself).
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/admin", web::get().to(dashboard::show_dashboard))
@@ -122,11 +119,6 @@ impl ConsoleFrame {
     }
 }
 
-/// The caller of a GET, or the answer that sends a browser to sign in.
-pub fn signed_in(auth: Option<Authenticated>) -> Result<Authenticated, Box<HttpResponse>> {
-    auth.ok_or_else(|| Box::new(see_other(LOGIN)))
-}
-
 /// The message of a form rendered as the public page will show it (the same sanitizing
 /// renderer), when the form was sent with its "Preview" button.
 pub fn preview_of(form: &form::Submitted) -> Option<String> {
@@ -139,6 +131,20 @@ pub fn see_other(location: &str) -> HttpResponse {
         .insert_header((header::LOCATION, location))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .finish()
+}
+
+/// A console form page: 422 when it is shown again with the reasons it was refused, else 200.
+pub fn render_form<T: Serialize, E>(
+    state: &AppState,
+    refused: Option<E>,
+    name: &str,
+    view: &T,
+) -> AppResult<HttpResponse> {
+    let status = match refused {
+        Some(_) => actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
+        None => actix_web::http::StatusCode::OK,
+    };
+    render(state, status, name, view)
 }
 
 /// Renders the console template `name` with `view`, answering `status`.

@@ -1,7 +1,6 @@
 //! `GET/POST /admin/pages/new` (owners): creating a status page from its slug, name and time
 //! zone; the rest is set on its settings page afterwards.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
 use serde_json::Value;
@@ -9,7 +8,7 @@ use serde_json::Value;
 use super::fields::{messages, values};
 use super::form::Submitted;
 use super::write::{audited, change, form_changes};
-use super::{ConsoleFrame, render, see_other, signed_in};
+use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::pages::{self, NewPageInput};
@@ -46,23 +45,15 @@ fn show(
         values: typed,
         errors: messages(refused, FIELDS),
     };
-    let code = match refused {
-        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        None => StatusCode::OK,
-    };
-    render(state, code, "admin/page_new", &view)
+    render_form(state, refused, "admin/page_new", &view)
 }
 
 /// The empty form (owners).
 #[tracing::instrument(skip_all)]
 pub async fn new_page_form(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Admin)?;
     show(&state, &auth, &Submitted::default(), None)
 }

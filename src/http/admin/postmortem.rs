@@ -2,7 +2,6 @@
 //! (summary, root cause, scope figures, UTC timeline, follow-ups) and publishing it, which
 //! moves the incident to "postmortem" and shows it on the public incident page.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
 use serde::Serialize;
@@ -12,7 +11,7 @@ use super::fields::{filled, messages, values};
 use super::form::Submitted;
 use super::postmortem_form::{figures_text, follow_ups_text, postmortem_input, timeline_text};
 use super::write::{audited, change, form_changes};
-use super::{ConsoleFrame, render, see_other, signed_in};
+use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::incidents::Incident;
 use crate::domain::{IncidentKind, IncidentStatus, LifecycleStatus};
@@ -128,11 +127,7 @@ fn show(
             root_cause: to_safe_html(form.get("root_cause")),
         }),
     };
-    let code = match refused {
-        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        None => StatusCode::OK,
-    };
-    render(state, code, "admin/postmortem", &view)
+    render_form(state, refused, "admin/postmortem", &view)
 }
 
 /// A refusal of the incident's state (not resolved yet, a maintenance) is shown on the form,
@@ -147,14 +142,10 @@ fn conflict(e: AppError) -> AppError {
 /// The form, filled with the saved draft (responders and owners).
 #[tracing::instrument(skip_all)]
 pub async fn edit_postmortem(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Write)?;
     let loaded = load(&state, id.into_inner()).await?;
     let form = match &loaded.postmortem {

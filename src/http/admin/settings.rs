@@ -4,7 +4,6 @@
 //! page's support and responder webhooks (a new URL's signing secret is shown once, on the
 //! page answering the save).
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -12,7 +11,7 @@ use serde_json::{Value, json};
 use super::fields::{filled, messages, text, ticked, values};
 use super::form::Submitted;
 use super::write::{audited, change, form_changes};
-use super::{ConsoleFrame, render, see_other, signed_in};
+use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::pages::StatusPage;
 use crate::domain::NextUpdateIntervals;
@@ -90,11 +89,7 @@ fn show(
         errors: messages(refused, FIELDS),
         secrets,
     };
-    let code = match refused {
-        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        None => StatusCode::OK,
-    };
-    render(state, code, "admin/settings", &view)
+    render_form(state, refused, "admin/settings", &view)
 }
 
 /// The form filled from the stored page and its webhook URLs.
@@ -200,14 +195,10 @@ async fn checked_hooks(state: &AppState, form: &Submitted) -> Result<CheckedWebh
 /// The settings form (owners).
 #[tracing::instrument(skip_all)]
 pub async fn show_settings(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Admin)?;
     let page = load(&state, slug.into_inner()).await?;
     let hooks = load_hooks(&state, &page.id).await?;

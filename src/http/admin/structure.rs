@@ -3,7 +3,6 @@
 //! position) and `POST .../components/{id}/delete`. Groups are in [`super::groups`]. Every
 //! write records its audit row and refreshes the public page.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -12,7 +11,7 @@ use super::fields::{Choice, filled, messages, number, options, required, text, v
 use super::form::Submitted;
 use super::groups;
 use super::write::{audited, change, form_changes};
-use super::{ConsoleFrame, render, see_other, signed_in};
+use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::{self as rows, Component, ComponentGroup};
 use crate::db::models::pages::StatusPage;
@@ -122,11 +121,7 @@ fn show(
         groups: options(choices, form.get("group_id")),
         errors: messages(refused, FIELDS),
     };
-    let code = match refused {
-        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        None => StatusCode::OK,
-    };
-    render(state, code, "admin/component_form", &view)
+    render_form(state, refused, "admin/component_form", &view)
 }
 
 /// The input of `create_component`, or the fields that could not be read.
@@ -169,14 +164,10 @@ fn update_input(form: &Submitted) -> Result<UpdateComponentInput, FieldErrors> {
 /// The empty form (owners).
 #[tracing::instrument(skip_all)]
 pub async fn new_component_form(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Admin)?;
     let (page, groups) = page_and_groups(&state, slug.into_inner()).await?;
     show(
@@ -225,14 +216,10 @@ pub async fn create_component(
 /// The component's form, filled (owners).
 #[tracing::instrument(skip_all)]
 pub async fn edit_component_form(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Admin)?;
     let (slug, id) = path.into_inner();
     let (page, groups, component) = load(&state, slug, id).await?;

@@ -11,7 +11,7 @@ use super::fields::{filled, messages, values};
 use super::form::{COMPONENT_PREFIX, Errors, Submitted};
 use super::incidents::{Choice, ComponentChoice, choices, component_choices, page_and_components};
 use super::write::{audited, change, form_changes};
-use super::{ConsoleFrame, render, see_other, signed_in};
+use super::{ConsoleFrame, render, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::DbConn;
 use crate::db::models::components::Component;
@@ -133,24 +133,16 @@ fn show(
         components: component_choices(parts, form, &component_errors),
         errors: messages(refused, FIELDS),
     };
-    let code = match refused {
-        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        None => StatusCode::OK,
-    };
-    render(state, code, "admin/template_form", &view)
+    render_form(state, refused, "admin/template_form", &view)
 }
 
 /// The page's templates (responders and owners).
 #[tracing::instrument(skip_all)]
 pub async fn list_templates(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Write)?;
     let slug = slug.into_inner();
     let (page, all) = state
@@ -187,14 +179,10 @@ pub async fn list_templates(
 /// The empty form.
 #[tracing::instrument(skip_all)]
 pub async fn new_template_form(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Write)?;
     let (page, parts) = page_and_components(&state, slug.into_inner()).await?;
     let empty = Submitted::default();
@@ -249,14 +237,10 @@ async fn load(
 /// The template's form, filled.
 #[tracing::instrument(skip_all)]
 pub async fn edit_template_form(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Write)?;
     let (slug, id) = path.into_inner();
     let (page, parts, template) = load(&state, slug, id).await?;

@@ -2,7 +2,6 @@
 //! one-step update form; `POST /admin/incidents/{id}/updates` posts it (resolving and, with
 //! the explicit checkbox, reopening).
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -11,7 +10,7 @@ use super::form::{Errors, Submitted};
 use super::incidents::{Choice, ComponentChoice, choices, component_choices};
 use super::view::{DeadlineView, TimeView, page_zone};
 use super::write::{audited, change, form_changes};
-use super::{ConsoleFrame, preview_of, render, see_other, signed_in};
+use super::{ConsoleFrame, preview_of, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
@@ -111,14 +110,10 @@ async fn load(state: &AppState, id: String) -> AppResult<Loaded> {
 /// The incident with its timeline and, for responders, the update form.
 #[tracing::instrument(skip_all)]
 pub async fn show_incident(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     let loaded = load(&state, id.into_inner()).await?;
     page(&state, &auth, loaded, &Submitted::default(), None)
 }
@@ -229,11 +224,7 @@ fn page(
         timeline: timeline(&detail, &parts, tz)?,
         form: update_form,
     };
-    let code = match refused {
-        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        None => StatusCode::OK,
-    };
-    render(state, code, "admin/incident", &view)
+    render_form(state, refused, "admin/incident", &view)
 }
 
 /// The statuses an update of a `kind` may carry.

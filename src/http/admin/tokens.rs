@@ -2,7 +2,6 @@
 //! owners see and revoke everyone's. A new token's secret is shown once, on the answer to its
 //! creation, and never stored.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use chrono::Utc;
 use serde::Serialize;
@@ -11,7 +10,7 @@ use serde_json::Value;
 use super::fields::{messages, values};
 use super::form::Submitted;
 use super::view::TimeView;
-use super::{ConsoleFrame, render, see_other, signed_in};
+use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::tokens::ApiToken;
 use crate::db::models::users::{self as user_rows, User};
@@ -101,23 +100,15 @@ async fn show(
         errors: messages(refused, FIELDS),
         secret,
     };
-    let code = match refused {
-        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        None => StatusCode::OK,
-    };
-    render(state, code, "admin/tokens", &view)
+    render_form(state, refused, "admin/tokens", &view)
 }
 
 /// The caller's tokens (everyone's for owners).
 #[tracing::instrument(skip_all)]
 pub async fn list_tokens(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     show(&state, &auth, &Submitted::default(), None, None).await
 }
 

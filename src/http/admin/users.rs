@@ -2,7 +2,6 @@
 //! shown once), changing a role, removing an account (its sessions and tokens end at once).
 //! The last owner can neither be demoted nor removed.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -11,7 +10,7 @@ use super::fields::{Choice, messages, options, values};
 use super::form::Submitted;
 use super::view::TimeView;
 use super::write::{audited, change, form_changes};
-use super::{ConsoleFrame, render, see_other, signed_in};
+use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::users::User;
 use crate::domain::{EmailAddress, Role, check_password};
@@ -99,11 +98,7 @@ fn show(
         errors: messages(refused, FIELDS),
         created,
     };
-    let code = match refused {
-        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        None => StatusCode::OK,
-    };
-    render(state, code, "admin/users", &view)
+    render_form(state, refused, "admin/users", &view)
 }
 
 async fn all_users(state: &AppState) -> AppResult<Vec<User>> {
@@ -113,13 +108,9 @@ async fn all_users(state: &AppState) -> AppResult<Vec<User>> {
 /// The accounts (owners).
 #[tracing::instrument(skip_all)]
 pub async fn list_users(
-    auth: Option<Authenticated>,
+    auth: Authenticated,
     state: web::Data<AppState>,
 ) -> AppResult<HttpResponse> {
-    let auth = match signed_in(auth) {
-        Ok(auth) => auth,
-        Err(to_login) => return Ok(*to_login),
-    };
     auth.require(Permission::Admin)?;
     let all = all_users(&state).await?;
     show(&state, &auth, all, &Submitted::default(), None, None)
