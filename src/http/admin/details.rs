@@ -8,12 +8,12 @@ use serde_json::Value;
 use super::fields::{filled, messages, text, values};
 use super::form::Submitted;
 use super::incidents::{Choice, choices};
-use super::write::{audited, change, form_changes};
+use super::write::{audited, change, form_changes, submit};
 use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::incidents::Incident;
 use crate::domain::Impact;
-use crate::error::{AppError, AppResult, FieldErrors};
+use crate::error::{AppResult, FieldErrors};
 use crate::services::incidents::{self, IncidentFieldsInput};
 use crate::state::AppState;
 
@@ -117,23 +117,19 @@ pub async fn save_details(
     auth.require(Permission::Write)?;
     let form = Submitted(form.into_inner());
     let incident = load(&state, id.into_inner()).await?;
-    let refused = match details_input(&form) {
-        Ok(input) => {
-            let (id, page_id) = (incident.id.clone(), incident.page_id.clone());
-            let fields = form_changes(&form, &[]);
-            let saved = audited(&state, &auth, Permission::Write, move |c| {
-                incidents::update_incident_fields(c, &id, &input)?;
-                let audit = change("incident.update", "incident", &id, Some(&page_id), fields);
-                Ok(((), audit))
-            })
-            .await;
-            match saved {
-                Ok(()) => return Ok(see_other(&format!("/admin/incidents/{}", incident.id))),
-                Err(AppError::Validation(fields)) => fields,
-                Err(other) => return Err(other),
-            }
-        }
-        Err(fields) => fields,
+    let saved = submit(details_input(&form), |input| {
+        let (id, page_id) = (incident.id.clone(), incident.page_id.clone());
+        let fields = form_changes(&form, &[]);
+        audited(&state, &auth, Permission::Write, move |c| {
+            incidents::update_incident_fields(c, &id, &input)?;
+            let audit = change("incident.update", "incident", &id, Some(&page_id), fields);
+            Ok(((), audit))
+        })
+    })
+    .await?;
+    let refused = match saved {
+        Ok(()) => return Ok(see_other(&format!("/admin/incidents/{}", incident.id))),
+        Err(refused) => refused,
     };
     show(&state, &auth, &incident, &form, Some(&refused))
 }

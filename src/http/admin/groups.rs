@@ -8,12 +8,12 @@ use serde_json::{Value, json};
 
 use super::fields::{filled, messages, number, required, text, values};
 use super::form::Submitted;
-use super::write::{audited, change, form_changes};
+use super::write::{audited, change, form_changes, submit};
 use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::ComponentGroup;
 use crate::db::models::pages::StatusPage;
-use crate::error::{AppError, AppResult, FieldErrors};
+use crate::error::{AppResult, FieldErrors};
 use crate::services::components::{self, GroupInput};
 use crate::services::page_admin::{self, GroupPatch};
 use crate::services::pages;
@@ -141,34 +141,30 @@ pub async fn create_group(
     auth.require(Permission::Admin)?;
     let form = Submitted(form.into_inner());
     let page = page(&state, slug.into_inner()).await?;
-    let refused = match group_input(&form) {
-        Ok((name, description, position)) => {
-            let input = GroupInput {
-                name,
-                description,
-                position,
-            };
-            let (page_id, fields) = (page.id.clone(), form_changes(&form, &[]));
-            let created = audited(&state, &auth, Permission::Admin, move |c| {
-                let group = components::create_group(c, &page_id, &input)?;
-                let kind = "component_group";
-                let audit = change(
-                    "component_group.create",
-                    kind,
-                    &group.id,
-                    Some(&page_id),
-                    fields,
-                );
-                Ok(((), audit))
-            })
-            .await;
-            match created {
-                Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/components", page.slug))),
-                Err(AppError::Validation(fields)) => fields,
-                Err(other) => return Err(other),
-            }
-        }
-        Err(fields) => fields,
+    let saved = submit(group_input(&form), |(name, description, position)| {
+        let input = GroupInput {
+            name,
+            description,
+            position,
+        };
+        let (page_id, fields) = (page.id.clone(), form_changes(&form, &[]));
+        audited(&state, &auth, Permission::Admin, move |c| {
+            let group = components::create_group(c, &page_id, &input)?;
+            let kind = "component_group";
+            let audit = change(
+                "component_group.create",
+                kind,
+                &group.id,
+                Some(&page_id),
+                fields,
+            );
+            Ok(((), audit))
+        })
+    })
+    .await?;
+    let refused = match saved {
+        Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/components", page.slug))),
+        Err(refused) => refused,
     };
     show(&state, &auth, &page, None, &form, Some(&refused))
 }
@@ -203,29 +199,25 @@ pub async fn update_group(
     let form = Submitted(form.into_inner());
     let (slug, id) = path.into_inner();
     let (page, group) = load(&state, slug, id).await?;
-    let refused = match group_input(&form) {
-        Ok((name, description, position)) => {
-            let patch = GroupPatch {
-                name: Some(name),
-                description: Some(description),
-                position,
-            };
-            let (page_id, id) = (page.id.clone(), group.id.clone());
-            let fields = form_changes(&form, &[]);
-            let saved = audited(&state, &auth, Permission::Admin, move |c| {
-                page_admin::update_group(c, &page_id, &id, &patch)?;
-                let kind = "component_group";
-                let audit = change("component_group.update", kind, &id, Some(&page_id), fields);
-                Ok(((), audit))
-            })
-            .await;
-            match saved {
-                Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/components", page.slug))),
-                Err(AppError::Validation(fields)) => fields,
-                Err(other) => return Err(other),
-            }
-        }
-        Err(fields) => fields,
+    let saved = submit(group_input(&form), |(name, description, position)| {
+        let patch = GroupPatch {
+            name: Some(name),
+            description: Some(description),
+            position,
+        };
+        let (page_id, id) = (page.id.clone(), group.id.clone());
+        let fields = form_changes(&form, &[]);
+        audited(&state, &auth, Permission::Admin, move |c| {
+            page_admin::update_group(c, &page_id, &id, &patch)?;
+            let kind = "component_group";
+            let audit = change("component_group.update", kind, &id, Some(&page_id), fields);
+            Ok(((), audit))
+        })
+    })
+    .await?;
+    let refused = match saved {
+        Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/components", page.slug))),
+        Err(refused) => refused,
     };
     show(&state, &auth, &page, Some(&group), &form, Some(&refused))
 }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::fields::{Choice, filled, messages, number, options, required, text, values};
 use super::form::Submitted;
 use super::groups;
-use super::write::{audited, change, form_changes};
+use super::write::{audited, change, form_changes, submit};
 use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::{self as rows, Component, ComponentGroup};
@@ -192,23 +192,19 @@ pub async fn create_component(
     auth.require(Permission::Admin)?;
     let form = Submitted(form.into_inner());
     let (page, groups) = page_and_groups(&state, slug.into_inner()).await?;
-    let refused = match new_input(&form) {
-        Ok(input) => {
-            let (page_id, fields) = (page.id.clone(), form_changes(&form, &[]));
-            let created = audited(&state, &auth, Permission::Admin, move |c| {
-                let component = components::create_component(c, &page_id, &input)?;
-                let id = component.id.clone();
-                let audit = change("component.create", "component", &id, Some(&page_id), fields);
-                Ok(((), audit))
-            })
-            .await;
-            match created {
-                Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/components", page.slug))),
-                Err(AppError::Validation(fields)) => fields,
-                Err(other) => return Err(other),
-            }
-        }
-        Err(fields) => fields,
+    let saved = submit(new_input(&form), |input| {
+        let (page_id, fields) = (page.id.clone(), form_changes(&form, &[]));
+        audited(&state, &auth, Permission::Admin, move |c| {
+            let component = components::create_component(c, &page_id, &input)?;
+            let id = component.id.clone();
+            let audit = change("component.create", "component", &id, Some(&page_id), fields);
+            Ok(((), audit))
+        })
+    })
+    .await?;
+    let refused = match saved {
+        Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/components", page.slug))),
+        Err(refused) => refused,
     };
     show(&state, &auth, &page, &groups, None, &form, Some(&refused))
 }
@@ -248,23 +244,19 @@ pub async fn update_component(
     let form = Submitted(form.into_inner());
     let (slug, id) = path.into_inner();
     let (page, groups, component) = load(&state, slug, id).await?;
-    let refused = match update_input(&form) {
-        Ok(input) => {
-            let (page_id, id) = (page.id.clone(), component.id.clone());
-            let fields = form_changes(&form, &[]);
-            let saved = audited(&state, &auth, Permission::Admin, move |c| {
-                components::update_component(c, &id, &input)?;
-                let audit = change("component.update", "component", &id, Some(&page_id), fields);
-                Ok(((), audit))
-            })
-            .await;
-            match saved {
-                Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/components", page.slug))),
-                Err(AppError::Validation(fields)) => fields,
-                Err(other) => return Err(other),
-            }
-        }
-        Err(fields) => fields,
+    let saved = submit(update_input(&form), |input| {
+        let (page_id, id) = (page.id.clone(), component.id.clone());
+        let fields = form_changes(&form, &[]);
+        audited(&state, &auth, Permission::Admin, move |c| {
+            components::update_component(c, &id, &input)?;
+            let audit = change("component.update", "component", &id, Some(&page_id), fields);
+            Ok(((), audit))
+        })
+    })
+    .await?;
+    let refused = match saved {
+        Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/components", page.slug))),
+        Err(refused) => refused,
     };
     let editing = Some(&component);
     show(

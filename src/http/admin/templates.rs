@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::fields::{filled, messages, values};
 use super::form::{COMPONENT_PREFIX, Errors, Submitted};
 use super::incidents::{Choice, ComponentChoice, choices, component_choices, page_and_components};
-use super::write::{audited, change, form_changes};
+use super::write::{audited, change, form_changes, submit};
 use super::{ConsoleFrame, render, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::DbConn;
@@ -200,22 +200,18 @@ pub async fn create_template(
     auth.require(Permission::Write)?;
     let form = Submitted(form.into_inner());
     let (page, parts) = page_and_components(&state, slug.into_inner()).await?;
-    let refused = match form.template_input() {
-        Ok(input) => {
-            let (page_id, fields) = (page.id.clone(), form_changes(&form, &[]));
-            let created = audited(&state, &auth, Permission::Write, move |c| {
-                let t = templates::create_template(c, &page_id, &input).map_err(taken)?;
-                let audit = change("template.create", "template", &t.id, Some(&page_id), fields);
-                Ok(((), audit))
-            })
-            .await;
-            match created {
-                Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/templates", page.slug))),
-                Err(AppError::Validation(fields)) => fields,
-                Err(other) => return Err(other),
-            }
-        }
-        Err(fields) => fields,
+    let saved = submit(form.template_input(), |input| {
+        let (page_id, fields) = (page.id.clone(), form_changes(&form, &[]));
+        audited(&state, &auth, Permission::Write, move |c| {
+            let t = templates::create_template(c, &page_id, &input).map_err(taken)?;
+            let audit = change("template.create", "template", &t.id, Some(&page_id), fields);
+            Ok(((), audit))
+        })
+    })
+    .await?;
+    let refused = match saved {
+        Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/templates", page.slug))),
+        Err(refused) => refused,
     };
     show(&state, &auth, (&page, &parts), None, &form, Some(&refused))
 }
@@ -260,23 +256,19 @@ pub async fn update_template(
     let form = Submitted(form.into_inner());
     let (slug, id) = path.into_inner();
     let (page, parts, template) = load(&state, slug, id).await?;
-    let refused = match form.template_input() {
-        Ok(input) => {
-            let (page_id, id) = (page.id.clone(), template.id.clone());
-            let fields = form_changes(&form, &[]);
-            let saved = audited(&state, &auth, Permission::Write, move |c| {
-                templates::update_template(c, &page_id, &id, &input).map_err(taken)?;
-                let audit = change("template.update", "template", &id, Some(&page_id), fields);
-                Ok(((), audit))
-            })
-            .await;
-            match saved {
-                Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/templates", page.slug))),
-                Err(AppError::Validation(fields)) => fields,
-                Err(other) => return Err(other),
-            }
-        }
-        Err(fields) => fields,
+    let saved = submit(form.template_input(), |input| {
+        let (page_id, id) = (page.id.clone(), template.id.clone());
+        let fields = form_changes(&form, &[]);
+        audited(&state, &auth, Permission::Write, move |c| {
+            templates::update_template(c, &page_id, &id, &input).map_err(taken)?;
+            let audit = change("template.update", "template", &id, Some(&page_id), fields);
+            Ok(((), audit))
+        })
+    })
+    .await?;
+    let refused = match saved {
+        Ok(()) => return Ok(see_other(&format!("/admin/pages/{}/templates", page.slug))),
+        Err(refused) => refused,
     };
     let editing = Some(&template);
     show(

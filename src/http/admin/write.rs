@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::form::Submitted;
 use crate::auth::{Authenticated, Permission, csrf};
 use crate::db::{DbConn, write_tx};
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::audit::{self, Actor, Change};
 use crate::state::AppState;
 
@@ -40,6 +40,28 @@ where
         .await?;
     crate::http::committed::public_change(state).await;
     Ok(value)
+}
+
+/// A console form's submission: `checked` is what the form read (or why it was refused), and
+/// `write` the audited write of it. Answers what the write answered once saved, or the field
+/// messages to show the form again with (the form's own, or the service's refusal); any other
+/// error is the request's.
+pub async fn submit<I, T, Fut>(
+    checked: Result<I, FieldErrors>,
+    write: impl FnOnce(I) -> Fut,
+) -> AppResult<Result<T, FieldErrors>>
+where
+    Fut: std::future::Future<Output = AppResult<T>>,
+{
+    let input = match checked {
+        Ok(input) => input,
+        Err(refused) => return Ok(Err(refused)),
+    };
+    match write(input).await {
+        Ok(value) => Ok(Ok(value)),
+        Err(AppError::Validation(refused)) => Ok(Err(refused)),
+        Err(other) => Err(other),
+    }
 }
 
 /// An audit change of a record on a page.
