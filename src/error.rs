@@ -33,6 +33,10 @@ pub enum AppError {
     Forbidden,
     #[error("{0}")]
     Conflict(String),
+    /// A value that must be unique is already another record's (a page's slug or custom
+    /// domain): 409, with one message per field.
+    #[error("already taken")]
+    Taken(FieldErrors),
     /// A dependency (the database pool, mostly) could not serve in time; retry after the delay.
     #[error("service temporarily unavailable: {reason}")]
     Unavailable {
@@ -53,6 +57,14 @@ impl AppError {
         Self::Validation(fields)
     }
 
+    /// The messages per field of a refusal (invalid or taken), if it is one.
+    pub fn fields(&self) -> Option<&FieldErrors> {
+        match self {
+            Self::Validation(fields) | Self::Taken(fields) => Some(fields),
+            _ => None,
+        }
+    }
+
     /// The stable machine-readable code used in JSON bodies.
     pub fn code(&self) -> &'static str {
         match self {
@@ -61,7 +73,7 @@ impl AppError {
             Self::NotFound(_) => "not_found",
             Self::Unauthorized => "unauthorized",
             Self::Forbidden => "forbidden",
-            Self::Conflict(_) => "conflict",
+            Self::Conflict(_) | Self::Taken(_) => "conflict",
             Self::Unavailable { .. } => "unavailable",
             Self::RateLimited { .. } => "rate_limited",
             Self::Internal(_) => "internal",
@@ -159,7 +171,7 @@ impl ResponseError for AppError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
             Self::Forbidden => StatusCode::FORBIDDEN,
-            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::Conflict(_) | Self::Taken(_) => StatusCode::CONFLICT,
             Self::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -178,10 +190,7 @@ impl ResponseError for AppError {
             }
             other => other.to_string(),
         };
-        let fields = match self {
-            Self::Validation(f) => Some(f),
-            _ => None,
-        };
+        let fields = self.fields();
         let mut res = HttpResponse::build(self.status_code());
         match self {
             Self::Unavailable {

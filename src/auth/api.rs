@@ -117,7 +117,7 @@ async fn create_token(
         .db
         .run(move |c| {
             let user = users::find_by_email(c, &email)?
-                .ok_or_else(|| AppError::field("email", "no account has this email"))?;
+                .ok_or_else(|| AppError::NotFound("an account with this email".into()))?;
             auth::create_token(c, key.expose(), &auth, &user, &name, days)
         })
         .await?;

@@ -73,18 +73,19 @@ impl Waiting {
         }
     }
 
+    /// Every reason, in declaration order.
+    pub const ALL: [Self; 6] = [
+        Self::MailServer,
+        Self::HostCircuitOpen,
+        Self::HostQueue,
+        Self::ShuttingDown,
+        Self::MailServerDown,
+        Self::HostDown,
+    ];
+
     /// The reason stored as `name`, if it is one.
     pub fn parse(name: &str) -> Option<Self> {
-        [
-            Self::MailServer,
-            Self::HostCircuitOpen,
-            Self::HostQueue,
-            Self::ShuttingDown,
-            Self::MailServerDown,
-            Self::HostDown,
-        ]
-        .into_iter()
-        .find(|w| w.as_str() == name)
+        Self::ALL.into_iter().find(|w| w.as_str() == name)
     }
 
     /// What it means, for the console and the log.

@@ -200,7 +200,7 @@ fn way_back(path: &str, is_page: impl Fn(&str) -> bool) -> Link {
 /// The title and sentence of an error, in words a reader of the page can act on.
 fn words(error: &AppError) -> (String, String) {
     let (title, sentence): (&str, String) = match error {
-        AppError::Validation(_) => (
+        AppError::Validation(_) | AppError::Taken(_) => (
             "Please check what you sent",
             "Some of the fields could not be accepted:".into(),
         ),
@@ -254,8 +254,8 @@ fn capitalised(message: &str) -> String {
 /// The error page of `error` for the request `req`, with the error's status and headers.
 fn page_for(req: &actix_web::HttpRequest, error: &AppError) -> HttpResponse {
     let (title, sentence) = words(error);
-    let fields = match error {
-        AppError::Validation(fields) => fields
+    let fields = match error.fields() {
+        Some(fields) => fields
             .iter()
             .flat_map(|(name, messages)| {
                 messages.iter().map(|m| FieldMessage {

@@ -319,17 +319,16 @@ pub fn component_history(
     )?)
 }
 
-/// Answers a field error unless `group_id` is a group of the page (or absent).
+/// Answers 404 unless `group_id` is a group of the page (or absent).
 fn check_group(conn: &mut DbConn, page_id: &str, group_id: Option<&str>) -> AppResult<()> {
     let Some(group_id) = group_id else {
         return Ok(());
     };
     match components::find_group(conn, group_id) {
         Ok(group) if group.page_id == page_id => Ok(()),
-        Ok(_) | Err(diesel::result::Error::NotFound) => Err(AppError::field(
-            "group_id",
-            format!("no component group {group_id} on this page"),
-        )),
+        Ok(_) | Err(diesel::result::Error::NotFound) => Err(AppError::NotFound(format!(
+            "component group {group_id} (group_id) of this page"
+        ))),
         Err(e) => Err(e.into()),
     }
 }

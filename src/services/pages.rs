@@ -8,7 +8,8 @@ pub mod input;
 use serde::Deserialize;
 
 pub use input::{
-    FieldCheck, found, nullable, optional, optional_text, required_line, required_text, row_time,
+    FieldCheck, found, null_as_default, nullable, optional, optional_text, required_line,
+    required_text, row_time,
 };
 
 use crate::db::models::pages::{self, NewStatusPage, StatusPage, StatusPageChanges};
@@ -37,7 +38,7 @@ pub struct NewPageInput {
     pub time_zone: Option<String>,
     pub support_email: Option<String>,
     pub next_update_intervals: Option<NextUpdateIntervals>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub is_default: bool,
     pub is_public: Option<bool>,
 }
@@ -252,7 +253,7 @@ fn ensure_unique(
             format!("{domain} is already used by another page"),
         );
     }
-    check.done(Some(()))
+    check.taken()
 }
 
 /// The page with this id.

@@ -46,12 +46,12 @@ pub struct PostmortemInput {
     /// Markdown; required before publishing.
     #[serde(default)]
     pub root_cause: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::services::pages::null_as_default")]
     pub scope_figures: Vec<ScopeFigure>,
     /// In any order; stored sorted by time.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::services::pages::null_as_default")]
     pub timeline: Vec<TimelineEntry>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::services::pages::null_as_default")]
     pub follow_ups: Vec<FollowUpInput>,
 }
 

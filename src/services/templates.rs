@@ -27,7 +27,7 @@ pub struct TemplateInput {
     pub impact: Option<Impact>,
     pub body: String,
     /// Component id → status.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::services::pages::null_as_default")]
     pub components: BTreeMap<String, ComponentStatus>,
 }
 

@@ -135,8 +135,12 @@ pub fn list(
     if !errors.is_empty() {
         return Err(AppError::Validation(errors));
     }
+    // A filter naming an incident the page does not have finds nothing to list: 404.
     let incident_id = match blank(&filter.incident) {
-        Some(i) => Some(incident_id(conn, page_id, i)?),
+        Some(i) => Some(incident_id(conn, page_id, i).map_err(|e| match e {
+            AppError::Validation(_) => AppError::NotFound(format!("incident {i}")),
+            other => other,
+        })?),
         None => None,
     };
     let query = SubmissionQuery {

@@ -28,5 +28,6 @@ mod notify;
 mod pool;
 mod process;
 mod public;
+mod schemathesis;
 mod support;
 mod support_notices;

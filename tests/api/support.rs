@@ -824,6 +824,17 @@ async fn responders_triage_submissions_through_the_api(db: TestDb) {
     )
     .await;
     assert_eq!(linked["items"].as_array().unwrap().len(), 1);
+    let (status, unknown) = send(
+        "GET",
+        "/pages/acme/support?incident=INC-1999-0001",
+        &responder,
+        None,
+    )
+    .await;
+    assert_eq!(
+        status, 404,
+        "a filter naming no incident of the page: {unknown}"
+    );
     let (status, bad) = send(
         "PATCH",
         &path,

@@ -82,7 +82,9 @@ pub async fn create_page(
     .await;
     match created {
         Ok(page) => Ok(see_other(&format!("/admin/pages/{}/settings", page.slug))),
-        Err(AppError::Validation(fields)) => show(&state, &auth, &form, Some(&fields)),
+        Err(AppError::Validation(fields) | AppError::Taken(fields)) => {
+            show(&state, &auth, &form, Some(&fields))
+        }
         Err(other) => Err(other),
     }
 }

@@ -236,7 +236,7 @@ pub async fn save_settings(
                     let hooks = load_hooks(&state, &page.id).await?;
                     return show(&state, &auth, &page, &stored(&page, &hooks), None, &secrets);
                 }
-                Err(AppError::Validation(fields)) => fields,
+                Err(AppError::Validation(fields) | AppError::Taken(fields)) => fields,
                 Err(other) => return Err(other),
             }
         }

@@ -110,12 +110,42 @@ pub fn typed<T: DeserializeOwned>(body: &Value) -> AppResult<T> {
     Ok(value)
 }
 
-/// Refuses a body that is not a JSON object (a 422 on `body`).
+/// Refuses a body that is not a JSON object (a 422 on `body`), or that holds the NUL character
+/// anywhere (a 422 on the field that does): no text Herald keeps may hold it, and PostgreSQL
+/// could not store it.
 pub fn object(body: &Value) -> AppResult<()> {
-    if body.is_object() {
-        Ok(())
-    } else {
-        Err(AppError::field("body", "must be a JSON object"))
+    if !body.is_object() {
+        return Err(AppError::field("body", "must be a JSON object"));
+    }
+    match holding_nul(body, "") {
+        Some(path) => Err(AppError::field(
+            &path,
+            "must not contain the NUL character (U+0000)",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The path (`a.b.0`) of the first name or text in `value` holding U+0000, if any.
+fn holding_nul(value: &Value, at: &str) -> Option<String> {
+    let below = |key: &str| match at {
+        "" => key.to_owned(),
+        _ => format!("{at}.{key}"),
+    };
+    match value {
+        Value::String(text) if text.contains('\0') => Some(at.to_owned()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| holding_nul(item, &below(&i.to_string()))),
+        Value::Object(fields) => fields.iter().find_map(|(key, item)| {
+            if key.contains('\0') {
+                Some(below(key))
+            } else {
+                holding_nul(item, &below(key))
+            }
+        }),
+        _ => None,
     }
 }
 
@@ -289,5 +319,23 @@ mod tests {
     #[test]
     fn a_body_that_is_not_an_object_is_refused() {
         assert_eq!(field_of(serde_json::json!([1])), ["body"]);
+    }
+
+    #[test]
+    fn a_nul_character_anywhere_is_refused_on_its_field() {
+        let nul = |body: serde_json::Value| match object(&body) {
+            Err(AppError::Validation(fields)) => fields.into_keys().collect::<Vec<_>>(),
+            other => panic!("{body} answered {other:?}"),
+        };
+        assert_eq!(nul(serde_json::json!({"body": "a\0b"})), ["body"]);
+        assert_eq!(
+            nul(serde_json::json!({"follow_ups": [{"owner": "x"}, {"owner": "\0"}]})),
+            ["follow_ups.1.owner"]
+        );
+        assert_eq!(
+            nul(serde_json::json!({"components": {"a\0": "operational"}})),
+            ["components.a\0"]
+        );
+        assert!(object(&serde_json::json!({"body": "fine", "n": 0})).is_ok());
     }
 }

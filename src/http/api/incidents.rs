@@ -93,7 +93,7 @@ fn opening(
             let template =
                 templates::get_template(conn, page_id, &id.clone()).map_err(|e| match e {
                     AppError::NotFound(_) => {
-                        AppError::field("template_id", "is not a template of this page")
+                        AppError::NotFound(format!("template {id} (template_id)"))
                     }
                     other => other,
                 })?;

@@ -14,11 +14,34 @@ use crate::auth::Permission;
 use crate::db::models::notify::{self as rows, Delivery, DeliveryQuery};
 use crate::db::states::DeliveryState;
 use crate::delivery::signature::new_secret;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::subscribe::check_webhook_url;
 use crate::services::subscriptions::{
     self as subscribe, Origin, SubscribeInput, Subscribed, Target,
 };
+
+/// A subscriber of one type takes none of the other type's fields: an email subscriber has no
+/// `url` or `contact_email`, a webhook no `email` (its failure notices go to `contact_email`).
+/// The public form sends every field, some empty; the API takes what the document says.
+fn only_its_types_fields(fields: &Value) -> AppResult<()> {
+    let others: &[&str] = match fields.get("type").and_then(Value::as_str) {
+        Some("email") => &["url", "contact_email"],
+        Some("webhook") => &["email"],
+        _ => &[],
+    };
+    let mut refused = FieldErrors::new();
+    for name in others.iter().filter(|name| fields.get(**name).is_some()) {
+        let message = match *name {
+            "email" => "is for email subscribers; a webhook's failure notices go to contact_email",
+            _ => "is for webhook subscribers only",
+        };
+        refused.insert((*name).to_owned(), vec![message.to_owned()]);
+    }
+    match refused.is_empty() {
+        true => Ok(()),
+        false => Err(AppError::Validation(refused)),
+    }
+}
 
 /// `?format=csv` on the list.
 #[derive(Debug, Default, Deserialize)]
@@ -37,6 +60,7 @@ pub async fn create_subscriber(
     api.auth().require(Permission::Write)?;
     let (slug, fields) = (slug.into_inner(), body.into_inner());
     let input: SubscribeInput = typed(&fields)?;
+    only_its_types_fields(&fields)?;
     let subscription = input.check()?;
     if let Target::Webhook { url, .. } = &subscription.target {
         check_webhook_url(api.state(), url).await?;

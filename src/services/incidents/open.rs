@@ -42,7 +42,7 @@ pub struct OpenIncidentInput {
     pub status: Option<String>,
     /// The first update's markdown.
     pub body: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::services::pages::null_as_default")]
     pub components: ComponentMap,
     /// The page's interval for the impact when absent.
     pub next_update_by: Option<DateTime<Utc>>,
@@ -55,7 +55,7 @@ pub struct OpenIncidentInput {
     pub scheduled_for: Option<DateTime<Utc>>,
     pub scheduled_until: Option<DateTime<Utc>>,
     /// Maintenances only: start and complete on their own at the window's edges.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::services::pages::null_as_default")]
     pub auto_transition: bool,
     /// Whether subscribers are told; yes when absent.
     pub notify: Option<bool>,

@@ -32,12 +32,12 @@ pub struct PostUpdateInput {
     pub body: String,
     /// Component id → new status. Resolving without any brings the affected components back
     /// to operational (those no other open incident affects).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::services::pages::null_as_default")]
     pub components: ComponentMap,
     /// The page's interval for the incident's impact when absent; none once resolved.
     pub next_update_by: Option<DateTime<Utc>>,
     /// Needed to move a resolved incident back to an open status.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::services::pages::null_as_default")]
     pub reopen: bool,
     /// Whether subscribers are told; yes when absent.
     pub notify: Option<bool>,

@@ -28,6 +28,15 @@ impl FieldCheck {
         self.0.is_empty()
     }
 
+    /// Nothing when no error was recorded, else [`AppError::Taken`] with every message (the
+    /// fields hold values already another record's).
+    pub fn taken(self) -> AppResult<()> {
+        match self.0.is_empty() {
+            true => Ok(()),
+            false => Err(AppError::Taken(self.0)),
+        }
+    }
+
     /// `value` when no error was recorded, else [`AppError::Validation`] with every message.
     pub fn done<T>(self, value: Option<T>) -> AppResult<T> {
         if !self.0.is_empty() {
@@ -85,6 +94,17 @@ where
     T: Deserialize<'de>,
 {
     Option::<T>::deserialize(deserializer).map(Some)
+}
+
+/// Serde helper for inputs whose absent field takes a default (a flag, a list, a map): `null`
+/// is read as that default too, as for every optional field of the API. Use it with
+/// `#[serde(default, deserialize_with = "null_as_default")]`.
+pub fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 /// A UTC time as stored: naive, microsecond precision (what both backends keep).

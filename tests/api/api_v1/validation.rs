@@ -13,6 +13,7 @@ on_both_backends!(
     a_field_the_route_does_not_take_is_refused_by_name_and_nothing_changes,
     a_wrong_method_is_a_405_that_says_what_the_path_takes,
     every_refusal_is_herald_s_json_error,
+    a_taken_slug_is_a_409_conflict_naming_the_field_and_nothing_is_written,
 );
 
 fn fields(body: &Value) -> Vec<String> {
@@ -389,4 +390,29 @@ async fn every_refusal_is_herald_s_json_error(db: TestDb) {
         .await;
     assert_eq!(status, 422, "{body}");
     assert_eq!(fields(&body), ["deliver_notifications"], "{body}");
+}
+
+async fn a_taken_slug_is_a_409_conflict_naming_the_field_and_nothing_is_written(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let (status, answer) = api
+        .send(
+            "POST",
+            "/pages",
+            &api.owner,
+            Some(json!({"slug": "acme", "name": "Another Acme"})),
+        )
+        .await;
+    assert_eq!(
+        (status, &answer["error"]),
+        (409, &json!("conflict")),
+        "{answer}"
+    );
+    assert!(
+        answer["fields"]["slug"][0]
+            .as_str()
+            .is_some_and(|m| m.contains("already used by another page")),
+        "{answer}"
+    );
+    let (_, pages) = api.send("GET", "/pages", &api.owner, None).await;
+    assert_eq!(pages.as_array().map(Vec::len), Some(1), "{pages}");
 }

@@ -1,6 +1,7 @@
 //! Pages, groups and components.
 
 use herald::domain::{ComponentStatus, NextUpdateIntervals};
+use herald::error::AppError;
 use herald::services::components::{
     self, ComponentEntry, GroupInput, NewComponentInput, UpdateComponentInput,
 };
@@ -269,7 +270,10 @@ async fn a_taken_slug_is_a_field_error_and_making_a_page_default_takes_the_flag_
         name: "Other".into(),
         ..Default::default()
     };
-    let fields = field_errors(run(&app, move |c| pages::create_page(c, &taken)).await);
+    let fields = match run(&app, move |c| pages::create_page(c, &taken)).await {
+        Err(AppError::Taken(fields)) => fields,
+        other => panic!("a taken slug is a conflict naming the field, got {other:?}"),
+    };
     assert!(
         fields["slug"][0].contains("already used by another page"),
         "{fields:?}"
