@@ -175,6 +175,16 @@ fn later(at: Instant, by: Duration) -> Instant {
 mod tests {
     use super::*;
 
+    /// A clock, and a breaker its three failures just opened.
+    fn opened() -> (ManualClock, Breaker) {
+        let clock = ManualClock::default();
+        let mut b = breaker();
+        for _ in 0..3 {
+            b.record_failure(clock.now());
+        }
+        (clock, b)
+    }
+
     fn breaker() -> Breaker {
         Breaker::new(BreakerConfig {
             failure_threshold: 3,
@@ -211,11 +221,7 @@ mod tests {
 
     #[test]
     fn after_the_cool_down_one_probe_goes_and_its_success_closes_the_circuit() {
-        let clock = ManualClock::default();
-        let mut b = breaker();
-        for _ in 0..3 {
-            b.record_failure(clock.now());
-        }
+        let (clock, mut b) = opened();
         clock.advance(Duration::from_secs(30));
         assert_eq!(b.check(clock.now()), Permit::Probe);
         assert!(
@@ -229,11 +235,7 @@ mod tests {
 
     #[test]
     fn a_failed_probe_opens_the_circuit_for_another_cool_down() {
-        let clock = ManualClock::default();
-        let mut b = breaker();
-        for _ in 0..3 {
-            b.record_failure(clock.now());
-        }
+        let (clock, mut b) = opened();
         clock.advance(Duration::from_secs(31));
         assert_eq!(b.check(clock.now()), Permit::Probe);
         b.record_failure(clock.now());
@@ -249,11 +251,7 @@ mod tests {
 
     #[test]
     fn a_probe_that_never_reports_is_replaced_after_a_cool_down() {
-        let clock = ManualClock::default();
-        let mut b = breaker();
-        for _ in 0..3 {
-            b.record_failure(clock.now());
-        }
+        let (clock, mut b) = opened();
         clock.advance(Duration::from_secs(30));
         assert_eq!(b.check(clock.now()), Permit::Probe);
         clock.advance(Duration::from_secs(29));
@@ -275,11 +273,7 @@ mod tests {
 
     #[test]
     fn late_failures_do_not_extend_an_open_circuit() {
-        let clock = ManualClock::default();
-        let mut b = breaker();
-        for _ in 0..3 {
-            b.record_failure(clock.now());
-        }
+        let (clock, mut b) = opened();
         let State::Open { until } = b.state() else {
             panic!("open expected")
         };
