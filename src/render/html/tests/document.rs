@@ -36,14 +36,7 @@ fn a_hostile_incident_name_renders_inert_everywhere() {
 
 #[test]
 fn the_same_data_renders_to_the_same_bytes() {
-    let mut data = fixture::page();
-    data.incidents
-        .push(resolved_incident("i-old", "Route missing", 29));
-    data.incidents.push(open_incident(
-        "i-open",
-        "API errors",
-        as_of() + Duration::hours(1),
-    ));
+    let mut data = resolved_and_open();
     data.maintenances
         .push(maintenance("m-db", "Upgrade", as_of() + Duration::days(2)));
     let one = render(&data);
@@ -57,14 +50,7 @@ fn the_same_data_renders_to_the_same_bytes() {
 
 #[test]
 fn pages_are_accessible_documents_without_inline_script_or_style() {
-    let mut data = fixture::page();
-    data.incidents
-        .push(resolved_incident("i-old", "Route missing", 29));
-    data.incidents.push(open_incident(
-        "i-open",
-        "API errors",
-        as_of() + Duration::hours(1),
-    ));
+    let data = resolved_and_open();
     let templates = Templates::load().unwrap();
     let assets = Assets::load();
     let mut bodies: Vec<_> = render(&data).values().map(|r| body(r)).collect();
@@ -101,14 +87,7 @@ fn pages_are_accessible_documents_without_inline_script_or_style() {
 
 #[test]
 fn headings_never_skip_a_level() {
-    let mut data = fixture::page();
-    data.incidents
-        .push(resolved_incident("i-old", "Route missing", 29));
-    data.incidents.push(open_incident(
-        "i-open",
-        "API errors",
-        as_of() + Duration::hours(1),
-    ));
+    let data = resolved_and_open();
     for (key, rep) in render(&data) {
         let html = body(&rep);
         let mut last = 0;

@@ -29,6 +29,20 @@ fn page(reps: &Reps, key: &str) -> String {
     body(reps.get(key).unwrap_or_else(|| panic!("{key:?} rendered")))
 }
 
+/// The fixture page with a resolved incident (`i-old`, 29 Nov) and an open one (`i-open`,
+/// its next update due in an hour).
+fn resolved_and_open() -> PageData {
+    let mut data = fixture::page();
+    data.incidents
+        .push(resolved_incident("i-old", "Route missing", 29));
+    data.incidents.push(open_incident(
+        "i-open",
+        "API errors",
+        as_of() + Duration::hours(1),
+    ));
+    data
+}
+
 /// The fixture page with an open incident promising its next update by `next_update_by`.
 fn with_open_incident(next_update_by: chrono::DateTime<Utc>) -> PageData {
     let mut data = fixture::page();

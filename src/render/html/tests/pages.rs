@@ -35,14 +35,7 @@ fn the_incident_page_has_the_timeline_fields_and_postmortem() {
 
 #[test]
 fn every_incident_and_maintenance_gets_a_page() {
-    let mut data = fixture::page();
-    data.incidents
-        .push(resolved_incident("i-old", "Route missing", 29));
-    data.incidents.push(open_incident(
-        "i-open",
-        "API errors",
-        as_of() + Duration::hours(1),
-    ));
+    let mut data = resolved_and_open();
     let from = as_of() + Duration::days(3);
     data.maintenances
         .push(maintenance("m-db", "Database upgrade", from));
