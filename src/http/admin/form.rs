@@ -15,6 +15,34 @@ use crate::services::templates::TemplateInput;
 /// The prefix of the per-component select (`component.<id>`); empty means "no change".
 pub const COMPONENT_PREFIX: &str = "component.";
 
+/// Where a record's form posts, how it is headed, and where it is deleted: a new record's form
+/// posts to `{base}/new`; an edited one's to `{base}/{id}`, with `{base}/{id}/delete`.
+#[derive(Debug, Serialize)]
+pub struct FormTarget {
+    pub heading: String,
+    pub action: String,
+    pub delete_action: Option<String>,
+}
+
+impl FormTarget {
+    /// The target of the form under `base`: editing the record `(id, heading)`, or a new one
+    /// headed `new_heading`.
+    pub fn new(base: &str, editing: Option<(&str, String)>, new_heading: String) -> Self {
+        match editing {
+            Some((id, heading)) => Self {
+                heading,
+                action: format!("{base}/{id}"),
+                delete_action: Some(format!("{base}/{id}/delete")),
+            },
+            None => Self {
+                heading: new_heading,
+                action: format!("{base}/new"),
+                delete_action: None,
+            },
+        }
+    }
+}
+
 /// A submitted form, field by field, as typed.
 #[derive(Debug, Clone, Default)]
 pub struct Submitted(pub Vec<(String, String)>);

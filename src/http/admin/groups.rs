@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fields::{filled, messages, number, required, text, values};
-use super::form::Submitted;
+use super::form::{FormTarget, Submitted};
 use super::write::{audited, change, form_changes, submit};
 use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
@@ -37,10 +37,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 #[derive(Serialize)]
 struct GroupForm {
     frame: ConsoleFrame,
-    heading: String,
+    #[serde(flatten)]
+    target: FormTarget,
     back: String,
-    action: String,
-    delete_action: Option<String>,
     values: Value,
     errors: Value,
 }
@@ -77,24 +76,15 @@ fn show(
 ) -> AppResult<HttpResponse> {
     let back = format!("/admin/pages/{}/components", page.slug);
     let base = format!("/admin/pages/{}/groups", page.slug);
-    let (heading, action, delete_action) = match editing {
-        Some(g) => (
-            format!("Group {}", g.name),
-            format!("{base}/{}", g.id),
-            Some(format!("{base}/{}/delete", g.id)),
-        ),
-        None => (
-            format!("Add a component group to {}", page.name),
-            format!("{base}/new"),
-            None,
-        ),
-    };
+    let target = FormTarget::new(
+        &base,
+        editing.map(|g| (g.id.as_str(), format!("Group {}", g.name))),
+        format!("Add a component group to {}", page.name),
+    );
     let view = GroupForm {
-        frame: ConsoleFrame::new(state, auth, heading.clone()),
-        heading,
+        frame: ConsoleFrame::new(state, auth, target.heading.clone()),
         back,
-        action,
-        delete_action,
+        target,
         values: values(form, FIELDS),
         errors: messages(refused, FIELDS),
     };

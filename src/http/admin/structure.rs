@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fields::{Choice, filled, messages, number, options, required, text, values};
-use super::form::Submitted;
+use super::form::{FormTarget, Submitted};
 use super::groups;
 use super::write::{audited, change, form_changes, submit};
 use super::{ConsoleFrame, render_form, see_other};
@@ -43,10 +43,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 #[derive(Serialize)]
 struct ComponentForm {
     frame: ConsoleFrame,
-    heading: String,
+    #[serde(flatten)]
+    target: FormTarget,
     back: String,
-    action: String,
-    delete_action: Option<String>,
     values: Value,
     groups: Vec<Choice>,
     errors: Value,
@@ -97,26 +96,17 @@ fn show(
     refused: Option<&FieldErrors>,
 ) -> AppResult<HttpResponse> {
     let back = format!("/admin/pages/{}/components", page.slug);
-    let (heading, action, delete_action) = match editing {
-        Some(c) => (
-            format!("Component {}", c.name),
-            format!("{back}/{}", c.id),
-            Some(format!("{back}/{}/delete", c.id)),
-        ),
-        None => (
-            format!("Add a component to {}", page.name),
-            format!("{back}/new"),
-            None,
-        ),
-    };
+    let target = FormTarget::new(
+        &back,
+        editing.map(|c| (c.id.as_str(), format!("Component {}", c.name))),
+        format!("Add a component to {}", page.name),
+    );
     let choices = std::iter::once((String::new(), "No group".to_owned()))
         .chain(groups.iter().map(|g| (g.id.clone(), g.name.clone())));
     let view = ComponentForm {
-        frame: ConsoleFrame::new(state, auth, heading.clone()),
-        heading,
+        frame: ConsoleFrame::new(state, auth, target.heading.clone()),
         back,
-        action,
-        delete_action,
+        target,
         values: values(form, FIELDS),
         groups: options(choices, form.get("group_id")),
         errors: messages(refused, FIELDS),

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fields::{filled, messages, values};
-use super::form::{COMPONENT_PREFIX, Errors, Submitted};
+use super::form::{COMPONENT_PREFIX, Errors, FormTarget, Submitted};
 use super::incidents::{Choice, ComponentChoice, choices, component_choices, page_and_components};
 use super::write::{audited, change, form_changes, submit};
 use super::{ConsoleFrame, render, render_form, see_other};
@@ -57,10 +57,9 @@ struct ListPage {
 #[derive(Serialize)]
 struct TemplateForm {
     frame: ConsoleFrame,
-    heading: String,
+    #[serde(flatten)]
+    target: FormTarget,
     back: String,
-    action: String,
-    delete_action: Option<String>,
     values: Value,
     impacts: Vec<Choice>,
     components: Vec<ComponentChoice>,
@@ -107,27 +106,18 @@ fn show(
     refused: Option<&FieldErrors>,
 ) -> AppResult<HttpResponse> {
     let base = format!("/admin/pages/{}/templates", page.slug);
-    let (heading, action, delete_action) = match editing {
-        Some(t) => (
-            format!("Template {}", t.name),
-            format!("{base}/{}", t.id),
-            Some(format!("{base}/{}/delete", t.id)),
-        ),
-        None => (
-            format!("Add an incident template to {}", page.name),
-            format!("{base}/new"),
-            None,
-        ),
-    };
+    let target = FormTarget::new(
+        &base,
+        editing.map(|t| (t.id.as_str(), format!("Template {}", t.name))),
+        format!("Add an incident template to {}", page.name),
+    );
     let component_errors = refused.map(Errors::from_fields).unwrap_or_default();
     let impacts = std::iter::once(("", "From the component statuses"))
         .chain(Impact::ALL.iter().map(|i| (i.as_str(), i.label())));
     let view = TemplateForm {
-        frame: ConsoleFrame::new(state, auth, heading.clone()),
-        heading,
+        frame: ConsoleFrame::new(state, auth, target.heading.clone()),
         back: base,
-        action,
-        delete_action,
+        target,
         values: values(form, FIELDS),
         impacts: choices(impacts, form.get("impact")),
         components: component_choices(parts, form, &component_errors),
