@@ -46,9 +46,13 @@ impl FieldCheck {
     }
 }
 
-/// Trimmed, non-blank text of at most `max` characters.
+/// Trimmed, non-blank text of at most `max` characters, without the NUL character.
 pub fn required_text(value: &str, max: usize) -> Result<String, String> {
     let value = value.trim();
+    // No text Herald keeps may hold U+0000 (PostgreSQL cannot store it).
+    if value.contains('\0') {
+        return Err("must not contain the NUL character (U+0000)".to_owned());
+    }
     match value.chars().count() {
         0 => Err("must not be blank".to_owned()),
         n if n > max => Err(format!("must be at most {max} characters long, got {n}")),
@@ -124,6 +128,16 @@ pub fn found<T>(result: diesel::QueryResult<T>, what: &str) -> AppResult<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_may_span_lines_but_never_holds_the_nul_character() {
+        assert_eq!(required_text(" a\nb ", 10), Ok("a\nb".to_owned()));
+        assert_eq!(
+            required_text("a\0b", 10),
+            Err("must not contain the NUL character (U+0000)".to_owned())
+        );
+        assert!(optional_text(Some("\0"), 10).is_err());
+    }
 
     #[test]
     fn a_name_is_one_line_without_control_characters() {

@@ -12,7 +12,8 @@ on_both_backends!(
     a_maintenance_moves_through_its_statuses_from_its_page,
     the_preview_renders_the_message_safely_and_keeps_the_form,
     a_postmortem_written_in_the_console_is_published_on_the_public_page,
-    an_incident_s_details_are_corrected_without_an_update
+    an_incident_s_details_are_corrected_without_an_update,
+    an_update_holding_the_nul_character_is_refused_on_its_field_and_nothing_is_posted
 );
 
 /// The first incident link of the dashboard.
@@ -283,4 +284,25 @@ async fn an_incident_s_details_are_corrected_without_an_update(db: TestDb) {
         ("impact", "none"),
     ];
     assert_eq!(viewer.post(&details, &forged).await.0, 403);
+}
+
+async fn an_update_holding_the_nul_character_is_refused_on_its_field_and_nothing_is_posted(
+    db: TestDb,
+) {
+    let app = TestApp::spawn(db).await;
+    let (page_id, _) = seed_page(&app).await;
+    open_at(&app, &page_id, "Queue stuck", Utc::now()).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let path = first_incident(&console).await;
+    let csrf = console.csrf.clone();
+    let pasted = [
+        ("csrf_token", csrf.as_str()),
+        ("status", "identified"),
+        ("body", "Found it\0 in the logs."),
+    ];
+    let (status, _, page) = console.post(&format!("{path}/updates"), &pasted).await;
+    assert_eq!(status, 422, "{page}");
+    assert!(page.contains("Found it"), "what was typed is kept: {page}");
+    let (_, detail) = console.get(&path).await;
+    assert!(!detail.contains("in the logs"), "nothing was posted");
 }
