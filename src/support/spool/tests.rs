@@ -84,10 +84,14 @@ async fn a_truncated_or_damaged_tail_is_set_aside_and_the_rest_is_kept() {
 #[tokio::test]
 async fn a_full_spool_refuses_the_next_record_and_keeps_the_rest() {
     let dir = tempfile::tempdir().unwrap();
-    let one = encode(&serde_json::to_vec(&submission(0)).unwrap()).len() as u64;
-    let spool = Spool::open(dir.path().to_owned(), 3 * one + one / 2).unwrap();
-    for n in 0..3 {
-        spool.append(&submission(n)).await.unwrap();
+    // Each record's own size (a submission's time is written with as many digits as it has).
+    let kept: Vec<Submission> = (0..3).map(submission).collect();
+    let size = |s: &Submission| encode(&serde_json::to_vec(s).unwrap()).len() as u64;
+    let three: u64 = kept.iter().map(size).sum();
+    let one = size(&kept[0]);
+    let spool = Spool::open(dir.path().to_owned(), three + one / 2).unwrap();
+    for s in &kept {
+        spool.append(s).await.unwrap();
     }
     let full = spool.append(&submission(3)).await.unwrap_err();
     assert_eq!(full.kind(), io::ErrorKind::StorageFull);
@@ -100,8 +104,8 @@ async fn a_full_spool_refuses_the_next_record_and_keeps_the_rest() {
         "nothing accepted was lost"
     );
     // The cap counts across a restart, and room comes back once a file is replayed.
-    let reopened = Spool::open(dir.path().to_owned(), 3 * one + one / 2).unwrap();
-    assert_eq!(reopened.size(), 3 * one);
+    let reopened = Spool::open(dir.path().to_owned(), three + one / 2).unwrap();
+    assert_eq!(reopened.size(), three);
     assert!(reopened.append(&submission(4)).await.is_err());
     reopened.remove(&file).unwrap();
     assert_eq!(reopened.size(), 0);
