@@ -43,6 +43,9 @@ async fn schemathesis_finds_no_5xx_and_no_answer_outside_the_document(db: TestDb
         .await
         .unwrap();
     let hooks = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemathesis");
+    // schemathesis keeps a cache in its working folder: a folder of the test's own, not the
+    // checkout.
+    let workdir = tempfile::tempdir().unwrap();
     let run = tokio::process::Command::new("st")
         .args(["run", &format!("{}/api/v1/openapi.json", app.address)])
         .args(["--checks", "all"])
@@ -58,6 +61,7 @@ async fn schemathesis_finds_no_5xx_and_no_answer_outside_the_document(db: TestDb
         .args(["--phases", "examples,fuzzing"])
         .args(["--exclude-path-regex", "/tokens/"])
         .args(["--no-color"])
+        .current_dir(workdir.path())
         .env("PYTHONPATH", hooks)
         .env("SCHEMATHESIS_HOOKS", "herald_hooks")
         .kill_on_drop(true)
