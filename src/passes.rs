@@ -50,6 +50,13 @@ impl Passes {
         ticket
     }
 
+    /// Wakes the worker and waits, at most `bound`, for a pass that sees everything committed
+    /// before this call. False when the bound ran out first.
+    pub async fn seen(&self, bound: Duration) -> bool {
+        let ticket = self.request();
+        self.covered_past(ticket, bound).await
+    }
+
     /// A pass starts (before it reads the database): the tickets it will cover.
     pub fn pass_covers(&self) -> u64 {
         self.requested.load(Ordering::SeqCst)

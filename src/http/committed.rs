@@ -16,8 +16,7 @@ pub const SHOWN_WITHIN: Duration = Duration::from_secs(2);
 /// After a write that may change the public pages and may have queued notifications.
 pub async fn public_change(state: &AppState) {
     state.notify.passes.wake();
-    let ticket = state.site.passes.request();
-    if !state.site.passes.covered_past(ticket, SHOWN_WITHIN).await {
+    if !state.site.passes.seen(SHOWN_WITHIN).await {
         tracing::info!(
             bound_ms = SHOWN_WITHIN.as_millis() as u64,
             "answering a write before the public pages show it; they follow on the next refresh"

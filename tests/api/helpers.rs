@@ -296,12 +296,8 @@ impl TestApp {
     /// Has the refresher make a pass that reads everything committed so far, and waits for it
     /// to finish: afterwards the public pages show exactly what the database holds.
     pub async fn refreshed(&self) {
-        let ticket = self.site.passes.request();
         assert!(
-            self.site
-                .passes
-                .covered_past(ticket, Duration::from_secs(15))
-                .await,
+            self.site.passes.seen(Duration::from_secs(15)).await,
             "the refresher made no pass within 15 s"
         );
     }
@@ -310,12 +306,8 @@ impl TestApp {
     /// waits until it has nothing left to do now: every event expanded, every due delivery
     /// sent and its outcome recorded.
     pub async fn deliver_pending(&self) {
-        let ticket = self.notify.passes.request();
         assert!(
-            self.notify
-                .passes
-                .covered_past(ticket, Duration::from_secs(15))
-                .await,
+            self.notify.passes.seen(Duration::from_secs(15)).await,
             "the notification engine still had work after 15 s"
         );
     }
@@ -324,11 +316,8 @@ impl TestApp {
     /// due before this call has run and its outcome is recorded (a retry scheduled for later
     /// stays queued).
     pub async fn run_pending_jobs(&self) {
-        let ticket = self.jobs.request();
         assert!(
-            self.jobs
-                .covered_past(ticket, Duration::from_secs(15))
-                .await,
+            self.jobs.seen(Duration::from_secs(15)).await,
             "the job runner still had jobs due or running after 15 s"
         );
     }
