@@ -92,6 +92,12 @@ impl ComponentTree {
     }
 }
 
+/// The position after the last one (0 for the first); one placed at the largest position
+/// already shares it with the next, and the lists order ties by id (creation order).
+fn next_position(last: Option<i32>) -> i32 {
+    last.map_or(0, |p| p.saturating_add(1))
+}
+
 /// Creates a component group on a page.
 #[tracing::instrument(skip_all, fields(page_id = %page_id))]
 pub fn create_group(
@@ -110,7 +116,7 @@ pub fn create_group(
         found(pages::find(conn, page_id), "page")?;
         let position = match input.position {
             Some(p) => p,
-            None => components::max_group_position(conn, page_id)?.map_or(0, |p| p + 1),
+            None => next_position(components::max_group_position(conn, page_id)?),
         };
         let (id, at) = (new_id(), now());
         let group = NewComponentGroup {
@@ -151,7 +157,7 @@ pub fn create_component(
         check_group(conn, page_id, group_id)?;
         let position = match input.position {
             Some(p) => p,
-            None => components::max_position(conn, page_id)?.map_or(0, |p| p + 1),
+            None => next_position(components::max_position(conn, page_id)?),
         };
         let (id, at) = (new_id(), now());
         let new = NewComponent {
@@ -352,4 +358,17 @@ fn record_change(
     };
     components::insert_status_change(conn, &row)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_position;
+
+    #[test]
+    fn a_new_position_follows_the_last_and_stops_at_the_largest() {
+        assert_eq!(next_position(None), 0);
+        assert_eq!(next_position(Some(4)), 5);
+        assert_eq!(next_position(Some(-3)), -2);
+        assert_eq!(next_position(Some(i32::MAX)), i32::MAX);
+    }
 }
