@@ -18,7 +18,8 @@ pub struct ScopeFigure {
             max = 100,
             message = "the label must be 1 to 100 characters long"
         ),
-        custom(function = "not_blank", message = "the label must not be blank")
+        custom(function = "not_blank", message = "the label must not be blank"),
+        custom(function = "no_nul", message = "the label must not contain U+0000")
     )]
     pub label: String,
     /// The figure, 1 to 200 characters.
@@ -28,20 +29,25 @@ pub struct ScopeFigure {
             max = 200,
             message = "the value must be 1 to 200 characters long"
         ),
-        custom(function = "not_blank", message = "the value must not be blank")
+        custom(function = "not_blank", message = "the value must not be blank"),
+        custom(function = "no_nul", message = "the value must not contain U+0000")
     )]
     pub value: String,
 }
 
 impl ScopeFigure {
-    /// Trims both parts and validates the result.
+    /// Validates both parts as sent (their lengths count the spaces around them, as the API
+    /// document's do), then trims them.
     pub fn new(label: &str, value: &str) -> Result<Self, ValidationErrors> {
-        let figure = Self {
+        let sent = Self {
+            label: label.to_owned(),
+            value: value.to_owned(),
+        };
+        sent.validate()?;
+        Ok(Self {
             label: label.trim().to_owned(),
             value: value.trim().to_owned(),
-        };
-        figure.validate()?;
-        Ok(figure)
+        })
     }
 }
 
@@ -57,7 +63,8 @@ pub struct TimelineEntry {
             max = MAX_TIMELINE_DESCRIPTION_LEN,
             message = "the description must be 1 to 2000 characters long"
         ),
-        custom(function = "not_blank", message = "the description must not be blank")
+        custom(function = "not_blank", message = "the description must not be blank"),
+        custom(function = "no_nul", message = "the description must not contain U+0000")
     )]
     pub description: String,
 }
@@ -65,6 +72,14 @@ pub struct TimelineEntry {
 /// Sorts a timeline by time; entries with the same time keep their order.
 pub fn sort_timeline(entries: &mut [TimelineEntry]) {
     entries.sort_by_key(|entry| entry.at);
+}
+
+/// Refuses the NUL character, which PostgreSQL cannot store in text.
+fn no_nul(value: &str) -> Result<(), ValidationError> {
+    match value.contains('\0') {
+        true => Err(ValidationError::new("nul")),
+        false => Ok(()),
+    }
 }
 
 /// Refuses text made only of whitespace.
@@ -95,6 +110,8 @@ mod tests {
             (&*"l".repeat(101), "47 minutes", Some("label")),
             ("Duration", "", Some("value")),
             ("Duration", &*"ü".repeat(201), Some("value")),
+            ("Dura\0tion", "47 minutes", Some("label")),
+            ("Duration", "47\0", Some("value")),
         ];
         for (label, value, bad_field) in cases {
             let figure = ScopeFigure {
@@ -132,6 +149,8 @@ mod tests {
         assert_eq!(figure.label, "Duration");
         assert_eq!(figure.value, "47 minutes");
         assert!(ScopeFigure::new("Duration", "   ").is_err());
+        // The length counts what was sent.
+        assert!(ScopeFigure::new(&format!(" {}", "l".repeat(100)), "47").is_err());
     }
 
     #[test]
@@ -151,7 +170,12 @@ mod tests {
             description: "Alert fired".to_owned(),
         };
         assert!(ok.validate().is_ok());
-        for bad in [String::new(), "  ".to_owned(), "x".repeat(2001)] {
+        for bad in [
+            String::new(),
+            "  ".to_owned(),
+            "x".repeat(2001),
+            "a\0b".to_owned(),
+        ] {
             let entry = TimelineEntry {
                 at: at(0),
                 description: bad,

@@ -258,12 +258,12 @@ fn scope_figures(check: &mut FieldCheck, figures: &[ScopeFigure]) -> Vec<ScopeFi
 fn timeline(check: &mut FieldCheck, entries: &[TimelineEntry]) -> Vec<TimelineEntry> {
     let mut valid = Vec::with_capacity(entries.len());
     for (i, entry) in entries.iter().enumerate() {
-        let entry = TimelineEntry {
-            at: entry.at,
-            description: entry.description.trim().to_owned(),
-        };
+        // Validated as sent (the length counts the spaces around it), kept trimmed.
         match entry.validate() {
-            Ok(()) => valid.push(entry),
+            Ok(()) => valid.push(TimelineEntry {
+                at: entry.at,
+                description: entry.description.trim().to_owned(),
+            }),
             Err(errors) => add_all(check, &format!("timeline[{i}]"), &errors),
         }
     }

@@ -106,10 +106,47 @@ fn opening(
     if let Some(object) = fields.as_object_mut() {
         object.remove("template_id");
     }
-    if let Some(kind) = kind {
-        fields["kind"] = Value::from(kind.as_str());
-    }
+    route_kind(&mut fields, kind)?;
+    named_status(&fields)?;
     typed(&fields)
+}
+
+/// The API's `status` is a status's name exactly, or null (the console's empty choice, which
+/// the services take as "the first" or "the current" status, is not part of the API).
+fn named_status(fields: &Value) -> AppResult<()> {
+    match fields.get("status").and_then(Value::as_str) {
+        Some(status) if status.is_empty() || status.trim() != status => Err(AppError::field(
+            "status",
+            "must be a status name, or null to leave it as it is",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The kind the route opens: `/maintenances` schedules maintenances only, and `/incidents`
+/// opens incidents and advisories (a maintenance needs its window, which that route's body
+/// does not declare).
+fn route_kind(fields: &mut Value, kind: Option<IncidentKind>) -> AppResult<()> {
+    let given = match fields.get("kind") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(name)) => Some(name.as_str()),
+        Some(_) => return Err(AppError::field("kind", "must be a string")),
+    };
+    match (kind, given) {
+        (Some(IncidentKind::Maintenance), Some(name)) if name != "maintenance" => Err(
+            AppError::field("kind", "this route schedules maintenances; leave kind out"),
+        ),
+        (None, Some("maintenance")) => Err(AppError::field(
+            "kind",
+            "a maintenance is scheduled with POST /api/v1/pages/{slug}/maintenances",
+        )),
+        _ => {
+            if let Some(kind) = kind {
+                fields["kind"] = Value::from(kind.as_str());
+            }
+            Ok(())
+        }
+    }
 }
 
 /// `GET /pages/{slug}/incidents?status=open&overdue=true&due_within=&limit=&offset=`.
@@ -249,6 +286,7 @@ pub async fn post_update(
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
     let ((slug, id), fields) = (path.into_inner(), body.into_inner());
+    named_status(&fields)?;
     let input: PostUpdateInput = typed(&fields)?;
     let author = api.auth().user_id.clone();
     api.page_write(Permission::Write, slug, fields, move |c, page| {

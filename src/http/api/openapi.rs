@@ -22,7 +22,12 @@ pub static DOCUMENT: LazyLock<String> = LazyLock::new(|| {
     for schema in ["NewPage", "PagePatch"] {
         let field = &mut doc["components"]["schemas"][schema]["properties"]["time_zone"];
         if field.is_object() {
+            // A nullable enum lists null among its values (OpenAPI 3.0).
+            let null = field["nullable"] == true;
             field["enum"] = serde_json::json!(zones);
+            if null && let Some(names) = field["enum"].as_array_mut() {
+                names.push(serde_json::Value::Null);
+            }
         }
     }
     doc.to_string()

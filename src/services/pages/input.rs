@@ -46,17 +46,17 @@ impl FieldCheck {
     }
 }
 
-/// Trimmed, non-blank text of at most `max` characters, without the NUL character.
+/// Non-blank text of at most `max` characters as sent, trimmed, without the NUL character.
 pub fn required_text(value: &str, max: usize) -> Result<String, String> {
-    let value = value.trim();
     // No text Herald keeps may hold U+0000 (PostgreSQL cannot store it).
     if value.contains('\0') {
         return Err("must not contain the NUL character (U+0000)".to_owned());
     }
-    match value.chars().count() {
-        0 => Err("must not be blank".to_owned()),
-        n if n > max => Err(format!("must be at most {max} characters long, got {n}")),
-        _ => Ok(value.to_owned()),
+    // The length as sent, spaces around included, as the API document's maxLength counts it.
+    match (value.chars().count(), value.trim()) {
+        (n, _) if n > max => Err(format!("must be at most {max} characters long, got {n}")),
+        (_, "") => Err("must not be blank".to_owned()),
+        (_, trimmed) => Ok(trimmed.to_owned()),
     }
 }
 
@@ -75,7 +75,12 @@ pub fn required_line(value: &str, max: usize) -> Result<String, String> {
 
 /// Trimmed text of at most `max` characters; absent or blank text is `None`.
 pub fn optional_text(value: Option<&str>, max: usize) -> Result<Option<String>, String> {
-    optional(value, |v| required_text(v, max))
+    match value {
+        Some(v) if v.chars().count() > max || !v.trim().is_empty() => {
+            required_text(v, max).map(Some)
+        }
+        None | Some(_) => Ok(None),
+    }
 }
 
 /// Parses a non-blank optional value with `parse`; absent or blank is `None`.
@@ -137,6 +142,14 @@ mod tests {
             Err("must not contain the NUL character (U+0000)".to_owned())
         );
         assert!(optional_text(Some("\0"), 10).is_err());
+    }
+
+    #[test]
+    fn a_length_counts_the_text_as_sent() {
+        assert!(required_text(" abcd ", 5).is_err());
+        assert_eq!(required_text(" abc ", 5), Ok("abc".to_owned()));
+        assert_eq!(optional_text(Some("   "), 3), Ok(None));
+        assert!(optional_text(Some("    "), 3).is_err());
     }
 
     #[test]

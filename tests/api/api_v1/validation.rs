@@ -37,8 +37,8 @@ async fn names_with_a_line_break_are_refused_and_nothing_is_written(db: TestDb) 
         ),
         (
             "POST",
-            "/pages/acme/incidents",
-            json!({"name": "Line\nbreak", "body": "Y", "kind": "maintenance",
+            "/pages/acme/maintenances",
+            json!({"name": "Line\nbreak", "body": "Y",
                    "scheduled_for": "2099-01-01T00:00:00Z", "scheduled_until": "2099-01-01T01:00:00Z"}),
         ),
     ];
