@@ -1,0 +1,65 @@
+//! The shared test harness: `TestApp` (a real Herald on port 0 with its own fresh database),
+//! its `TestDb`, the `on_both_backends!` macro and small request helpers.
+
+use herald::config::{Env, Settings};
+
+mod app;
+mod db;
+mod requests;
+
+pub use app::TestApp;
+pub use db::TestDb;
+
+/// Declares an async test body once and runs it on each backend: `NAME::sqlite` always, and
+/// `NAME::postgres` against a fresh database on the suite's PostgreSQL ([`crate::pg_server`]:
+/// `HERALD_TEST_POSTGRES_URL`, or a cluster of the suite's own).
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name(crate::helpers::TestDb::sqlite()).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some(db) = crate::helpers::TestDb::postgres() {
+                    super::$name(db).await
+                }
+            }
+        }
+    )*};
+}
+
+/// A client that shows redirects instead of following them (the console answers 303s).
+pub fn no_redirects() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// The `name=value` pair of the cookie `name` that `res` sets, if it sets one.
+pub fn set_cookie_pair(res: &reqwest::Response, name: &str) -> Option<String> {
+    let prefix = format!("{name}=");
+    res.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with(&prefix))
+        .and_then(|v| v.split(';').next())
+        .map(str::to_owned)
+}
+
+/// Settings for a test app on `db`: port 0, a small pool, quiet logs.
+pub fn test_settings(db: &TestDb, extra: &[(&str, &str)]) -> Settings {
+    let url = db.url();
+    let mut pairs = vec![
+        ("DATABASE_URL", url.as_str()),
+        ("HERALD_BIND", "127.0.0.1:0"),
+        ("HERALD_WORKERS", "2"),
+        ("HERALD_DB_POOL_SIZE", "4"),
+        ("HERALD_SHUTDOWN_GRACE_SECS", "5"),
+    ];
+    pairs.extend_from_slice(extra);
+    Settings::from_env(&Env::from_pairs(pairs)).expect("test settings are valid")
+}
