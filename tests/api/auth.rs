@@ -6,23 +6,7 @@ mod sessions;
 mod throttle;
 mod tokens;
 
-use herald::domain::{EmailAddress, Role};
-use herald::services::users::create_user;
-
 use crate::helpers::TestApp;
-
-/// The password every test account gets.
-pub const PASSWORD: &str = "correct horse battery staple";
-
-/// Creates an account through the service; returns its id.
-pub async fn add_user(app: &TestApp, email: &str, role: Role) -> String {
-    let email = EmailAddress::parse(email).expect("valid email");
-    app.db
-        .run(move |c| create_user(c, &email, role, PASSWORD))
-        .await
-        .expect("user created")
-        .id
-}
 
 /// The server's signing key, as stored in the test database.
 pub async fn server_key(app: &TestApp) -> Vec<u8> {

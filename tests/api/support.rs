@@ -14,8 +14,7 @@ use herald::support::token::TokenKey;
 use herald::support::{MIN_FILL_SECS, Submission, Topic, spool};
 use serde_json::{Value, json};
 
-use crate::console::{Console, seed_page};
-use crate::helpers::{TestApp, TestDb};
+use crate::helpers::{Console, TestApp, TestDb};
 
 /// A Herald with its own data directory, and a page `acme` with one component.
 pub struct Support {
@@ -33,7 +32,12 @@ impl Support {
         let mut settings = vec![("HERALD_DATA_DIR", dir.as_str())];
         settings.extend_from_slice(extra);
         let app = TestApp::spawn_with(db, &settings, Registry::standard()).await;
-        let (page_id, component) = seed_page(&app).await;
+        let acme = app
+            .page("acme")
+            .with_components(&["Public API"])
+            .create()
+            .await;
+        let (page_id, component) = (acme.id, acme.components[0].clone());
         app.wait_for_page("/status/acme").await;
         let secret = app
             .db

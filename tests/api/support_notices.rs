@@ -12,8 +12,7 @@ use herald::jobs::Registry;
 use herald::support::{Submission, Topic, spool};
 use serde_json::{Value, json};
 
-use crate::console::{Console, seed_page};
-use crate::helpers::{TestApp, TestDb};
+use crate::helpers::{Console, TestApp, TestDb};
 use crate::notify::sinks::{Mail, Receiver, SmtpSink};
 use crate::support::Support;
 
@@ -341,7 +340,10 @@ async fn a_spooled_submission_is_announced_once_however_often_it_is_replayed(db:
 
 async fn private_page_webhook_urls_are_refused_when_saved(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     let token = owner_token(&app).await;
     for (field, url) in [
         ("support_webhook_url", "http://127.0.0.1:9/hook"),
@@ -396,7 +398,10 @@ async fn reminders_reach_the_responder_webhook_after_the_configured_lead_time(db
         Registry::standard(),
     )
     .await;
-    seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     let token = owner_token(&app).await;
     let url = format!("{}/responder-hook", hooks.base);
     let (status, page) = api(
@@ -528,7 +533,10 @@ async fn owners_set_page_webhooks_in_the_console_and_see_each_secret_once(db: Te
         Registry::standard(),
     )
     .await;
-    seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
     let path = "/admin/pages/acme/settings";
     let mut fields = vec![

@@ -9,8 +9,8 @@ use herald::jobs::Registry;
 use reqwest::StatusCode;
 use reqwest::header::SET_COOKIE;
 
-use super::{PASSWORD, add_user, me_with_token};
-use crate::helpers::{TestApp, TestDb, no_redirects};
+use super::me_with_token;
+use crate::helpers::{PASSWORD, TestApp, TestDb, no_redirects};
 
 on_both_backends!(
     forty_concurrent_guesses_on_one_account_are_five_answers_and_thirty_five_refusals,
@@ -59,7 +59,7 @@ async fn forty_concurrent_guesses_on_one_account_are_five_answers_and_thirty_fiv
     db: TestDb,
 ) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let form = Form::get(&app).await;
     let guesses = (0..40).map(|i| {
         let (app, form) = (&app, &form);
@@ -76,7 +76,7 @@ async fn forty_concurrent_guesses_on_one_account_are_five_answers_and_thirty_fiv
 
 async fn guesses_from_another_network_do_not_lock_the_owner_out(db: TestDb) {
     let app = behind_proxy(db, &[]).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let form = Form::get(&app).await;
     let guesser = "203.0.113.9";
     for _ in 0..5 {
@@ -98,7 +98,7 @@ async fn guesses_from_another_network_do_not_lock_the_owner_out(db: TestDb) {
 
 async fn an_ipv6_guesser_counts_as_its_64(db: TestDb) {
     let app = behind_proxy(db, &[]).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let form = Form::get(&app).await;
     for i in 1..=5 {
         let from = format!("2001:db8:1:2::{i:x}");
@@ -127,7 +127,7 @@ async fn a_sign_in_flood_leaves_the_database_pool_to_everyone_else(db: TestDb) {
         ("HERALD_DB_TIMEOUT_MS", "250"),
     ];
     let app = behind_proxy(db, &extra).await;
-    let user = add_user(&app, "ops@example.com", Role::Owner).await;
+    let user = app.user("ops@example.com", Role::Owner).await;
     let token = app
         .db
         .run(move |c| {
@@ -177,7 +177,7 @@ async fn a_sign_in_flood_leaves_the_database_pool_to_everyone_else(db: TestDb) {
 #[tokio::test]
 async fn the_sign_in_form_needs_its_own_csrf_token() {
     let app = TestApp::spawn(TestDb::sqlite()).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let page = no_redirects()
         .get(format!("{}/admin/login", app.address))
         .send()

@@ -5,7 +5,7 @@ use herald::domain::Role;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 
-use super::{add_user, me_with_token, server_key};
+use super::{me_with_token, server_key};
 use crate::helpers::{TestApp, TestDb};
 use crate::process::herald;
 
@@ -55,7 +55,7 @@ async fn token_for(app: &TestApp, email: &str) -> String {
 
 async fn a_token_created_by_the_cli_authenticates_its_user(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let id = add_user(&app, "ops@example.com", Role::Owner).await;
+    let id = app.user("ops@example.com", Role::Owner).await;
     let (code, out, err) = cli_token(&app, &["--email", "Ops@Example.com"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().count(), 1, "the token alone on stdout: {out}");
@@ -73,7 +73,7 @@ async fn a_token_created_by_the_cli_authenticates_its_user(db: TestDb) {
 
 async fn the_cli_refuses_an_unknown_email_and_bad_flags_with_exit_2(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let (code, out, err) = cli_token(&app, &["--email", "nobody@example.com"]);
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(
@@ -94,7 +94,7 @@ fn b64(bytes: &[u8]) -> String {
 
 async fn forged_none_wrong_algorithm_wrong_key_and_expired_tokens_get_401(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let user_id = add_user(&app, "ops@example.com", Role::Owner).await;
+    let user_id = app.user("ops@example.com", Role::Owner).await;
     let genuine = token_for(&app, "ops@example.com").await;
     assert_eq!(me_with_token(&app, &genuine).await.0, 200);
     let jti = jsonwebtoken::dangerous::insecure_decode::<Claims>(&genuine)
@@ -153,7 +153,7 @@ async fn forged_none_wrong_algorithm_wrong_key_and_expired_tokens_get_401(db: Te
 
 async fn a_revoked_token_gets_401_at_once(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Responder).await;
+    app.user("ops@example.com", Role::Responder).await;
     let admin = token_for(&app, "ops@example.com").await;
     let (status, created) = post_token(&app, &admin, json!({"name": "deploy bot"})).await;
     assert_eq!(status, 201, "{created}");
@@ -184,8 +184,8 @@ async fn a_revoked_token_gets_401_at_once(db: TestDb) {
 
 async fn a_demoted_user_loses_rights_at_once(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let id = add_user(&app, "ops@example.com", Role::Owner).await;
-    add_user(&app, "bob@example.com", Role::Viewer).await;
+    let id = app.user("ops@example.com", Role::Owner).await;
+    app.user("bob@example.com", Role::Viewer).await;
     let token = token_for(&app, "ops@example.com").await;
     let for_bob = json!({"email": "bob@example.com"});
     assert_eq!(post_token(&app, &token, for_bob.clone()).await.0, 201);
@@ -207,8 +207,8 @@ async fn a_demoted_user_loses_rights_at_once(db: TestDb) {
 
 async fn owners_list_every_token_and_others_only_their_own(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "owner@example.com", Role::Owner).await;
-    let bob_id = add_user(&app, "bob@example.com", Role::Responder).await;
+    app.user("owner@example.com", Role::Owner).await;
+    let bob_id = app.user("bob@example.com", Role::Responder).await;
     let owner = token_for(&app, "owner@example.com").await;
     let bob = token_for(&app, "bob@example.com").await;
     let list = |token: String| {
@@ -319,7 +319,7 @@ async fn a_token_cannot_make_one_that_outlives_it_and_each_creation_and_revocati
     db: TestDb,
 ) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let (code, out, err) = cli_token(
         &app,
         &[

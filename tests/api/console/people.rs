@@ -4,7 +4,8 @@
 use chrono::Utc;
 use herald::domain::Role;
 
-use super::{Console, NEW, open_at, seed_page};
+use super::{NEW, open_at};
+use crate::helpers::Console;
 use crate::helpers::{TestApp, TestDb};
 
 on_both_backends!(
@@ -174,7 +175,12 @@ async fn a_token_is_shown_once_works_and_is_revoked(db: TestDb) {
 
 async fn console_writes_are_in_the_audit_log_for_owners(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (page_id, component) = seed_page(&app).await;
+    let acme = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
+    let (page_id, component) = (acme.id, acme.components[0].clone());
     open_at(&app, &page_id, "Old trouble", Utc::now()).await;
     let responder = Console::sign_in(&app, "responder@example.com", Role::Responder).await;
     let csrf = responder.csrf.clone();

@@ -1,14 +1,20 @@
 //! The shared test harness: `TestApp` (a real Herald on port 0 with its own fresh database),
-//! its `TestDb`, the `on_both_backends!` macro and small request helpers.
+//! its `TestDb`, the `on_both_backends!` macro, and the helpers every suite uses to write its
+//! tests as sentences: accounts and pages ([`builders`]: `app.user(email, role)`,
+//! `app.page("acme").with_components(&["API"]).create()`) and one signed-in console
+//! ([`Console`]).
 
 use herald::config::{Env, Settings};
 
 mod app;
+mod builders;
 mod db;
 mod requests;
 
 pub use app::TestApp;
+pub use builders::PASSWORD;
 pub use db::TestDb;
+pub use requests::Console;
 
 /// Declares an async test body once and runs it on each backend: `NAME::sqlite` always, and
 /// `NAME::postgres` against a fresh database on the suite's PostgreSQL ([`crate::pg_server`]:

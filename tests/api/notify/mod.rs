@@ -16,7 +16,7 @@ use herald::domain::{EmailAddress, Role};
 use herald::jobs::Registry;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestDb};
+use crate::helpers::{Console, TestApp, TestDb};
 use sinks::{Receiver, SmtpSink};
 
 on_both_backends!(
@@ -993,8 +993,7 @@ async fn the_console_lists_subscribers_and_deliveries_and_retries_a_failed_one(d
         .await;
     s.hooks.wait_for("/console-hook", 1).await;
     s.settle().await;
-    let console =
-        crate::console::Console::sign_in(&s.app, "responder@example.com", Role::Responder).await;
+    let console = Console::sign_in(&s.app, "responder@example.com", Role::Responder).await;
     let (status, page) = console.get("/admin/pages/acme/subscribers").await;
     assert_eq!(status, 200, "{page}");
     assert!(
@@ -1021,7 +1020,7 @@ async fn the_console_lists_subscribers_and_deliveries_and_retries_a_failed_one(d
         .post(&format!("/admin/pages/acme/deliveries/{id}/retry"), &[])
         .await;
     assert_ne!(status, 303, "no CSRF token, no retry");
-    let viewer = crate::console::Console::sign_in(&s.app, "viewer@example.com", Role::Viewer).await;
+    let viewer = Console::sign_in(&s.app, "viewer@example.com", Role::Viewer).await;
     let (status, page) = viewer.get("/admin/pages/acme/subscribers").await;
     assert_eq!(status, 200);
     assert!(
@@ -1034,7 +1033,10 @@ async fn the_console_lists_subscribers_and_deliveries_and_retries_a_failed_one(d
 async fn without_a_mail_server_email_subscription_says_so_and_webhooks_still_work() {
     let extra = [("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true")];
     let app = TestApp::spawn_with(TestDb::sqlite(), &extra, Registry::standard()).await;
-    crate::console::seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     app.wait_for_page("/status/acme").await;
     let form = app
         .get("/status/acme/subscribe")
@@ -1088,7 +1090,10 @@ async fn without_a_mail_server_email_subscription_says_so_and_webhooks_still_wor
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_delivery_that_waits_for_a_mail_server_says_so_in_the_api_and_the_console() {
     let app = TestApp::spawn(TestDb::sqlite()).await;
-    crate::console::seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     let token = token(&app).await;
     let api = |method: reqwest::Method, path: &str, body: Value| {
         let req = app
@@ -1136,8 +1141,7 @@ async fn a_delivery_that_waits_for_a_mail_server_says_so_in_the_api_and_the_cons
         delivery["waiting"],
         "waiting for a mail server: HERALD_SMTP_URL is not set"
     );
-    let console =
-        crate::console::Console::sign_in(&app, "responder@example.com", Role::Responder).await;
+    let console = Console::sign_in(&app, "responder@example.com", Role::Responder).await;
     let (status, page) = console.get("/admin/pages/acme/subscribers").await;
     assert_eq!(status, 200);
     assert!(
@@ -1157,8 +1161,7 @@ async fn console_and_api_writes_wake_the_engine_without_waiting_for_its_poll(db:
     let got = s.hooks.wait_for("/hook", 1).await;
     assert_eq!(got[0].json()["incident"]["name"], "Through the API");
 
-    let console =
-        crate::console::Console::sign_in(&s.app, "responder@example.com", Role::Responder).await;
+    let console = Console::sign_in(&s.app, "responder@example.com", Role::Responder).await;
     let csrf = console.csrf(crate::console::NEW).await;
     let (status, location, body) = console
         .post(
