@@ -8,7 +8,6 @@ use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, RETRY_AFTER, SET_COOKIE};
 use serde_json::json;
 
-use super::server_key;
 use crate::helpers::{PASSWORD, TestApp, TestDb, no_redirects};
 
 on_both_backends!(
@@ -72,7 +71,7 @@ async fn csrf_for(app: &TestApp, cookie: &str) -> String {
     let claims = jsonwebtoken::dangerous::insecure_decode::<Claims>(value)
         .unwrap()
         .claims;
-    herald::auth::csrf::token_for(&claims.jti, &server_key(app).await)
+    herald::auth::csrf::token_for(&claims.jti, &app.server_key().await)
 }
 
 #[tokio::test]
@@ -304,7 +303,7 @@ async fn a_cookie_past_half_its_life_is_renewed_on_the_response(db: TestDb) {
     let now = chrono::Utc::now().timestamp();
     (claims.iat, claims.exp) = (now - 20 * 60, now + 10 * 60);
     assert_eq!(claims.typ, Kind::Session);
-    let aged = herald::auth::jwt::sign(&claims, &server_key(&app).await).unwrap();
+    let aged = herald::auth::jwt::sign(&claims, &app.server_key().await).unwrap();
     let res = app
         .client
         .get(format!("{}/api/v1/me", app.address))

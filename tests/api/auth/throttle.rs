@@ -9,7 +9,6 @@ use herald::jobs::Registry;
 use reqwest::StatusCode;
 use reqwest::header::SET_COOKIE;
 
-use super::me_with_token;
 use crate::helpers::{PASSWORD, TestApp, TestDb, no_redirects};
 
 on_both_backends!(
@@ -128,15 +127,7 @@ async fn a_sign_in_flood_leaves_the_database_pool_to_everyone_else(db: TestDb) {
     ];
     let app = behind_proxy(db, &extra).await;
     let user = app.user("ops@example.com", Role::Owner).await;
-    let token = app
-        .db
-        .run(move |c| {
-            let key = herald::secret::load_or_create(c, None)?;
-            let user = herald::db::models::users::find(c, &user)?.expect("the user");
-            Ok(herald::services::auth::issue_token(c, key.expose(), &user, "api", 1)?.secret)
-        })
-        .await
-        .expect("token");
+    let token = app.token_for(&user).await;
     let form = Form::get(&app).await;
     // 48 senders, each signing in again as soon as it is answered, until the responder is done.
     let done = AtomicBool::new(false);
@@ -154,7 +145,7 @@ async fn a_sign_in_flood_leaves_the_database_pool_to_everyone_else(db: TestDb) {
     let responder = async {
         let mut statuses = Vec::new();
         for _ in 0..30 {
-            statuses.push(me_with_token(&app, &token).await.0);
+            statuses.push(app.api(&token).get("/me").await.0);
         }
         done.store(true, Ordering::Release);
         statuses

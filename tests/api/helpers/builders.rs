@@ -1,10 +1,11 @@
-//! Fixtures that read as sentences, made through the real services (never raw SQL): accounts
-//! (`app.user("ops@example.com", Role::Responder)`) and pages with components
+//! Fixtures that read as sentences, made through the real services or the real API (never raw
+//! SQL): accounts and their API tokens (`app.token(Role::Owner)`) and pages with components
 //! (`app.page("acme").with_components(&["API"]).create()`).
 
 use herald::domain::{EmailAddress, Role};
 use herald::services::components::{NewComponentInput, create_component};
 use herald::services::pages::{NewPageInput, create_page};
+use serde_json::json;
 
 use super::TestApp;
 
@@ -22,6 +23,46 @@ impl TestApp {
             .id
     }
 
+    /// Creates the account `{role}@example.com` (`owner@example.com` ...) and issues it an API
+    /// token for 30 days; returns the token.
+    pub async fn token(&self, role: Role) -> String {
+        let email = EmailAddress::parse(&format!("{}@example.com", role.as_str())).unwrap();
+        self.db
+            .run(move |c| {
+                let key = herald::secret::load_or_create(c, None)?;
+                let user = herald::services::users::create_user(c, &email, role, PASSWORD)?;
+                let issued =
+                    herald::services::auth::issue_token(c, key.expose(), &user, "test", 30)?;
+                Ok(issued.secret)
+            })
+            .await
+            .expect("token issued")
+    }
+
+    /// Issues the account `user_id` an API token; returns the token.
+    pub async fn token_for(&self, user_id: &str) -> String {
+        let id = user_id.to_owned();
+        self.db
+            .run(move |c| {
+                let key = herald::secret::load_or_create(c, None)?;
+                let user = herald::db::models::users::find(c, &id)?.expect("the user");
+                let issued =
+                    herald::services::auth::issue_token(c, key.expose(), &user, "test", 30)?;
+                Ok(issued.secret)
+            })
+            .await
+            .expect("token issued")
+    }
+
+    /// The server's signing key, as stored in the test database (tests forge and expire
+    /// tokens and links with it).
+    pub async fn server_key(&self) -> Vec<u8> {
+        self.db
+            .run(|c| Ok(herald::secret::load_or_create(c, None)?.expose().to_vec()))
+            .await
+            .expect("key read")
+    }
+
     /// A page `slug` to be made: `app.page("acme").with_components(&["API"]).create()`.
     pub fn page<'a>(&'a self, slug: &str) -> PageBuilder<'a> {
         let mut name = slug.to_owned();
@@ -33,6 +74,7 @@ impl TestApp {
             slug: slug.to_owned(),
             name,
             components: Vec::new(),
+            through_api: None,
         }
     }
 }
@@ -44,12 +86,14 @@ pub struct Page {
     pub components: Vec<String>,
 }
 
-/// A page with its name and components, made through the services.
+/// A page with its name and components, made through the services or (with
+/// [`PageBuilder::through_api`]) the JSON API.
 pub struct PageBuilder<'a> {
     app: &'a TestApp,
     slug: String,
     name: String,
     components: Vec<String>,
+    through_api: Option<&'a str>,
 }
 
 impl<'a> PageBuilder<'a> {
@@ -59,9 +103,37 @@ impl<'a> PageBuilder<'a> {
         self
     }
 
+    /// Made over `POST /api/v1/pages` and `.../components` as the holder of `token` (so the
+    /// audit log has them), instead of through the services.
+    pub fn through_api(mut self, token: &'a str) -> Self {
+        self.through_api = Some(token);
+        self
+    }
+
     /// Makes the page and its components.
     pub async fn create(self) -> Page {
-        self.create_through_services().await
+        match self.through_api {
+            Some(token) => self.create_over_api(token).await,
+            None => self.create_through_services().await,
+        }
+    }
+
+    async fn create_over_api(&self, token: &str) -> Page {
+        let api = self.app.api(token);
+        let page = json!({"slug": self.slug, "name": self.name});
+        let (status, page) = api.post("/pages", page).await;
+        assert_eq!(status, 201, "{page}");
+        let mut components = Vec::new();
+        for name in &self.components {
+            let path = format!("/pages/{}/components", self.slug);
+            let (status, c) = api.post(&path, json!({"name": name})).await;
+            assert_eq!(status, 201, "{c}");
+            components.push(c["id"].as_str().unwrap().to_owned());
+        }
+        Page {
+            id: page["id"].as_str().unwrap().to_owned(),
+            components,
+        }
     }
 
     async fn create_through_services(self) -> Page {

@@ -1,8 +1,8 @@
-//! The shared test harness: `TestApp` (a real Herald on port 0 with its own fresh database),
-//! its `TestDb`, the `on_both_backends!` macro, and the helpers every suite uses to write its
-//! tests as sentences: accounts and pages ([`builders`]: `app.user(email, role)`,
-//! `app.page("acme").with_components(&["API"]).create()`) and one signed-in console
-//! ([`Console`]).
+//! The shared test harness: `TestApp` (a real Herald with its own fresh database), the
+//! `on_both_backends!` macro, and the helpers every suite uses to write its tests as sentences:
+//! accounts and tokens ([`builders`]: `app.token(Role::Owner)`), pages
+//! (`app.page("acme").with_components(&["API"]).create()`), one JSON API client
+//! (`app.api(&token).post(path, body)`) and one signed-in console ([`Console`]).
 
 use herald::config::{Env, Settings};
 

@@ -1,9 +1,86 @@
-//! The requests a test sends as a browser: [`Console`], signed in to the responder console
-//! (its session cookie and CSRF token), and the sign-in form itself.
+//! The requests a test sends: [`Api`], the JSON API under `/api/v1` with a bearer token, and
+//! [`Console`], a browser signed in to the responder console (its session cookie and CSRF
+//! token), with the sign-in form itself.
 
 use herald::domain::Role;
+use serde_json::Value;
 
 use super::{PASSWORD, TestApp, no_redirects, set_cookie_pair};
+
+/// Requests to `/api/v1` as the holder of one bearer token: `app.api(&token).get("/me")`.
+/// Each answers its status and its body, parsed as JSON, or the text as a JSON string when it
+/// is not JSON.
+pub struct Api<'a> {
+    app: &'a TestApp,
+    token: &'a str,
+    headers: Vec<(&'a str, &'a str)>,
+}
+
+impl TestApp {
+    /// The JSON API as the holder of `token` (no `Authorization` header when it is empty).
+    pub fn api<'a>(&'a self, token: &'a str) -> Api<'a> {
+        Api {
+            app: self,
+            token,
+            headers: Vec::new(),
+        }
+    }
+}
+
+impl<'a> Api<'a> {
+    /// The same requests with these headers added.
+    pub fn with_headers(mut self, headers: &[(&'a str, &'a str)]) -> Self {
+        self.headers.extend_from_slice(headers);
+        self
+    }
+
+    /// GET `/api/v1{path}`.
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        self.send("GET", path, None).await
+    }
+
+    /// POST `body` to `/api/v1{path}`.
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.send("POST", path, Some(body)).await
+    }
+
+    /// PATCH `/api/v1{path}` with `body`.
+    pub async fn patch(&self, path: &str, body: Value) -> (u16, Value) {
+        self.send("PATCH", path, Some(body)).await
+    }
+
+    /// PUT `body` at `/api/v1{path}`.
+    pub async fn put(&self, path: &str, body: Value) -> (u16, Value) {
+        self.send("PUT", path, Some(body)).await
+    }
+
+    /// DELETE `/api/v1{path}`.
+    pub async fn delete(&self, path: &str) -> (u16, Value) {
+        self.send("DELETE", path, None).await
+    }
+
+    /// A request with any method, with a JSON body when there is one.
+    pub async fn send(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let url = format!("{}/api/v1{path}", self.app.address);
+        let mut req = self.app.client.request(method.parse().unwrap(), url);
+        if !self.token.is_empty() {
+            req = req.bearer_auth(self.token);
+        }
+        for (name, value) in &self.headers {
+            req = req.header(*name, *value);
+        }
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let res = req.send().await.expect("request sent");
+        let status = res.status().as_u16();
+        let text = res.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+}
 
 /// A browser signed in to the console: its session cookie, without following redirects.
 pub struct Console {
