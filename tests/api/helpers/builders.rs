@@ -1,11 +1,12 @@
 //! Fixtures that read as sentences, made through the real services or the real API (never raw
-//! SQL): accounts and their API tokens (`app.token(Role::Owner)`) and pages with components
-//! (`app.page("acme").with_components(&["API"]).create()`).
+//! SQL): accounts and their API tokens (`app.token(Role::Owner)`), pages with components
+//! (`app.page("acme").with_components(&["API"]).create()`) and subscribers
+//! (`app.subscriber("acme").email("ann@example.com").add(&token)`).
 
 use herald::domain::{EmailAddress, Role};
 use herald::services::components::{NewComponentInput, create_component};
 use herald::services::pages::{NewPageInput, create_page};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::TestApp;
 
@@ -75,6 +76,16 @@ impl TestApp {
             name,
             components: Vec::new(),
             through_api: None,
+        }
+    }
+
+    /// A subscriber of page `slug` to be added by a responder:
+    /// `app.subscriber("acme").webhook(url).add(&token)`.
+    pub fn subscriber<'a>(&'a self, slug: &str) -> SubscriberBuilder<'a> {
+        SubscriberBuilder {
+            app: self,
+            slug: slug.to_owned(),
+            body: serde_json::Map::new(),
         }
     }
 }
@@ -166,5 +177,45 @@ impl<'a> PageBuilder<'a> {
             .await
             .expect("page created");
         Page { id, components }
+    }
+}
+
+/// A subscriber as a responder adds it (`POST /api/v1/pages/{slug}/subscribers`): confirmed at
+/// once.
+pub struct SubscriberBuilder<'a> {
+    app: &'a TestApp,
+    slug: String,
+    body: serde_json::Map<String, Value>,
+}
+
+impl SubscriberBuilder<'_> {
+    /// An email subscriber at `address`.
+    pub fn email(self, address: &str) -> Self {
+        self.with(json!({"type": "email", "email": address}))
+    }
+
+    /// A webhook subscriber at `url`.
+    pub fn webhook(self, url: &str) -> Self {
+        self.with(json!({"type": "webhook", "url": url}))
+    }
+
+    /// With these fields of the API's body as well (`contact_email`, `component_updates` ...).
+    pub fn with(mut self, fields: Value) -> Self {
+        if let Value::Object(fields) = fields {
+            self.body.extend(fields);
+        }
+        self
+    }
+
+    /// Adds it as the holder of `token`; answers the subscriber's JSON.
+    pub async fn add(self, token: &str) -> Value {
+        let path = format!("/pages/{}/subscribers", self.slug);
+        let (status, s) = self
+            .app
+            .api(token)
+            .post(&path, Value::Object(self.body))
+            .await;
+        assert_eq!(status, 201, "{s}");
+        s
     }
 }

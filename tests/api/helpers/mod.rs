@@ -1,6 +1,6 @@
 //! The shared test harness: `TestApp` (a real Herald with its own fresh database), the
 //! `on_both_backends!` macro, and the helpers every suite uses to write its tests as sentences:
-//! accounts and tokens ([`builders`]: `app.token(Role::Owner)`), pages
+//! accounts and tokens ([`builders`]: `app.token(Role::Owner)`), pages and subscribers
 //! (`app.page("acme").with_components(&["API"]).create()`), one JSON API client
 //! (`app.api(&token).post(path, body)`) and one signed-in console ([`Console`]).
 
