@@ -27,13 +27,18 @@ impl TestApp {
     /// Creates the account `{role}@example.com` (`owner@example.com` ...) and issues it an API
     /// token for 30 days; returns the token.
     pub async fn token(&self, role: Role) -> String {
+        self.token_lasting(role, 30).await
+    }
+
+    /// [`TestApp::token`], valid for `days`.
+    pub async fn token_lasting(&self, role: Role, days: i64) -> String {
         let email = EmailAddress::parse(&format!("{}@example.com", role.as_str())).unwrap();
         self.db
             .run(move |c| {
                 let key = herald::secret::load_or_create(c, None)?;
                 let user = herald::services::users::create_user(c, &email, role, PASSWORD)?;
                 let issued =
-                    herald::services::auth::issue_token(c, key.expose(), &user, "test", 30)?;
+                    herald::services::auth::issue_token(c, key.expose(), &user, "test", days)?;
                 Ok(issued.secret)
             })
             .await
