@@ -6,7 +6,8 @@
 use herald::domain::Role;
 use herald::jobs::Registry;
 
-use crate::console::{Console, NEW, seed_page};
+use crate::console::NEW;
+use crate::helpers::Console;
 use crate::helpers::{TestApp, TestDb, no_redirects, set_cookie_pair};
 
 on_both_backends!(
@@ -38,7 +39,10 @@ async fn error_page(res: reqwest::Response, status: u16, back: &str) -> String {
 
 async fn html_routes_answer_their_errors_with_a_page_that_names_the_request(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     app.refreshed().await;
     let body = error_page(app.get("/status/nowhere/subscribe").await, 404, "/").await;
     assert!(body.contains("Not found"), "{body}");
@@ -69,7 +73,10 @@ async fn html_routes_answer_their_errors_with_a_page_that_names_the_request(db: 
 
 async fn the_api_keeps_its_json_errors(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     app.refreshed().await;
     for path in ["/api/v1/pages/acme", "/status/nowhere/api/v2/summary.json"] {
         let res = app.get(path).await;
@@ -90,7 +97,10 @@ async fn the_api_keeps_its_json_errors(db: TestDb) {
 
 async fn a_console_form_refused_for_its_csrf_token_is_a_page(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let res = console
         .client
@@ -116,7 +126,10 @@ async fn an_html_route_that_cannot_reach_the_database_answers_a_503_page(db: Tes
         Registry::standard(),
     )
     .await;
-    seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     app.refreshed().await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let outage = app.break_database().await;
@@ -214,7 +227,7 @@ impl SignInPage {
     async fn sign_in(&self, app: &TestApp) -> (reqwest::Response, String) {
         let mut fields: Vec<(String, String)> = vec![
             ("email".into(), "ops@example.com".into()),
-            ("password".into(), crate::console::PASSWORD.into()),
+            ("password".into(), crate::helpers::PASSWORD.into()),
         ];
         for name in [
             "csrf_token",
@@ -264,7 +277,13 @@ fn owned(fields: &[(&str, &str)]) -> Vec<(String, String)> {
 
 async fn an_update_typed_after_the_session_ended_survives_signing_in_again(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (_, component) = seed_page(&app).await;
+    let component = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .components
+        .remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let csrf = console.csrf(NEW).await;
     let field = format!("component.{component}");
@@ -326,7 +345,13 @@ async fn an_update_typed_after_the_session_ended_survives_signing_in_again(db: T
 
 async fn a_form_without_a_preview_is_sent_again_only_when_asked(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (_, component) = seed_page(&app).await;
+    let component = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .components
+        .remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let path = format!("/admin/pages/acme/components/{component}/status");
     let csrf = console.csrf("/admin/pages/acme/components").await;
@@ -357,7 +382,10 @@ async fn a_form_without_a_preview_is_sent_again_only_when_asked(db: TestDb) {
 
 async fn a_console_page_asked_for_without_a_session_comes_back_after_sign_in(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let res = no_redirects()
         .get(format!("{}/admin/pages/acme/incidents?page=2", app.address))

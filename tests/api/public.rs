@@ -614,8 +614,9 @@ async fn seeding_the_demo_twice_changes_nothing(db: TestDb) {
 async fn a_write_s_answer_comes_once_the_public_pages_show_it(db: TestDb) {
     let s = crate::notify::Setup::spawn(db).await;
     let (status, page) = s
-        .api(
-            "POST",
+        .app
+        .api(&s.token)
+        .post(
             "/pages",
             serde_json::json!({"slug": "fresh", "name": "Fresh"}),
         )
@@ -644,16 +645,18 @@ async fn a_write_s_answer_comes_once_the_public_pages_show_it(db: TestDb) {
 
     // An update shows in summary.json as soon as its POST has answered.
     let (status, component) = s
-        .api(
-            "POST",
+        .app
+        .api(&s.token)
+        .post(
             "/pages/fresh/components",
             serde_json::json!({"name": "Checkout"}),
         )
         .await;
     assert_eq!(status, 201, "{component}");
     let (status, incident) = s
-        .api(
-            "POST",
+        .app
+        .api(&s.token)
+        .post(
             "/pages/fresh/incidents",
             serde_json::json!({"name": "Checkout errors", "body": "Looking.",
                                "components": {component["id"].as_str().unwrap(): "major_outage"}}),
@@ -664,8 +667,9 @@ async fn a_write_s_answer_comes_once_the_public_pages_show_it(db: TestDb) {
     for step in ["identified", "monitoring"] {
         let body = format!("Now {step}.");
         let (status, posted) = s
-            .api(
-                "POST",
+            .app
+            .api(&s.token)
+            .post(
                 &format!("/pages/fresh/incidents/{id}/updates"),
                 serde_json::json!({"status": step, "body": body}),
             )

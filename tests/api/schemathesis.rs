@@ -12,7 +12,7 @@
 
 use std::time::Duration;
 
-use herald::domain::{EmailAddress, Role};
+use herald::domain::Role;
 
 use crate::helpers::{TestApp, TestDb};
 
@@ -28,20 +28,12 @@ async fn schemathesis_finds_no_5xx_and_no_answer_outside_the_document(db: TestDb
         herald::jobs::Registry::standard(),
     )
     .await;
-    let email = EmailAddress::parse("owner@example.com").unwrap();
-    let token = app
-        .db
-        .run(move |c| {
-            herald::services::demo::seed(c, chrono::Utc::now())?;
-            let key = herald::secret::load_or_create(c, None)?;
-            let owner =
-                herald::services::users::create_user(c, &email, Role::Owner, "a long password 1")?;
-            // As long-lived as a token may be: the run asks for tokens of up to 3650 days.
-            let issued = herald::services::auth::issue_token(c, key.expose(), &owner, "st", 3650)?;
-            Ok(issued.secret)
-        })
+    app.db
+        .run(|c| herald::services::demo::seed(c, chrono::Utc::now()))
         .await
         .unwrap();
+    // As long-lived as a token may be: the run asks for tokens of up to 3650 days.
+    let token = app.token_lasting(Role::Owner, 3650).await;
     let hooks = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemathesis");
     // schemathesis keeps a cache in its working folder: a folder of the test's own, not the
     // checkout.

@@ -8,14 +8,13 @@ use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
 use herald::db::models::support as rows;
-use herald::domain::{EmailAddress, Role};
+use herald::domain::Role;
 use herald::jobs::Registry;
 use herald::support::token::TokenKey;
 use herald::support::{MIN_FILL_SECS, Submission, Topic, spool};
 use serde_json::{Value, json};
 
-use crate::console::{Console, seed_page};
-use crate::helpers::{TestApp, TestDb};
+use crate::helpers::{Console, TestApp, TestDb};
 
 /// A Herald with its own data directory, and a page `acme` with one component.
 pub struct Support {
@@ -33,7 +32,12 @@ impl Support {
         let mut settings = vec![("HERALD_DATA_DIR", dir.as_str())];
         settings.extend_from_slice(extra);
         let app = TestApp::spawn_with(db, &settings, Registry::standard()).await;
-        let (page_id, component) = seed_page(&app).await;
+        let acme = app
+            .page("acme")
+            .with_components(&["Public API"])
+            .create()
+            .await;
+        let (page_id, component) = (acme.id, acme.components[0].clone());
         app.wait_for_page("/status/acme").await;
         let secret = app
             .db
@@ -432,15 +436,8 @@ async fn submissions_still_succeed_when_sign_in_is_broken(db: TestDb) {
         })
         .await
         .unwrap();
-    let res = s
-        .app
-        .client
-        .get(format!("{}/api/v1/me", s.app.address))
-        .bearer_auth("eyJhbGciOiJIUzI1NiJ9.e30.x")
-        .send()
-        .await
-        .unwrap();
-    assert_ne!(res.status(), 200, "sign-in is indeed broken");
+    let (status, _) = s.app.api("eyJhbGciOiJIUzI1NiJ9.e30.x").get("/me").await;
+    assert_ne!(status, 200, "sign-in is indeed broken");
 
     // With a stale session cookie and a bearer header for good measure: neither is looked at.
     let res = s
@@ -733,24 +730,10 @@ async fn a_damaged_spool_tail_is_set_aside_and_the_rest_replayed(db: TestDb) {
     assert_eq!(status, 201, "{body}");
 }
 
-/// A user with `role` and an API token.
-async fn api_token(app: &TestApp, email: &str, role: Role) -> String {
-    let email = EmailAddress::parse(email).unwrap();
-    app.db
-        .run(move |c| {
-            let key = herald::secret::load_or_create(c, None)?;
-            let user = herald::services::users::create_user(c, &email, role, "a long password 1")?;
-            let issued = herald::services::auth::issue_token(c, key.expose(), &user, "test", 30)?;
-            Ok(issued.secret)
-        })
-        .await
-        .unwrap()
-}
-
 async fn responders_triage_submissions_through_the_api(db: TestDb) {
     let s = Support::spawn(db, &[("HERALD_SUPPORT_RATE_PER_MIN", "1000")]).await;
-    let responder = api_token(&s.app, "responder@example.com", Role::Responder).await;
-    let viewer = api_token(&s.app, "viewer@example.com", Role::Viewer).await;
+    let responder = s.app.token(Role::Responder).await;
+    let viewer = s.app.token(Role::Viewer).await;
     let mut references = Vec::new();
     for (topic, message) in [
         ("sign_in", "I cannot sign in since this morning."),
@@ -763,97 +746,77 @@ async fn responders_triage_submissions_through_the_api(db: TestDb) {
         assert_eq!(status, 201);
         references.push(answer["reference"].as_str().unwrap().to_owned());
     }
-    let send = |method: &str, path: &str, token: &str, body: Option<Value>| {
-        let mut req = s
-            .app
-            .client
-            .request(
-                method.parse().unwrap(),
-                format!("{}/api/v1{path}", s.app.address),
-            )
-            .bearer_auth(token);
-        if let Some(body) = body {
-            req = req.json(&body);
-        }
-        async move {
-            let res = req.send().await.unwrap();
-            let status = res.status().as_u16();
-            (status, res.json::<Value>().await.unwrap_or(Value::Null))
-        }
-    };
-    let (status, _) = send("GET", "/pages/acme/support", &viewer, None).await;
+    let (status, _) = s.app.api(&viewer).get("/pages/acme/support").await;
     assert_eq!(status, 403, "viewers do not read people's messages");
-    let (status, list) = send("GET", "/pages/acme/support?topic=sign_in", &responder, None).await;
+    let (status, list) = s
+        .app
+        .api(&responder)
+        .get("/pages/acme/support?topic=sign_in")
+        .await;
     assert_eq!(status, 200, "{list}");
     assert_eq!(list["items"].as_array().unwrap().len(), 2);
-    let (status, list) = send(
-        "GET",
-        "/pages/acme/support?limit=1&offset=1",
-        &responder,
-        None,
-    )
-    .await;
+    let (status, list) = s
+        .app
+        .api(&responder)
+        .get("/pages/acme/support?limit=1&offset=1")
+        .await;
     assert_eq!(status, 200);
     assert_eq!(list["items"].as_array().unwrap().len(), 1);
-    let (status, bad) = send(
-        "GET",
-        "/pages/acme/support?topic=refunds&limit=0",
-        &responder,
-        None,
-    )
-    .await;
+    let (status, bad) = s
+        .app
+        .api(&responder)
+        .get("/pages/acme/support?topic=refunds&limit=0")
+        .await;
     assert_eq!(status, 422, "{bad}");
     assert!(bad["fields"]["topic"].is_array() && bad["fields"]["limit"].is_array());
 
     let incident = json!({"name": "Sign-in failures", "body": "Investigating."});
-    let (status, opened) = send("POST", "/pages/acme/incidents", &responder, Some(incident)).await;
+    let (status, opened) = s
+        .app
+        .api(&responder)
+        .post("/pages/acme/incidents", incident)
+        .await;
     assert_eq!(status, 201, "{opened}");
     let incident_ref = opened["reference"].as_str().unwrap().to_owned();
     let path = format!("/pages/acme/support/{}", references[0]);
     let patch = json!({"status": "handled", "incident": incident_ref});
-    let (status, row) = send("PATCH", &path, &responder, Some(patch)).await;
+    let (status, row) = s.app.api(&responder).patch(&path, patch).await;
     assert_eq!(status, 200, "{row}");
     assert_eq!(row["status"], "handled");
     assert_eq!(row["handled_by"], "responder@example.com");
     assert_eq!(row["incident_id"], opened["id"]);
-    let (_, linked) = send(
-        "GET",
-        &format!("/pages/acme/support?incident={incident_ref}&status=handled"),
-        &responder,
-        None,
-    )
-    .await;
+    let (_, linked) = s
+        .app
+        .api(&responder)
+        .get(&format!(
+            "/pages/acme/support?incident={incident_ref}&status=handled"
+        ))
+        .await;
     assert_eq!(linked["items"].as_array().unwrap().len(), 1);
-    let (status, unknown) = send(
-        "GET",
-        "/pages/acme/support?incident=INC-1999-0001",
-        &responder,
-        None,
-    )
-    .await;
+    let (status, unknown) = s
+        .app
+        .api(&responder)
+        .get("/pages/acme/support?incident=INC-1999-0001")
+        .await;
     assert_eq!(
         status, 404,
         "a filter naming no incident of the page: {unknown}"
     );
-    let (status, bad) = send(
-        "PATCH",
-        &path,
-        &responder,
-        Some(json!({"incident": "INC-1999-0001"})),
-    )
-    .await;
+    let (status, bad) = s
+        .app
+        .api(&responder)
+        .patch(&path, json!({"incident": "INC-1999-0001"}))
+        .await;
     assert_eq!(status, 422, "{bad}");
-    let (status, _) = send(
-        "PATCH",
-        "/pages/acme/support/nope",
-        &responder,
-        Some(json!({"status": "open"})),
-    )
-    .await;
+    let (status, _) = s
+        .app
+        .api(&responder)
+        .patch("/pages/acme/support/nope", json!({"status": "open"}))
+        .await;
     assert_eq!(status, 404);
 
-    let owner = api_token(&s.app, "owner@example.com", Role::Owner).await;
-    let (status, audit) = send("GET", "/audit?page=acme", &owner, None).await;
+    let owner = s.app.token(Role::Owner).await;
+    let (status, audit) = s.app.api(&owner).get("/audit?page=acme").await;
     assert_eq!(status, 200);
     assert!(
         audit
@@ -948,24 +911,12 @@ async fn the_console_lists_filters_and_marks_submissions_handled(db: TestDb) {
 
 async fn the_status_page_points_to_support_strongest_when_sign_in_is_affected(db: TestDb) {
     let s = Support::spawn(db, &[]).await;
-    let owner = api_token(&s.app, "owner@example.com", Role::Owner).await;
+    let owner = s.app.token(Role::Owner).await;
     let page = s.app.get("/status/acme").await.text().await.unwrap();
     assert!(!page.contains("Can't sign in?"), "nothing wrong, no prompt");
-    let patch = |body: Value| {
-        let req = s
-            .app
-            .client
-            .patch(format!(
-                "{}/api/v1/pages/acme/components/{}",
-                s.app.address, s.component
-            ))
-            .bearer_auth(&owner)
-            .json(&body);
-        async move {
-            let res = req.send().await.unwrap();
-            (res.status().as_u16(), res.json::<Value>().await.unwrap())
-        }
-    };
+    let api = s.app.api(&owner);
+    let component = format!("/pages/acme/components/{}", s.component);
+    let patch = |body: Value| api.patch(&component, body);
     let (status, component) = patch(json!({"signin": true})).await;
     assert_eq!(status, 200, "{component}");
     assert_eq!(component["signin"], true);
@@ -980,16 +931,8 @@ async fn the_status_page_points_to_support_strongest_when_sign_in_is_affected(db
 
     // An open incident shows at the top of the form.
     let incident = json!({"name": "Login failures", "body": "We are looking into it."});
-    let res = s
-        .app
-        .client
-        .post(format!("{}/api/v1/pages/acme/incidents", s.app.address))
-        .bearer_auth(&owner)
-        .json(&incident)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
+    let (status, _) = api.post("/pages/acme/incidents", incident).await;
+    assert_eq!(status, 201);
     let form = s
         .app
         .wait_for_text("/status/acme/support", "Login failures")
@@ -998,16 +941,8 @@ async fn the_status_page_points_to_support_strongest_when_sign_in_is_affected(db
     assert!(form.contains("We are looking into it."));
 
     // The default page's form is also at the site root.
-    let res = s
-        .app
-        .client
-        .patch(format!("{}/api/v1/pages/acme", s.app.address))
-        .bearer_auth(&owner)
-        .json(&json!({"is_default": true}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
+    let (status, _) = api.patch("/pages/acme", json!({"is_default": true})).await;
+    assert_eq!(status, 200);
     let root = s
         .app
         .wait_for_text("/support", r#"action="/support""#)

@@ -7,13 +7,12 @@
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use herald::domain::{EmailAddress, Role};
+use herald::domain::Role;
 use herald::jobs::Registry;
 use herald::support::{Submission, Topic, spool};
 use serde_json::{Value, json};
 
-use crate::console::{Console, seed_page};
-use crate::helpers::{TestApp, TestDb};
+use crate::helpers::{Console, TestApp, TestDb};
 use crate::notify::sinks::{Mail, Receiver, SmtpSink};
 use crate::support::Support;
 
@@ -26,42 +25,6 @@ on_both_backends!(
     a_support_webhook_that_answers_410_is_not_retried,
     reminders_reach_the_responder_webhook_after_the_configured_lead_time,
 );
-
-/// An owner's API token.
-async fn owner_token(app: &TestApp) -> String {
-    let email = EmailAddress::parse("owner@example.com").unwrap();
-    app.db
-        .run(move |c| {
-            let key = herald::secret::load_or_create(c, None)?;
-            let user =
-                herald::services::users::create_user(c, &email, Role::Owner, "a long password 1")?;
-            let issued = herald::services::auth::issue_token(c, key.expose(), &user, "test", 30)?;
-            Ok(issued.secret)
-        })
-        .await
-        .unwrap()
-}
-
-/// A request to `/api/v1{path}` with `token`.
-async fn api(app: &TestApp, token: &str, method: &str, path: &str, body: Value) -> (u16, Value) {
-    let mut req = app
-        .client
-        .request(
-            method.parse().unwrap(),
-            format!("{}/api/v1{path}", app.address),
-        )
-        .bearer_auth(token);
-    if !body.is_null() {
-        req = req.json(&body);
-    }
-    let res = req.send().await.unwrap();
-    let status = res.status().as_u16();
-    let text = res.text().await.unwrap();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
-}
 
 /// The support form's app with an SMTP sink and a receiver; page `acme` has the support
 /// address `help@acme.test` and a support webhook at `/support-hook`, whose secret is returned.
@@ -79,32 +42,29 @@ async fn spawn(db: TestDb) -> (Support, SmtpSink, Receiver, String) {
         ],
     )
     .await;
-    let token = owner_token(&s.app).await;
+    let token = s.app.token(Role::Owner).await;
     let url = format!("{}/support-hook", hooks.base);
-    let (status, page) = api(
-        &s.app,
-        &token,
-        "PATCH",
-        "/pages/acme",
-        json!({"support_email": "help@acme.test", "support_webhook_url": url}),
-    )
-    .await;
+    let (status, page) = s
+        .app
+        .api(&token)
+        .patch(
+            "/pages/acme",
+            json!({"support_email": "help@acme.test", "support_webhook_url": url}),
+        )
+        .await;
     assert_eq!(status, 200, "{page}");
     assert_eq!(page["support_webhook_url"], json!(url));
     let secret = page["support_webhook_secret"].as_str().unwrap().to_owned();
     assert!(secret.starts_with("whsec_"), "{page}");
     // Saving the same URL again keeps the secret and does not show it again.
-    let (status, again) = api(
-        &s.app,
-        &token,
-        "PATCH",
-        "/pages/acme",
-        json!({"support_webhook_url": url}),
-    )
-    .await;
+    let (status, again) = s
+        .app
+        .api(&token)
+        .patch("/pages/acme", json!({"support_webhook_url": url}))
+        .await;
     assert_eq!(status, 200, "{again}");
     assert!(again.get("support_webhook_secret").is_none(), "{again}");
-    let (_, shown) = api(&s.app, &token, "GET", "/pages/acme", Value::Null).await;
+    let (_, shown) = s.app.api(&token).get("/pages/acme").await;
     assert_eq!(shown["support_webhook_url"], json!(url));
     assert!(!shown.to_string().contains(&secret), "never shown again");
     (s, smtp, hooks, secret)
@@ -341,8 +301,11 @@ async fn a_spooled_submission_is_announced_once_however_often_it_is_replayed(db:
 
 async fn private_page_webhook_urls_are_refused_when_saved(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    seed_page(&app).await;
-    let token = owner_token(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
+    let token = app.token(Role::Owner).await;
     for (field, url) in [
         ("support_webhook_url", "http://127.0.0.1:9/hook"),
         (
@@ -352,12 +315,15 @@ async fn private_page_webhook_urls_are_refused_when_saved(db: TestDb) {
         ("responder_webhook_url", "http://10.0.0.7/hook"),
         ("responder_webhook_url", "ftp://example.com/hook"),
     ] {
-        let (status, answer) = api(&app, &token, "PATCH", "/pages/acme", json!({field: url})).await;
+        let (status, answer) = app
+            .api(&token)
+            .patch("/pages/acme", json!({field: url}))
+            .await;
         assert_eq!(status, 422, "{url}: {answer}");
         let message = answer["fields"][field][0].as_str().unwrap_or_default();
         assert!(!message.is_empty(), "{url}: a message on {field}: {answer}");
     }
-    let (_, page) = api(&app, &token, "GET", "/pages/acme", Value::Null).await;
+    let (_, page) = app.api(&token).get("/pages/acme").await;
     assert_eq!(page["support_webhook_url"], Value::Null);
     assert_eq!(page["responder_webhook_url"], Value::Null);
 
@@ -396,17 +362,16 @@ async fn reminders_reach_the_responder_webhook_after_the_configured_lead_time(db
         Registry::standard(),
     )
     .await;
-    seed_page(&app).await;
-    let token = owner_token(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
+    let token = app.token(Role::Owner).await;
     let url = format!("{}/responder-hook", hooks.base);
-    let (status, page) = api(
-        &app,
-        &token,
-        "PATCH",
-        "/pages/acme",
-        json!({"responder_webhook_url": url}),
-    )
-    .await;
+    let (status, page) = app
+        .api(&token)
+        .patch("/pages/acme", json!({"responder_webhook_url": url}))
+        .await;
     assert_eq!(status, 200, "{page}");
     let secret = page["responder_webhook_secret"]
         .as_str()
@@ -415,14 +380,13 @@ async fn reminders_reach_the_responder_webhook_after_the_configured_lead_time(db
 
     // Promised in 20 minutes: inside the configured 30-minute lead (not the default 10).
     let deadline = chrono::Utc::now() + chrono::Duration::minutes(20);
-    let (status, opened) = api(
-        &app,
-        &token,
-        "POST",
-        "/pages/acme/incidents",
-        json!({"name": "Queue backlog", "body": "Draining.", "next_update_by": deadline}),
-    )
-    .await;
+    let (status, opened) = app
+        .api(&token)
+        .post(
+            "/pages/acme/incidents",
+            json!({"name": "Queue backlog", "body": "Draining.", "next_update_by": deadline}),
+        )
+        .await;
     assert_eq!(status, 201, "{opened}");
     let hook = hooks.wait_for("/responder-hook", 1).await.remove(0);
     assert_signed(&hook, &secret);
@@ -528,7 +492,10 @@ async fn owners_set_page_webhooks_in_the_console_and_see_each_secret_once(db: Te
         Registry::standard(),
     )
     .await;
-    seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
     let path = "/admin/pages/acme/settings";
     let mut fields = vec![

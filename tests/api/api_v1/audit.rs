@@ -11,9 +11,11 @@ async fn writes_are_audited_with_actor_action_and_changed_fields(db: TestDb) {
     let api = Api::spawn(db).await;
     let body = json!({"name": "Outage", "body": "Investigating.", "impact": "minor"});
     let (_, incident) = api
-        .send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+        .app
+        .api(&api.responder)
+        .post("/pages/acme/incidents", body)
         .await;
-    let (status, log) = api.send("GET", "/audit?page=acme", &api.owner, None).await;
+    let (status, log) = api.app.api(&api.owner).get("/audit?page=acme").await;
     assert_eq!(status, 200, "{log}");
     let newest = &log[0];
     assert_eq!(newest["action"], "incident.create");
@@ -36,12 +38,9 @@ async fn writes_are_audited_with_actor_action_and_changed_fields(db: TestDb) {
         ]
     );
     let (_, mine) = api
-        .send(
-            "GET",
-            "/audit?actor=owner@example.com&limit=2",
-            &api.owner,
-            None,
-        )
+        .app
+        .api(&api.owner)
+        .get("/audit?actor=owner@example.com&limit=2")
         .await;
     assert_eq!(mine.as_array().unwrap().len(), 2);
     assert!(
@@ -50,6 +49,6 @@ async fn writes_are_audited_with_actor_action_and_changed_fields(db: TestDb) {
             .iter()
             .all(|e| e["actor_email"] == "owner@example.com")
     );
-    let (status, _) = api.send("GET", "/audit?limit=0", &api.owner, None).await;
+    let (status, _) = api.app.api(&api.owner).get("/audit?limit=0").await;
     assert_eq!(status, 422);
 }

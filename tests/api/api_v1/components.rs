@@ -18,12 +18,9 @@ async fn components_and_groups_are_changed_and_deleted_within_their_page(db: Tes
     // Responders change a component's status, nothing else of the page's structure.
     let responder = api.responder.clone();
     let (status, c) = api
-        .send(
-            "PATCH",
-            &path,
-            &responder,
-            Some(json!({"status": "degraded_performance"})),
-        )
+        .app
+        .api(&responder)
+        .patch(&path, json!({"status": "degraded_performance"}))
         .await;
     assert_eq!(status, 200, "{c}");
     assert_eq!(c["status"], "degraded_performance");
@@ -45,78 +42,72 @@ async fn components_and_groups_are_changed_and_deleted_within_their_page(db: Tes
             Some(json!({"name": "Core"})),
         ),
     ] {
-        let (status, body) = api.send(method, &route, &responder, body).await;
+        let (status, body) = api.app.api(&responder).send(method, &route, body).await;
         assert_eq!(status, 403, "{method} {route} by a responder: {body}");
     }
     let (status, group) = api
-        .send(
-            "POST",
-            "/pages/acme/component-groups",
-            &token,
-            Some(json!({"name": "Core"})),
-        )
+        .app
+        .api(&token)
+        .post("/pages/acme/component-groups", json!({"name": "Core"}))
         .await;
     assert_eq!(status, 201, "{group}");
     let gid = group["id"].as_str().unwrap();
     let patch = json!({"group_id": gid, "status": "partial_outage", "region": "eu"});
-    let (status, c) = api.send("PATCH", &path, &token, Some(patch)).await;
+    let (status, c) = api.app.api(&token).patch(&path, patch).await;
     assert_eq!(status, 200, "{c}");
     assert_eq!(
         (c["group_id"].as_str(), c["status"].as_str()),
         (Some(gid), Some("partial_outage"))
     );
     let (status, body) = api
-        .send("PATCH", &path, &token, Some(json!({"status": "melting"})))
+        .app
+        .api(&token)
+        .patch(&path, json!({"status": "melting"}))
         .await;
     assert_eq!(status, 422);
     assert!(body["fields"]["status"].is_array(), "{body}");
     let gpath = format!("/pages/acme/component-groups/{gid}");
     let (status, g) = api
-        .send(
-            "PATCH",
-            &gpath,
-            &token,
-            Some(json!({"name": "Core services"})),
-        )
+        .app
+        .api(&token)
+        .patch(&gpath, json!({"name": "Core services"}))
         .await;
     assert_eq!(status, 200, "{g}");
     assert_eq!(g["name"], "Core services");
     assert_eq!(g["components"][0], cid.as_str());
-    let (status, _) = api
-        .send("PATCH", &gpath, &token, Some(json!({"name": ""})))
-        .await;
+    let (status, _) = api.app.api(&token).patch(&gpath, json!({"name": ""})).await;
     assert_eq!(status, 422);
-    let (status, _) = api.send("DELETE", &gpath, &token, None).await;
+    let (status, _) = api.app.api(&token).delete(&gpath).await;
     assert_eq!(status, 200);
     let (_, groups) = api
-        .send("GET", "/pages/acme/component-groups", &token, None)
+        .app
+        .api(&token)
+        .get("/pages/acme/component-groups")
         .await;
     assert_eq!(groups.as_array().unwrap().len(), 0);
-    let (status, _) = api.send("DELETE", &path, &api.viewer, None).await;
+    let (status, _) = api.app.api(&api.viewer).delete(&path).await;
     assert_eq!(status, 403);
-    let (status, _) = api.send("DELETE", &path, &token, None).await;
+    let (status, _) = api.app.api(&token).delete(&path).await;
     assert_eq!(status, 200);
-    let (status, _) = api.send("DELETE", &path, &token, None).await;
+    let (status, _) = api.app.api(&token).delete(&path).await;
     assert_eq!(status, 404);
-    let (_, list) = api
-        .send("GET", "/pages/acme/components", &token, None)
-        .await;
+    let (_, list) = api.app.api(&token).get("/pages/acme/components").await;
     assert_eq!(list.as_array().unwrap().len(), 1);
 }
 
 async fn only_owners_delete_pages_and_a_deleted_page_is_gone(db: TestDb) {
     let api = Api::spawn(db).await;
     let body = json!({"name": "Outage", "body": "Investigating."});
-    api.send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+    api.app
+        .api(&api.responder)
+        .post("/pages/acme/incidents", body)
         .await;
-    let (status, _) = api
-        .send("DELETE", "/pages/acme", &api.responder, None)
-        .await;
+    let (status, _) = api.app.api(&api.responder).delete("/pages/acme").await;
     assert_eq!(status, 403);
-    let (status, body) = api.send("DELETE", "/pages/acme", &api.owner, None).await;
+    let (status, body) = api.app.api(&api.owner).delete("/pages/acme").await;
     assert_eq!(status, 200, "{body}");
-    let (status, _) = api.send("GET", "/pages/acme", &api.viewer, None).await;
+    let (status, _) = api.app.api(&api.viewer).get("/pages/acme").await;
     assert_eq!(status, 404);
-    let (_, log) = api.send("GET", "/audit", &api.owner, None).await;
+    let (_, log) = api.app.api(&api.owner).get("/audit").await;
     assert_eq!(log[0]["action"], "page.delete");
 }

@@ -37,7 +37,9 @@ async fn an_incident_lives_from_investigating_to_resolved_and_the_public_api_fol
         "components": {api_id.clone(): "major_outage", web_id.clone(): "degraded_performance"},
     });
     let (status, incident) = api
-        .send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+        .app
+        .api(&api.responder)
+        .post("/pages/acme/incidents", body)
         .await;
     assert_eq!(status, 201, "{incident}");
     assert!(incident["reference"].as_str().unwrap().starts_with("INC-"));
@@ -48,37 +50,31 @@ async fn an_incident_lives_from_investigating_to_resolved_and_the_public_api_fol
     let updates = format!("/pages/acme/incidents/{id}/updates");
     for step in ["identified", "monitoring"] {
         let body = json!({"status": step, "body": format!("Now {step}.")});
-        let (status, posted) = api.send("POST", &updates, &api.responder, Some(body)).await;
+        let (status, posted) = api.app.api(&api.responder).post(&updates, body).await;
         assert_eq!(status, 201, "{posted}");
         assert_eq!(posted["status"], step);
         let summary = public_summary(&api, &format!("Now {step}.")).await;
         assert_eq!(summary["incidents"][0]["status"], step);
     }
     let body = json!({"status": "resolved", "body": "Fixed."});
-    let (status, posted) = api.send("POST", &updates, &api.responder, Some(body)).await;
+    let (status, posted) = api.app.api(&api.responder).post(&updates, body).await;
     assert_eq!(status, 201, "{posted}");
     let text = api.app.wait_for_text_gone(SUMMARY, "Database down").await;
     let summary: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(component_status(&summary, &api_id), "operational");
     assert_eq!(component_status(&summary, &web_id), "operational");
     let (_, detail) = api
-        .send(
-            "GET",
-            &format!("/pages/acme/incidents/{id}"),
-            &api.viewer,
-            None,
-        )
+        .app
+        .api(&api.viewer)
+        .get(&format!("/pages/acme/incidents/{id}"))
         .await;
     assert_eq!(detail["status"], "resolved");
     assert_eq!(detail["incident_updates"].as_array().unwrap().len(), 4);
     let reference = incident["reference"].as_str().unwrap();
     let (status, _) = api
-        .send(
-            "GET",
-            &format!("/pages/acme/incidents/{reference}"),
-            &api.viewer,
-            None,
-        )
+        .app
+        .api(&api.viewer)
+        .get(&format!("/pages/acme/incidents/{reference}"))
         .await;
     assert_eq!(status, 200, "incidents are found by reference too");
 }
@@ -91,18 +87,17 @@ async fn a_template_prefills_an_incident_and_explicit_fields_win(db: TestDb) {
         "components": {api.components[0].clone(): "major_outage"},
     });
     let (status, t) = api
-        .send(
-            "POST",
-            "/pages/acme/templates",
-            &api.responder,
-            Some(template),
-        )
+        .app
+        .api(&api.responder)
+        .post("/pages/acme/templates", template)
         .await;
     assert_eq!(status, 201, "{t}");
     let tid = t["id"].as_str().unwrap();
     let body = json!({"template_id": tid, "body": "Our own words."});
     let (status, incident) = api
-        .send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+        .app
+        .api(&api.responder)
+        .post("/pages/acme/incidents", body)
         .await;
     assert_eq!(status, 201, "{incident}");
     assert_eq!(incident["name"], "Database unavailable");
@@ -113,38 +108,27 @@ async fn a_template_prefills_an_incident_and_explicit_fields_win(db: TestDb) {
         "major_outage"
     );
     let (status, body) = api
-        .send(
-            "POST",
-            "/pages/acme/incidents",
-            &api.responder,
-            Some(json!({"template_id": "nope"})),
-        )
+        .app
+        .api(&api.responder)
+        .post("/pages/acme/incidents", json!({"template_id": "nope"}))
         .await;
     assert_eq!(
         status, 404,
         "a template that is not the page's is not found: {body}"
     );
     assert_eq!(body["message"], "template nope (template_id) not found");
-    let (_, list) = api
-        .send("GET", "/pages/acme/templates", &api.viewer, None)
-        .await;
+    let (_, list) = api.app.api(&api.viewer).get("/pages/acme/templates").await;
     assert_eq!(list.as_array().unwrap().len(), 1);
     let (status, _) = api
-        .send(
-            "DELETE",
-            &format!("/pages/acme/templates/{tid}"),
-            &api.responder,
-            None,
-        )
+        .app
+        .api(&api.responder)
+        .delete(&format!("/pages/acme/templates/{tid}"))
         .await;
     assert_eq!(status, 200);
     let (status, _) = api
-        .send(
-            "GET",
-            &format!("/pages/acme/templates/{tid}"),
-            &api.viewer,
-            None,
-        )
+        .app
+        .api(&api.viewer)
+        .get(&format!("/pages/acme/templates/{tid}"))
         .await;
     assert_eq!(status, 404);
 }
@@ -159,12 +143,9 @@ async fn maintenances_are_scheduled_and_listed_apart(db: TestDb) {
         "components": {api.components[0].clone(): "under_maintenance"},
     });
     let (status, m) = api
-        .send(
-            "POST",
-            "/pages/acme/maintenances",
-            &api.responder,
-            Some(body),
-        )
+        .app
+        .api(&api.responder)
+        .post("/pages/acme/maintenances", body)
         .await;
     assert_eq!(status, 201, "{m}");
     assert_eq!(
@@ -172,48 +153,45 @@ async fn maintenances_are_scheduled_and_listed_apart(db: TestDb) {
         (Some("maintenance"), Some("scheduled"))
     );
     let (_, list) = api
-        .send("GET", "/pages/acme/maintenances", &api.viewer, None)
+        .app
+        .api(&api.viewer)
+        .get("/pages/acme/maintenances")
         .await;
     assert_eq!(list.as_array().unwrap().len(), 1);
     let path = format!("/pages/acme/maintenances/{}", m["id"].as_str().unwrap());
     let (status, changed) = api
-        .send(
-            "PATCH",
-            &path,
-            &api.responder,
-            Some(json!({"auto_transition": true})),
-        )
+        .app
+        .api(&api.responder)
+        .patch(&path, json!({"auto_transition": true}))
         .await;
     assert_eq!(status, 200, "{changed}");
     assert_eq!(changed["auto_transition"], true);
     let body = json!({"name": "Outage", "body": "Investigating."});
     let (_, incident) = api
-        .send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+        .app
+        .api(&api.responder)
+        .post("/pages/acme/incidents", body)
         .await;
     let path = format!(
         "/pages/acme/maintenances/{}",
         incident["id"].as_str().unwrap()
     );
     let (status, _) = api
-        .send("PATCH", &path, &api.responder, Some(json!({"name": "X"})))
+        .app
+        .api(&api.responder)
+        .patch(&path, json!({"name": "X"}))
         .await;
     assert_eq!(status, 404, "an incident is not a maintenance");
     let (_, overdue) = api
-        .send(
-            "GET",
-            "/pages/acme/incidents?overdue=true",
-            &api.viewer,
-            None,
-        )
+        .app
+        .api(&api.viewer)
+        .get("/pages/acme/incidents?overdue=true")
         .await;
     assert_eq!(overdue.as_array().unwrap().len(), 0);
     let (status, _) = api
-        .send(
-            "GET",
-            "/pages/acme/incidents?status=sideways",
-            &api.viewer,
-            None,
-        )
+        .app
+        .api(&api.viewer)
+        .get("/pages/acme/incidents?status=sideways")
         .await;
     assert_eq!(status, 422);
 }
@@ -222,43 +200,33 @@ async fn a_resolved_incident_gets_a_published_postmortem(db: TestDb) {
     let api = Api::spawn(db).await;
     let body = json!({"name": "Outage", "body": "Investigating."});
     let (_, incident) = api
-        .send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+        .app
+        .api(&api.responder)
+        .post("/pages/acme/incidents", body)
         .await;
     let base = format!("/pages/acme/incidents/{}", incident["id"].as_str().unwrap());
     let draft = json!({"summary": "What happened.", "root_cause": "A bad deploy."});
     let (status, _) = api
-        .send(
-            "PUT",
-            &format!("{base}/postmortem"),
-            &api.responder,
-            Some(draft.clone()),
-        )
+        .app
+        .api(&api.responder)
+        .put(&format!("{base}/postmortem"), draft.clone())
         .await;
     assert_eq!(status, 409, "open incidents get no postmortem yet");
     let resolve = json!({"status": "resolved", "body": "Fixed."});
-    api.send(
-        "POST",
-        &format!("{base}/updates"),
-        &api.responder,
-        Some(resolve),
-    )
-    .await;
+    api.app
+        .api(&api.responder)
+        .post(&format!("{base}/updates"), resolve)
+        .await;
     let (status, pm) = api
-        .send(
-            "PUT",
-            &format!("{base}/postmortem"),
-            &api.responder,
-            Some(draft),
-        )
+        .app
+        .api(&api.responder)
+        .put(&format!("{base}/postmortem"), draft)
         .await;
     assert_eq!(status, 200, "{pm}");
     let (status, pm) = api
-        .send(
-            "POST",
-            &format!("{base}/postmortem/publish"),
-            &api.responder,
-            None,
-        )
+        .app
+        .api(&api.responder)
+        .send("POST", &format!("{base}/postmortem/publish"), None)
         .await;
     assert_eq!(status, 200, "{pm}");
     assert_eq!(pm["published"], true);
@@ -274,7 +242,9 @@ async fn overdue_lists_only_open_incidents_past_their_promised_update(db: TestDb
     for name in ["Late", "On time"] {
         let body = json!({"name": name, "body": "Investigating."});
         let (_, incident) = api
-            .send("POST", "/pages/acme/incidents", &api.responder, Some(body))
+            .app
+            .api(&api.responder)
+            .post("/pages/acme/incidents", body)
             .await;
         ids.push(incident["id"].as_str().unwrap().to_owned());
     }
@@ -291,12 +261,9 @@ async fn overdue_lists_only_open_incidents_past_their_promised_update(db: TestDb
         .await
         .unwrap();
     let (status, overdue) = api
-        .send(
-            "GET",
-            "/pages/acme/incidents?overdue=true",
-            &api.viewer,
-            None,
-        )
+        .app
+        .api(&api.viewer)
+        .get("/pages/acme/incidents?overdue=true")
         .await;
     assert_eq!(status, 200, "{overdue}");
     let names: Vec<&str> = overdue
@@ -307,7 +274,7 @@ async fn overdue_lists_only_open_incidents_past_their_promised_update(db: TestDb
         .collect();
     assert_eq!(names, ["Late"]);
     let path = "/pages/acme/incidents?due_within=1440";
-    let (status, soon) = api.send("GET", path, &api.viewer, None).await;
+    let (status, soon) = api.app.api(&api.viewer).get(path).await;
     assert_eq!(status, 200, "{soon}");
     let names: Vec<&str> = soon
         .as_array()
@@ -317,26 +284,22 @@ async fn overdue_lists_only_open_incidents_past_their_promised_update(db: TestDb
         .collect();
     assert_eq!(names, ["On time"], "not yet overdue, due within a day");
     let (status, _) = api
-        .send(
-            "GET",
-            "/pages/acme/incidents?due_within=0",
-            &api.viewer,
-            None,
-        )
+        .app
+        .api(&api.viewer)
+        .get("/pages/acme/incidents?due_within=0")
         .await;
     assert_eq!(status, 422);
     let (status, p) = api
-        .send("GET", "/pages/acme/punctuality", &api.viewer, None)
+        .app
+        .api(&api.viewer)
+        .get("/pages/acme/punctuality")
         .await;
     assert_eq!(status, 200, "{p}");
     assert!(p["last_30_days"].is_object(), "{p}");
     let (_, open) = api
-        .send(
-            "GET",
-            "/pages/acme/incidents?status=open",
-            &api.viewer,
-            None,
-        )
+        .app
+        .api(&api.viewer)
+        .get("/pages/acme/incidents?status=open")
         .await;
     assert_eq!(open.as_array().unwrap().len(), 2);
 }
@@ -346,11 +309,11 @@ async fn an_ended_incident_shows_the_statuses_it_set_not_todays(db: TestDb) {
     let (api_id, web_id) = (api.components[0].clone(), api.components[1].clone());
     let open = |name: &str, components: Value| json!({"name": name, "body": "Looking.", "components": components});
     let (status, last_week) = api
-        .send(
-            "POST",
+        .app
+        .api(&api.responder)
+        .post(
             "/pages/acme/incidents",
-            &api.responder,
-            Some(open("Old outage", json!({api_id.clone(): "major_outage"}))),
+            open("Old outage", json!({api_id.clone(): "major_outage"})),
         )
         .await;
     assert_eq!(status, 201, "{last_week}");
@@ -358,18 +321,18 @@ async fn an_ended_incident_shows_the_statuses_it_set_not_todays(db: TestDb) {
     let body = json!({"status": "resolved", "body": "Fixed.",
                       "components": {api_id.clone(): "operational"}});
     let updates = format!("/pages/acme/incidents/{old}/updates");
-    let (status, posted) = api.send("POST", &updates, &api.responder, Some(body)).await;
+    let (status, posted) = api.app.api(&api.responder).post(&updates, body).await;
     assert_eq!(status, 201, "{posted}");
     // Today another incident takes the same component down, and one more.
     let (status, today) = api
-        .send(
-            "POST",
+        .app
+        .api(&api.responder)
+        .post(
             "/pages/acme/incidents",
-            &api.responder,
-            Some(open(
+            open(
                 "New outage",
                 json!({api_id.clone(): "partial_outage", web_id.clone(): "degraded_performance"}),
-            )),
+            ),
         )
         .await;
     assert_eq!(status, 201, "{today}");

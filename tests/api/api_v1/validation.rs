@@ -43,14 +43,14 @@ async fn names_with_a_line_break_are_refused_and_nothing_is_written(db: TestDb) 
         ),
     ];
     for (method, path, body) in writes {
-        let (status, answer) = api.send(method, path, &api.owner, Some(body)).await;
+        let (status, answer) = api.app.api(&api.owner).send(method, path, Some(body)).await;
         assert_eq!(status, 422, "{method} {path}: {answer}");
         assert_eq!(
             answer["fields"]["name"][0], "must be a single line (no line breaks)",
             "{method} {path}: {answer}"
         );
     }
-    let (_, pages) = api.send("GET", "/pages", &api.owner, None).await;
+    let (_, pages) = api.app.api(&api.owner).get("/pages").await;
     let names: Vec<&str> = pages
         .as_array()
         .unwrap()
@@ -68,7 +68,9 @@ async fn bad_bodies_answer_422_naming_each_field(db: TestDb) {
         let token = token.clone();
         let api = &api;
         async move {
-            api.send("POST", "/pages/acme/incidents", &token, Some(body))
+            api.app
+                .api(&token)
+                .post("/pages/acme/incidents", body)
                 .await
         }
     };
@@ -92,21 +94,15 @@ async fn bad_bodies_answer_422_naming_each_field(db: TestDb) {
         "{body}"
     );
     let (_, beta) = api
-        .send(
-            "POST",
-            "/pages",
-            &api.owner,
-            Some(json!({"slug": "beta", "name": "Beta"})),
-        )
+        .app
+        .api(&api.owner)
+        .post("/pages", json!({"slug": "beta", "name": "Beta"}))
         .await;
     assert!(beta["id"].is_string());
     let (_, foreign) = api
-        .send(
-            "POST",
-            "/pages/beta/components",
-            &api.owner,
-            Some(json!({"name": "DB"})),
-        )
+        .app
+        .api(&api.owner)
+        .post("/pages/beta/components", json!({"name": "DB"}))
         .await;
     let foreign_id = foreign["id"].as_str().unwrap();
     let mut components = serde_json::Map::new();
@@ -122,21 +118,16 @@ async fn bad_bodies_answer_422_naming_each_field(db: TestDb) {
         "{body}"
     );
     let (status, body) = api
-        .send(
-            "POST",
-            "/pages/acme/components",
-            &api.owner,
-            Some(json!({"name": " "})),
-        )
+        .app
+        .api(&api.owner)
+        .post("/pages/acme/components", json!({"name": " "}))
         .await;
     assert_eq!(
         (status, fields(&body)),
         (422, vec!["name".to_owned()]),
         "{body}"
     );
-    let (_, list) = api
-        .send("GET", "/pages/acme/incidents", &api.viewer, None)
-        .await;
+    let (_, list) = api.app.api(&api.viewer).get("/pages/acme/incidents").await;
     assert_eq!(list.as_array().unwrap().len(), 0, "nothing was written");
 }
 
@@ -167,23 +158,35 @@ async fn a_retried_post_with_the_same_idempotency_key_creates_one_incident(db: T
     let key = [("Idempotency-Key", "retry-1")];
     let path = "/pages/acme/incidents";
     let (first_status, first) = api
-        .send_with("POST", path, &api.responder, Some(body.clone()), &key)
+        .app
+        .api(&api.responder)
+        .with_headers(&key)
+        .post(path, body.clone())
         .await;
     let (again_status, again) = api
-        .send_with("POST", path, &api.responder, Some(body), &key)
+        .app
+        .api(&api.responder)
+        .with_headers(&key)
+        .post(path, body)
         .await;
     assert_eq!((first_status, again_status), (201, 201));
     assert_eq!(first, again, "the retry answers the first answer");
-    let (_, list) = api.send("GET", path, &api.viewer, None).await;
+    let (_, list) = api.app.api(&api.viewer).get(path).await;
     assert_eq!(list.as_array().unwrap().len(), 1, "one incident");
     let other = json!({"name": "Another", "body": "Different."});
     let (status, body) = api
-        .send_with("POST", path, &api.responder, Some(other.clone()), &key)
+        .app
+        .api(&api.responder)
+        .with_headers(&key)
+        .post(path, other.clone())
         .await;
     assert_eq!(status, 422);
     assert!(body["fields"]["idempotency_key"].is_array(), "{body}");
     let (status, _) = api
-        .send_with("POST", path, &api.owner, Some(other), &key)
+        .app
+        .api(&api.owner)
+        .with_headers(&key)
+        .post(path, other)
         .await;
     assert_eq!(status, 201, "keys are per user");
 }
@@ -194,7 +197,9 @@ async fn oversized_bodies_are_refused_and_answers_are_compressed_on_request(db: 
     let api = Api::spawn(db).await;
     let huge = json!({"name": "Big", "body": "x".repeat(300 * 1024)});
     let (status, body) = api
-        .send("POST", "/pages/acme/incidents", &api.responder, Some(huge))
+        .app
+        .api(&api.responder)
+        .post("/pages/acme/incidents", huge)
         .await;
     assert_eq!(status, 400, "{body}");
     assert!(
@@ -242,7 +247,11 @@ async fn a_field_the_route_does_not_take_is_refused_by_name_and_nothing_changes(
         ),
     ];
     for (method, path, body, field) in refused {
-        let (status, answer) = api.send(method, &path, &api.owner, Some(body)).await;
+        let (status, answer) = api
+            .app
+            .api(&api.owner)
+            .send(method, &path, Some(body))
+            .await;
         assert_eq!(status, 422, "{method} {path}: {answer}");
         assert_eq!(fields(&answer), [field], "{answer}");
         assert!(
@@ -254,26 +263,22 @@ async fn a_field_the_route_does_not_take_is_refused_by_name_and_nothing_changes(
         );
     }
     // Nothing was written: the page keeps its name, the component its name, no incident opened.
-    let (_, page) = api.send("GET", "/pages/acme", &api.viewer, None).await;
+    let (_, page) = api.app.api(&api.viewer).get("/pages/acme").await;
     assert_eq!(page["name"], "Acme", "{page}");
-    let (_, listed) = api
-        .send("GET", "/pages/acme/components", &api.viewer, None)
-        .await;
+    let (_, listed) = api.app.api(&api.viewer).get("/pages/acme/components").await;
     assert!(
         listed.to_string().contains(r#""name":"API""#) && !listed.to_string().contains("API 2"),
         "{listed}"
     );
-    let (_, incidents) = api
-        .send("GET", "/pages/acme/incidents", &api.viewer, None)
-        .await;
+    let (_, incidents) = api.app.api(&api.viewer).get("/pages/acme/incidents").await;
     assert_eq!(incidents.as_array().map(Vec::len), Some(0), "{incidents}");
     // Fields read by different parts of one route are all known.
     let (status, answer) = api
-        .send(
-            "PATCH",
+        .app
+        .api(&api.owner)
+        .patch(
             &component,
-            &api.owner,
-            Some(json!({"name": "API", "status": "degraded_performance"})),
+            json!({"name": "API", "status": "degraded_performance"}),
         )
         .await;
     assert_eq!(status, 200, "{answer}");
@@ -365,12 +370,12 @@ async fn every_refusal_is_herald_s_json_error(db: TestDb) {
     assert_eq!(fields(&body), ["offset"], "{body}");
     // Statuspage's name and Herald's for one switch, sent together and agreeing.
     let (status, body) = api
-        .send(
-            "POST",
+        .app
+        .api(&api.owner)
+        .post(
             "/pages/acme/incidents",
-            &api.owner,
-            Some(json!({"name": "Down", "body": "Down.", "notify": false,
-                        "deliver_notifications": false})),
+            json!({"name": "Down", "body": "Down.", "notify": false,
+                        "deliver_notifications": false}),
         )
         .await;
     assert_eq!(status, 201, "{body}");
@@ -380,12 +385,12 @@ async fn every_refusal_is_herald_s_json_error(db: TestDb) {
     );
     // ... and disagreeing: refused by name, not as a "duplicate field".
     let (status, body) = api
-        .send(
-            "POST",
+        .app
+        .api(&api.owner)
+        .post(
             "/pages/acme/incidents",
-            &api.owner,
-            Some(json!({"name": "Down", "body": "Down.", "notify": false,
-                        "deliver_notifications": true})),
+            json!({"name": "Down", "body": "Down.", "notify": false,
+                        "deliver_notifications": true}),
         )
         .await;
     assert_eq!(status, 422, "{body}");
@@ -395,12 +400,9 @@ async fn every_refusal_is_herald_s_json_error(db: TestDb) {
 async fn a_taken_slug_is_a_409_conflict_naming_the_field_and_nothing_is_written(db: TestDb) {
     let api = Api::spawn(db).await;
     let (status, answer) = api
-        .send(
-            "POST",
-            "/pages",
-            &api.owner,
-            Some(json!({"slug": "acme", "name": "Another Acme"})),
-        )
+        .app
+        .api(&api.owner)
+        .post("/pages", json!({"slug": "acme", "name": "Another Acme"}))
         .await;
     assert_eq!(
         (status, &answer["error"]),
@@ -413,6 +415,6 @@ async fn a_taken_slug_is_a_409_conflict_naming_the_field_and_nothing_is_written(
             .is_some_and(|m| m.contains("already used by another page")),
         "{answer}"
     );
-    let (_, pages) = api.send("GET", "/pages", &api.owner, None).await;
+    let (_, pages) = api.app.api(&api.owner).get("/pages").await;
     assert_eq!(pages.as_array().map(Vec::len), Some(1), "{pages}");
 }

@@ -8,8 +8,7 @@ use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, RETRY_AFTER, SET_COOKIE};
 use serde_json::json;
 
-use super::{PASSWORD, add_user, server_key};
-use crate::helpers::{TestApp, TestDb, no_redirects};
+use crate::helpers::{PASSWORD, TestApp, TestDb, no_redirects};
 
 on_both_backends!(
     signing_in_sets_a_strict_http_only_session_cookie_and_redirects_to_admin,
@@ -72,7 +71,7 @@ async fn csrf_for(app: &TestApp, cookie: &str) -> String {
     let claims = jsonwebtoken::dangerous::insecure_decode::<Claims>(value)
         .unwrap()
         .claims;
-    herald::auth::csrf::token_for(&claims.jti, &server_key(app).await)
+    herald::auth::csrf::token_for(&claims.jti, &app.server_key().await)
 }
 
 #[tokio::test]
@@ -101,7 +100,7 @@ async fn the_sign_in_page_is_a_plain_form_with_the_site_css_and_nothing_external
 
 async fn signing_in_sets_a_strict_http_only_session_cookie_and_redirects_to_admin(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Responder).await;
+    app.user("ops@example.com", Role::Responder).await;
     let res = sign_in(&app, "Ops@Example.com ", PASSWORD).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     assert_eq!(res.headers()[LOCATION], "/admin");
@@ -130,7 +129,7 @@ async fn over_https_the_session_cookie_is_secure() {
     let db = TestDb::sqlite();
     let extra = [("HERALD_PUBLIC_URL", "https://status.example.com")];
     let app = TestApp::spawn_with(db, &extra, Registry::standard()).await;
-    add_user(&app, "ops@example.com", Role::Viewer).await;
+    app.user("ops@example.com", Role::Viewer).await;
     let res = sign_in(&app, "ops@example.com", PASSWORD).await;
     let set = session_set_cookie(&res).expect("session cookie");
     assert!(set.contains("; Secure"), "{set}");
@@ -138,7 +137,7 @@ async fn over_https_the_session_cookie_is_secure() {
 
 async fn an_unknown_email_and_a_wrong_password_get_the_same_answer(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let wrong_password = sign_in(&app, "ops@example.com", "not the password").await;
     let unknown = sign_in(&app, "nobody@example.com", PASSWORD).await;
     assert_eq!(wrong_password.status(), StatusCode::UNAUTHORIZED);
@@ -159,7 +158,7 @@ async fn repeated_failures_on_an_account_get_429_with_retry_after_whether_or_not
     db: TestDb,
 ) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let mut answers = Vec::new();
     for email in ["ops@example.com", "nobody@example.com"] {
         for _ in 0..5 {
@@ -191,7 +190,7 @@ async fn repeated_failures_on_an_account_get_429_with_retry_after_whether_or_not
 #[tokio::test]
 async fn twenty_failures_from_one_ip_limit_every_account_from_it() {
     let app = TestApp::spawn(TestDb::sqlite()).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     for i in 0..20 {
         let res = sign_in(&app, &format!("user{i}@example.com"), "wrong").await;
         assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
@@ -203,7 +202,7 @@ async fn twenty_failures_from_one_ip_limit_every_account_from_it() {
 
 async fn signing_out_revokes_the_session_so_the_old_cookie_stops_working(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Viewer).await;
+    app.user("ops@example.com", Role::Viewer).await;
     let cookie = signed_in(&app, "ops@example.com").await;
     assert_eq!(me_with_cookie(&app, &cookie).await, StatusCode::OK);
     let csrf = csrf_for(&app, &cookie).await;
@@ -229,7 +228,7 @@ async fn signing_out_revokes_the_session_so_the_old_cookie_stops_working(db: Tes
 
 async fn a_cookie_authenticated_post_needs_the_csrf_token(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let cookie = signed_in(&app, "ops@example.com").await;
     let csrf = csrf_for(&app, &cookie).await;
     let post_token = |header: Option<&str>| {
@@ -284,7 +283,7 @@ async fn a_cookie_authenticated_post_needs_the_csrf_token(db: TestDb) {
 
 async fn a_cookie_past_half_its_life_is_renewed_on_the_response(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let cookie = signed_in(&app, "ops@example.com").await;
     let res = app
         .client
@@ -304,7 +303,7 @@ async fn a_cookie_past_half_its_life_is_renewed_on_the_response(db: TestDb) {
     let now = chrono::Utc::now().timestamp();
     (claims.iat, claims.exp) = (now - 20 * 60, now + 10 * 60);
     assert_eq!(claims.typ, Kind::Session);
-    let aged = herald::auth::jwt::sign(&claims, &server_key(&app).await).unwrap();
+    let aged = herald::auth::jwt::sign(&claims, &app.server_key().await).unwrap();
     let res = app
         .client
         .get(format!("{}/api/v1/me", app.address))

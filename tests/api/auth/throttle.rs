@@ -9,8 +9,7 @@ use herald::jobs::Registry;
 use reqwest::StatusCode;
 use reqwest::header::SET_COOKIE;
 
-use super::{PASSWORD, add_user, me_with_token};
-use crate::helpers::{TestApp, TestDb, no_redirects};
+use crate::helpers::{PASSWORD, TestApp, TestDb, no_redirects};
 
 on_both_backends!(
     forty_concurrent_guesses_on_one_account_are_five_answers_and_thirty_five_refusals,
@@ -59,7 +58,7 @@ async fn forty_concurrent_guesses_on_one_account_are_five_answers_and_thirty_fiv
     db: TestDb,
 ) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let form = Form::get(&app).await;
     let guesses = (0..40).map(|i| {
         let (app, form) = (&app, &form);
@@ -76,7 +75,7 @@ async fn forty_concurrent_guesses_on_one_account_are_five_answers_and_thirty_fiv
 
 async fn guesses_from_another_network_do_not_lock_the_owner_out(db: TestDb) {
     let app = behind_proxy(db, &[]).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let form = Form::get(&app).await;
     let guesser = "203.0.113.9";
     for _ in 0..5 {
@@ -98,7 +97,7 @@ async fn guesses_from_another_network_do_not_lock_the_owner_out(db: TestDb) {
 
 async fn an_ipv6_guesser_counts_as_its_64(db: TestDb) {
     let app = behind_proxy(db, &[]).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let form = Form::get(&app).await;
     for i in 1..=5 {
         let from = format!("2001:db8:1:2::{i:x}");
@@ -127,16 +126,8 @@ async fn a_sign_in_flood_leaves_the_database_pool_to_everyone_else(db: TestDb) {
         ("HERALD_DB_TIMEOUT_MS", "250"),
     ];
     let app = behind_proxy(db, &extra).await;
-    let user = add_user(&app, "ops@example.com", Role::Owner).await;
-    let token = app
-        .db
-        .run(move |c| {
-            let key = herald::secret::load_or_create(c, None)?;
-            let user = herald::db::models::users::find(c, &user)?.expect("the user");
-            Ok(herald::services::auth::issue_token(c, key.expose(), &user, "api", 1)?.secret)
-        })
-        .await
-        .expect("token");
+    let user = app.user("ops@example.com", Role::Owner).await;
+    let token = app.token_for(&user).await;
     let form = Form::get(&app).await;
     // 48 senders, each signing in again as soon as it is answered, until the responder is done.
     let done = AtomicBool::new(false);
@@ -154,7 +145,7 @@ async fn a_sign_in_flood_leaves_the_database_pool_to_everyone_else(db: TestDb) {
     let responder = async {
         let mut statuses = Vec::new();
         for _ in 0..30 {
-            statuses.push(me_with_token(&app, &token).await.0);
+            statuses.push(app.api(&token).get("/me").await.0);
         }
         done.store(true, Ordering::Release);
         statuses
@@ -177,7 +168,7 @@ async fn a_sign_in_flood_leaves_the_database_pool_to_everyone_else(db: TestDb) {
 #[tokio::test]
 async fn the_sign_in_form_needs_its_own_csrf_token() {
     let app = TestApp::spawn(TestDb::sqlite()).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let page = no_redirects()
         .get(format!("{}/admin/login", app.address))
         .send()

@@ -5,7 +5,6 @@ use herald::domain::Role;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 
-use super::{add_user, me_with_token, server_key};
 use crate::helpers::{TestApp, TestDb};
 use crate::process::herald;
 
@@ -34,19 +33,6 @@ fn cli_token(app: &TestApp, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// Creates a token through the API as `token`'s user; returns (status, body).
-async fn post_token(app: &TestApp, token: &str, body: Value) -> (u16, Value) {
-    let res = app
-        .client
-        .post(format!("{}/api/v1/tokens", app.address))
-        .bearer_auth(token)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (res.status().as_u16(), res.json().await.unwrap_or_default())
-}
-
 async fn token_for(app: &TestApp, email: &str) -> String {
     let (code, out, err) = cli_token(app, &["--email", email, "--name", "test"]);
     assert_eq!(code, 0, "{err}");
@@ -55,7 +41,7 @@ async fn token_for(app: &TestApp, email: &str) -> String {
 
 async fn a_token_created_by_the_cli_authenticates_its_user(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let id = add_user(&app, "ops@example.com", Role::Owner).await;
+    let id = app.user("ops@example.com", Role::Owner).await;
     let (code, out, err) = cli_token(&app, &["--email", "Ops@Example.com"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().count(), 1, "the token alone on stdout: {out}");
@@ -63,7 +49,7 @@ async fn a_token_created_by_the_cli_authenticates_its_user(db: TestDb) {
         !err.contains(out.trim()),
         "the token never reaches the logs"
     );
-    let (status, body) = me_with_token(&app, out.trim()).await;
+    let (status, body) = app.api(out.trim()).get("/me").await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         body,
@@ -73,7 +59,7 @@ async fn a_token_created_by_the_cli_authenticates_its_user(db: TestDb) {
 
 async fn the_cli_refuses_an_unknown_email_and_bad_flags_with_exit_2(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let (code, out, err) = cli_token(&app, &["--email", "nobody@example.com"]);
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(
@@ -94,14 +80,14 @@ fn b64(bytes: &[u8]) -> String {
 
 async fn forged_none_wrong_algorithm_wrong_key_and_expired_tokens_get_401(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let user_id = add_user(&app, "ops@example.com", Role::Owner).await;
+    let user_id = app.user("ops@example.com", Role::Owner).await;
     let genuine = token_for(&app, "ops@example.com").await;
-    assert_eq!(me_with_token(&app, &genuine).await.0, 200);
+    assert_eq!(app.api(&genuine).get("/me").await.0, 200);
     let jti = jsonwebtoken::dangerous::insecure_decode::<Claims>(&genuine)
         .unwrap()
         .claims
         .jti;
-    let key = server_key(&app).await;
+    let key = app.server_key().await;
     let now = chrono::Utc::now().timestamp();
     let claims = |exp: i64| Claims {
         sub: user_id.clone(),
@@ -139,13 +125,13 @@ async fn forged_none_wrong_algorithm_wrong_key_and_expired_tokens_get_401(db: Te
         ("garbage", "not.a.token".to_owned()),
     ];
     for (what, token) in refused {
-        let (status, body) = me_with_token(&app, &token).await;
+        let (status, body) = app.api(&token).get("/me").await;
         assert_eq!(status, 401, "{what}: {body}");
         assert_eq!(body["error"], "unauthorized", "{what}");
     }
     let fresh = sign(Algorithm::HS256, &key, &claims(now + 600));
     assert_eq!(
-        me_with_token(&app, &fresh).await.0,
+        app.api(&fresh).get("/me").await.0,
         200,
         "a genuine re-signing works"
     );
@@ -153,30 +139,23 @@ async fn forged_none_wrong_algorithm_wrong_key_and_expired_tokens_get_401(db: Te
 
 async fn a_revoked_token_gets_401_at_once(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Responder).await;
+    app.user("ops@example.com", Role::Responder).await;
     let admin = token_for(&app, "ops@example.com").await;
-    let (status, created) = post_token(&app, &admin, json!({"name": "deploy bot"})).await;
+    let (status, created) = app
+        .api(&admin)
+        .post("/tokens", json!({"name": "deploy bot"}))
+        .await;
     assert_eq!(status, 201, "{created}");
     assert_eq!(created["name"], "deploy bot");
     let secret = created["token_secret"].as_str().unwrap();
-    assert_eq!(me_with_token(&app, secret).await.0, 200);
-    let res = app
-        .client
-        .delete(format!(
-            "{}/api/v1/tokens/{}",
-            app.address,
-            created["id"].as_str().unwrap()
-        ))
-        .bearer_auth(&admin)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    let revoked: Value = res.json().await.unwrap();
+    assert_eq!(app.api(secret).get("/me").await.0, 200);
+    let path = format!("/tokens/{}", created["id"].as_str().unwrap());
+    let (status, revoked) = app.api(&admin).delete(&path).await;
+    assert_eq!(status, 200);
     assert!(revoked["revoked_at"].is_string(), "{revoked}");
-    assert_eq!(me_with_token(&app, secret).await.0, 401);
+    assert_eq!(app.api(secret).get("/me").await.0, 401);
     assert_eq!(
-        me_with_token(&app, &admin).await.0,
+        app.api(&admin).get("/me").await.0,
         200,
         "other tokens still work"
     );
@@ -184,11 +163,14 @@ async fn a_revoked_token_gets_401_at_once(db: TestDb) {
 
 async fn a_demoted_user_loses_rights_at_once(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let id = add_user(&app, "ops@example.com", Role::Owner).await;
-    add_user(&app, "bob@example.com", Role::Viewer).await;
+    let id = app.user("ops@example.com", Role::Owner).await;
+    app.user("bob@example.com", Role::Viewer).await;
     let token = token_for(&app, "ops@example.com").await;
     let for_bob = json!({"email": "bob@example.com"});
-    assert_eq!(post_token(&app, &token, for_bob.clone()).await.0, 201);
+    assert_eq!(
+        app.api(&token).post("/tokens", for_bob.clone()).await.0,
+        201
+    );
     app.db
         .run(move |c| {
             use diesel::prelude::*;
@@ -200,33 +182,24 @@ async fn a_demoted_user_loses_rights_at_once(db: TestDb) {
         })
         .await
         .unwrap();
-    let (status, body) = post_token(&app, &token, for_bob).await;
+    let (status, body) = app.api(&token).post("/tokens", for_bob).await;
     assert_eq!((status, body["error"].as_str()), (403, Some("forbidden")));
-    assert_eq!(me_with_token(&app, &token).await.1["role"], "viewer");
+    assert_eq!(app.api(&token).get("/me").await.1["role"], "viewer");
 }
 
 async fn owners_list_every_token_and_others_only_their_own(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "owner@example.com", Role::Owner).await;
-    let bob_id = add_user(&app, "bob@example.com", Role::Responder).await;
+    app.user("owner@example.com", Role::Owner).await;
+    let bob_id = app.user("bob@example.com", Role::Responder).await;
     let owner = token_for(&app, "owner@example.com").await;
     let bob = token_for(&app, "bob@example.com").await;
-    let list = |token: String| {
-        let app = &app;
-        async move {
-            let res = app
-                .client
-                .get(format!("{}/api/v1/tokens", app.address))
-                .bearer_auth(token)
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(res.status(), 200);
-            res.json::<Vec<Value>>().await.unwrap()
-        }
+    let list = async |token: &str| {
+        let (status, tokens) = app.api(token).get("/tokens").await;
+        assert_eq!(status, 200);
+        tokens.as_array().unwrap().clone()
     };
-    assert_eq!(list(owner.clone()).await.len(), 2);
-    let own = list(bob.clone()).await;
+    assert_eq!(list(&owner).await.len(), 2);
+    let own = list(&bob).await;
     assert_eq!(own.len(), 1);
     assert_eq!(own[0]["user_id"], bob_id.as_str());
     assert!(
@@ -238,26 +211,20 @@ async fn owners_list_every_token_and_others_only_their_own(db: TestDb) {
         own[0].get("token_secret").is_none(),
         "secrets are shown once only"
     );
-    let (status, _) = post_token(&app, &bob, json!({"email": "owner@example.com"})).await;
+    let (status, _) = app
+        .api(&bob)
+        .post("/tokens", json!({"email": "owner@example.com"}))
+        .await;
     assert_eq!(status, 403, "a responder cannot issue tokens for others");
-    let owner_token_id = list(owner)
+    let owner_token_id = list(&owner)
         .await
         .into_iter()
         .find(|t| t["user_id"] != bob_id.as_str())
         .unwrap()["id"]
         .clone();
-    let res = app
-        .client
-        .delete(format!(
-            "{}/api/v1/tokens/{}",
-            app.address,
-            owner_token_id.as_str().unwrap()
-        ))
-        .bearer_auth(&bob)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 404, "another user's token is not found");
+    let path = format!("/tokens/{}", owner_token_id.as_str().unwrap());
+    let (status, _) = app.api(&bob).delete(&path).await;
+    assert_eq!(status, 404, "another user's token is not found");
 }
 
 #[test]
@@ -319,7 +286,7 @@ async fn a_token_cannot_make_one_that_outlives_it_and_each_creation_and_revocati
     db: TestDb,
 ) {
     let app = TestApp::spawn(db).await;
-    add_user(&app, "ops@example.com", Role::Owner).await;
+    app.user("ops@example.com", Role::Owner).await;
     let (code, out, err) = cli_token(
         &app,
         &[
@@ -333,21 +300,21 @@ async fn a_token_cannot_make_one_that_outlives_it_and_each_creation_and_revocati
     );
     assert_eq!(code, 0, "{err}");
     let weekly = out.trim().to_owned();
-    let (status, body) = post_token(
-        &app,
-        &weekly,
-        json!({"name": "forever", "expires_days": 3650}),
-    )
-    .await;
+    let (status, body) = app
+        .api(&weekly)
+        .post("/tokens", json!({"name": "forever", "expires_days": 3650}))
+        .await;
     assert_eq!(status, 422, "{body}");
     assert_eq!(
         body["fields"]["expires_days"][0],
         "must not outlive the token making this request (7 days at most)"
     );
-    let (status, created) =
-        post_token(&app, &weekly, json!({"name": "bot", "expires_days": 7})).await;
+    let (status, created) = app
+        .api(&weekly)
+        .post("/tokens", json!({"name": "bot", "expires_days": 7}))
+        .await;
     assert_eq!(status, 201, "{created}");
-    let (_, list) = app_get(&app, &weekly, "/api/v1/tokens").await;
+    let (_, list) = app.api(&weekly).get("/tokens").await;
     let tokens = list.as_array().unwrap();
     let expiry = |name: &str| {
         tokens.iter().find(|t| t["name"] == name).unwrap()["expires_at"]
@@ -360,15 +327,9 @@ async fn a_token_cannot_make_one_that_outlives_it_and_each_creation_and_revocati
         "it ends with its maker: {list}"
     );
     let id = created["id"].as_str().unwrap();
-    let res = app
-        .client
-        .delete(format!("{}/api/v1/tokens/{id}", app.address))
-        .bearer_auth(&weekly)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    let (status, audit) = app_get(&app, &weekly, "/api/v1/audit").await;
+    let (status, _) = app.api(&weekly).delete(&format!("/tokens/{id}")).await;
+    assert_eq!(status, 200);
+    let (status, audit) = app.api(&weekly).get("/audit").await;
     assert_eq!(status, 200, "{audit}");
     let actions: Vec<(&str, &str)> = audit
         .as_array()
@@ -388,16 +349,4 @@ async fn a_token_cannot_make_one_that_outlives_it_and_each_creation_and_revocati
     );
     assert_eq!(audit[1]["changes"]["expires_days"], 7, "{audit}");
     assert_eq!(audit[1]["actor_email"], "ops@example.com", "{audit}");
-}
-
-/// GET `path` with a bearer token; returns (status, JSON).
-async fn app_get(app: &TestApp, token: &str, path: &str) -> (u16, Value) {
-    let res = app
-        .client
-        .get(format!("{}{path}", app.address))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    (res.status().as_u16(), res.json().await.unwrap_or_default())
 }

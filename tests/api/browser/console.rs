@@ -4,14 +4,10 @@
 
 use std::time::{Duration, Instant};
 
-use herald::domain::{EmailAddress, Role};
-use herald::services::users::create_user;
+use herald::domain::Role;
 
 use super::{cdp, screenshot_dir};
-use crate::console::seed_page;
-use crate::helpers::{TestApp, TestDb};
-
-const PASSWORD: &str = "correct horse battery staple";
+use crate::helpers::{PASSWORD, TestApp, TestDb};
 
 /// Fills the fields of the page's form `selector` (by name) and submits it like a person would.
 fn submit(page: &mut cdp::Page, selector: &str, fields: &[(&str, &str)]) {
@@ -57,12 +53,14 @@ async fn signs_in_opens_an_incident_and_posts_an_update_through_the_console() {
         return;
     };
     let app = TestApp::spawn(TestDb::sqlite()).await;
-    let (_, component) = seed_page(&app).await;
-    let email = EmailAddress::parse("ops@example.com").unwrap();
-    app.db
-        .run(move |c| create_user(c, &email, Role::Responder, PASSWORD))
+    let component = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
         .await
-        .unwrap();
+        .components
+        .remove(0);
+    app.user("ops@example.com", Role::Responder).await;
     let base = app.address.clone();
     let site = app.site.clone();
     tokio::task::spawn_blocking(move || {

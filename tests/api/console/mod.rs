@@ -2,13 +2,10 @@
 //! posting an update through the forms, CSRF and roles, and forms that keep what was typed.
 
 use chrono::{Duration, Utc};
-use herald::domain::{EmailAddress, Role};
-use herald::services::components::{NewComponentInput, create_component};
+use herald::domain::Role;
 use herald::services::incidents::{OpenIncidentInput, open_incident};
-use herald::services::pages::{NewPageInput, create_page};
-use herald::services::users::create_user;
 
-use crate::helpers::{TestApp, TestDb};
+use crate::helpers::{Console, TestApp, TestDb};
 
 mod manage;
 mod people;
@@ -25,107 +22,6 @@ on_both_backends!(
     maintenance_is_scheduled_through_the_form,
     a_component_status_is_changed_from_the_components_page
 );
-
-/// A page `acme` with one component; returns (page id, component id).
-pub async fn seed_page(app: &TestApp) -> (String, String) {
-    app.db
-        .run(|c| {
-            let page = create_page(
-                c,
-                &NewPageInput {
-                    slug: "acme".into(),
-                    name: "Acme".into(),
-                    ..NewPageInput::default()
-                },
-            )?;
-            let api = NewComponentInput {
-                name: "Public API".into(),
-                ..NewComponentInput::default()
-            };
-            let component = create_component(c, &page.id, &api)?;
-            Ok((page.id, component.id))
-        })
-        .await
-        .expect("page seeded")
-}
-
-/// A signed-in console user: the session cookie, without following redirects.
-pub struct Console {
-    pub client: reqwest::Client,
-    pub cookie: String,
-    /// The session's CSRF token, as its forms carry it.
-    pub csrf: String,
-    pub base: String,
-}
-
-impl Console {
-    /// Creates an account with `role` and signs in through the `/admin/login` form.
-    pub async fn sign_in(app: &TestApp, email: &str, role: Role) -> Self {
-        let address = EmailAddress::parse(email).expect("valid email");
-        app.db
-            .run(move |c| create_user(c, &address, role, PASSWORD))
-            .await
-            .expect("user created");
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap();
-        let res = app.post_sign_in(&client, email, PASSWORD).await;
-        assert_eq!(res.status(), 303, "signed in");
-        let cookie =
-            crate::helpers::set_cookie_pair(&res, "herald_session").expect("a session cookie");
-        let mut console = Self {
-            client,
-            cookie,
-            csrf: String::new(),
-            base: app.address.clone(),
-        };
-        console.csrf = console.csrf("/admin").await;
-        console
-    }
-
-    /// GET `path` with the session; returns the status and the body.
-    pub async fn get(&self, path: &str) -> (u16, String) {
-        let res = self
-            .client
-            .get(format!("{}{path}", self.base))
-            .header("Cookie", &self.cookie)
-            .send()
-            .await
-            .expect("request sent");
-        (res.status().as_u16(), res.text().await.unwrap())
-    }
-
-    /// POSTs the form `fields` to `path` with the session; returns status, location and body.
-    pub async fn post(&self, path: &str, fields: &[(&str, &str)]) -> (u16, String, String) {
-        let res = self
-            .client
-            .post(format!("{}{path}", self.base))
-            .header("Cookie", &self.cookie)
-            .form(fields)
-            .send()
-            .await
-            .expect("request sent");
-        let location = res
-            .headers()
-            .get("location")
-            .map(|v| v.to_str().unwrap().to_owned())
-            .unwrap_or_default();
-        (res.status().as_u16(), location, res.text().await.unwrap())
-    }
-
-    /// The CSRF token embedded in the form at `path`.
-    pub async fn csrf(&self, path: &str) -> String {
-        let (status, body) = self.get(path).await;
-        assert_eq!(status, 200, "{body}");
-        let marker = r#"name="csrf_token" value=""#;
-        let start = body.find(marker).expect("the form carries a CSRF token") + marker.len();
-        body[start..].split('"').next().unwrap().to_owned()
-    }
-}
-
-/// The password of every console test account.
-pub const PASSWORD: &str = "correct horse battery staple";
 
 pub const NEW: &str = "/admin/pages/acme/incidents/new";
 
@@ -146,7 +42,12 @@ pub async fn open_at(app: &TestApp, page_id: &str, name: &str, at: chrono::DateT
 
 async fn the_dashboard_lists_overdue_incidents_first_and_marks_them(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (page_id, _) = seed_page(&app).await;
+    let page_id = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .id;
     open_at(&app, &page_id, "Fresh trouble", Utc::now()).await;
     open_at(
         &app,
@@ -167,7 +68,13 @@ async fn the_dashboard_lists_overdue_incidents_first_and_marks_them(db: TestDb) 
 
 async fn opening_an_incident_through_the_form_publishes_it(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (_, component) = seed_page(&app).await;
+    let component = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .components
+        .remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let csrf = console.csrf(NEW).await;
     let field = format!("component.{component}");
@@ -199,7 +106,12 @@ async fn opening_an_incident_through_the_form_publishes_it(db: TestDb) {
 
 async fn posting_an_update_through_the_form_resolves_the_incident(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (page_id, _) = seed_page(&app).await;
+    let page_id = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .id;
     open_at(&app, &page_id, "Slow search", Utc::now()).await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Owner).await;
     let (_, dashboard) = console.get("/admin").await;
@@ -222,7 +134,10 @@ async fn posting_an_update_through_the_form_resolves_the_incident(db: TestDb) {
 
 async fn a_form_post_without_its_csrf_token_is_refused(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Owner).await;
     let fields = [("name", "Forged"), ("body", "Forged")];
     let (status, _, _) = console.post(NEW, &fields).await;
@@ -234,7 +149,12 @@ async fn a_form_post_without_its_csrf_token_is_refused(db: TestDb) {
 
 async fn a_viewer_reads_the_console_but_cannot_post(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (page_id, _) = seed_page(&app).await;
+    let page_id = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .id;
     open_at(&app, &page_id, "Flaky logins", Utc::now()).await;
     let viewer = Console::sign_in(&app, "viewer@example.com", Role::Viewer).await;
     let (status, body) = viewer.get("/admin").await;
@@ -257,7 +177,13 @@ async fn a_viewer_reads_the_console_but_cannot_post(db: TestDb) {
 
 async fn a_refused_form_keeps_what_was_typed(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (_, component) = seed_page(&app).await;
+    let component = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .components
+        .remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let csrf = console.csrf(NEW).await;
     let field = format!("component.{component}");
@@ -289,7 +215,10 @@ async fn a_refused_form_keeps_what_was_typed(db: TestDb) {
 
 async fn a_browser_without_a_session_is_sent_to_sign_in(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -308,7 +237,13 @@ async fn a_browser_without_a_session_is_sent_to_sign_in(db: TestDb) {
 
 async fn maintenance_is_scheduled_through_the_form(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (_, component) = seed_page(&app).await;
+    let component = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .components
+        .remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let path = "/admin/pages/acme/maintenances/new";
     let csrf = console.csrf(path).await;
@@ -349,7 +284,13 @@ async fn maintenance_is_scheduled_through_the_form(db: TestDb) {
 
 async fn a_component_status_is_changed_from_the_components_page(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (_, component) = seed_page(&app).await;
+    let component = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .components
+        .remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let list = "/admin/pages/acme/components";
     let csrf = console.csrf(list).await;

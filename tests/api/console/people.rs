@@ -4,7 +4,8 @@
 use chrono::Utc;
 use herald::domain::Role;
 
-use super::{Console, NEW, open_at, seed_page};
+use super::{NEW, open_at};
+use crate::helpers::Console;
 use crate::helpers::{TestApp, TestDb};
 
 on_both_backends!(
@@ -118,21 +119,8 @@ async fn a_token_is_shown_once_works_and_is_revoked(db: TestDb) {
     let marker = "<code data-secret class=\"console-secret\">";
     let start = body.find(marker).expect("the secret is shown") + marker.len();
     let secret = body[start..].split('<').next().unwrap().to_owned();
-    let me = |token: String| {
-        let client = app.client.clone();
-        let url = format!("{}/api/v1/me", app.address);
-        async move {
-            client
-                .get(url)
-                .bearer_auth(token)
-                .send()
-                .await
-                .unwrap()
-                .status()
-                .as_u16()
-        }
-    };
-    assert_eq!(me(secret.clone()).await, 200);
+    let me = async |token: &str| app.api(token).get("/me").await.0;
+    assert_eq!(me(&secret).await, 200);
     let (_, list) = viewer.get("/admin/tokens").await;
     assert!(!list.contains(&secret), "the secret is shown only once");
     let start = list.find("/admin/tokens/").expect("a revoke form");
@@ -140,7 +128,7 @@ async fn a_token_is_shown_once_works_and_is_revoked(db: TestDb) {
     assert_eq!(viewer.post(&revoke, &[("name", "x")]).await.0, 403, "CSRF");
     let (status, location, _) = viewer.post(&revoke, &[("csrf_token", csrf.as_str())]).await;
     assert_eq!((status, location.as_str()), (303, "/admin/tokens"));
-    assert_eq!(me(secret).await, 401);
+    assert_eq!(me(&secret).await, 401);
     let (_, list) = viewer.get("/admin/tokens").await;
     assert!(list.contains("Revoked"));
     let for_owner = [
@@ -174,7 +162,12 @@ async fn a_token_is_shown_once_works_and_is_revoked(db: TestDb) {
 
 async fn console_writes_are_in_the_audit_log_for_owners(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (page_id, component) = seed_page(&app).await;
+    let acme = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
+    let (page_id, component) = (acme.id, acme.components[0].clone());
     open_at(&app, &page_id, "Old trouble", Utc::now()).await;
     let responder = Console::sign_in(&app, "responder@example.com", Role::Responder).await;
     let csrf = responder.csrf.clone();

@@ -4,7 +4,8 @@
 use chrono::{Duration, Utc};
 use herald::domain::Role;
 
-use super::{Console, NEW, open_at, seed_page};
+use super::{NEW, open_at};
+use crate::helpers::Console;
 use crate::helpers::{TestApp, TestDb};
 
 on_both_backends!(
@@ -27,7 +28,12 @@ pub async fn first_incident(console: &Console) -> String {
 
 async fn an_incident_is_resolved_and_reopened_only_explicitly(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (page_id, _) = seed_page(&app).await;
+    let page_id = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .id;
     open_at(&app, &page_id, "Queue stuck", Utc::now()).await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let path = first_incident(&console).await;
@@ -83,7 +89,10 @@ async fn an_incident_is_resolved_and_reopened_only_explicitly(db: TestDb) {
 
 async fn a_maintenance_moves_through_its_statuses_from_its_page(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let at = |h| {
         (Utc::now() + Duration::hours(h))
@@ -136,7 +145,13 @@ async fn a_maintenance_moves_through_its_statuses_from_its_page(db: TestDb) {
 
 async fn the_preview_renders_the_message_safely_and_keeps_the_form(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (_, component) = seed_page(&app).await;
+    let component = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .components
+        .remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let field = format!("component.{component}");
     let fields = [
@@ -163,7 +178,12 @@ async fn the_preview_renders_the_message_safely_and_keeps_the_form(db: TestDb) {
 
 async fn a_postmortem_written_in_the_console_is_published_on_the_public_page(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (page_id, _) = seed_page(&app).await;
+    let page_id = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .id;
     open_at(&app, &page_id, "Login outage", Utc::now()).await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let path = first_incident(&console).await;
@@ -244,7 +264,12 @@ async fn a_postmortem_written_in_the_console_is_published_on_the_public_page(db:
 
 async fn an_incident_s_details_are_corrected_without_an_update(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let (page_id, _) = seed_page(&app).await;
+    let page_id = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .id;
     open_at(&app, &page_id, "Typo in nmae", Utc::now()).await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let path = first_incident(&console).await;
@@ -290,7 +315,12 @@ async fn an_update_holding_the_nul_character_is_refused_on_its_field_and_nothing
     db: TestDb,
 ) {
     let app = TestApp::spawn(db).await;
-    let (page_id, _) = seed_page(&app).await;
+    let page_id = app
+        .page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await
+        .id;
     open_at(&app, &page_id, "Queue stuck", Utc::now()).await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let path = first_incident(&console).await;

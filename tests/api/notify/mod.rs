@@ -12,11 +12,11 @@ mod timing;
 use std::time::Duration;
 
 use base64::Engine;
-use herald::domain::{EmailAddress, Role};
+use herald::domain::Role;
 use herald::jobs::Registry;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestDb};
+use crate::helpers::{Console, TestApp, TestDb};
 use sinks::{Receiver, SmtpSink};
 
 on_both_backends!(
@@ -97,47 +97,21 @@ impl Setup {
             settings.notify_poll = poll;
         }
         let app = TestApp::spawn_with_settings(db, settings, Registry::standard()).await;
-        let token = token(&app).await;
-        let mut setup = Self {
+        let token = app.token(Role::Owner).await;
+        let page = app
+            .page("acme")
+            .with_components(&["API", "Website"])
+            .through_api(&token)
+            .create()
+            .await;
+        app.wait_for_text("/status/acme", "Website").await;
+        Self {
             app,
             token,
-            components: Vec::new(),
+            components: page.components,
             smtp,
             hooks,
-        };
-        let (status, _) = setup
-            .api("POST", "/pages", json!({"slug": "acme", "name": "Acme"}))
-            .await;
-        assert_eq!(status, 201);
-        for name in ["API", "Website"] {
-            let (status, c) = setup
-                .api("POST", "/pages/acme/components", json!({"name": name}))
-                .await;
-            assert_eq!(status, 201, "{c}");
-            setup.components.push(c["id"].as_str().unwrap().to_owned());
         }
-        setup.app.wait_for_text("/status/acme", "Website").await;
-        setup
-    }
-
-    /// A request to `/api/v1{path}` with the owner's token.
-    pub async fn api(&self, method: &str, path: &str, body: Value) -> (u16, Value) {
-        let url = format!("{}/api/v1{path}", self.app.address);
-        let mut req = self
-            .app
-            .client
-            .request(method.parse().unwrap(), url)
-            .bearer_auth(&self.token);
-        if !body.is_null() {
-            req = req.json(&body);
-        }
-        let res = req.send().await.expect("request");
-        let status = res.status().as_u16();
-        let text = res.text().await.unwrap();
-        (
-            status,
-            serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        )
     }
 
     /// The public JSON subscribe API.
@@ -154,25 +128,13 @@ impl Setup {
         (status, res.json().await.unwrap_or(Value::Null))
     }
 
-    /// A confirmed subscriber added by a responder; answers its JSON.
-    pub async fn add(&self, body: Value) -> Value {
-        let (status, s) = self.api("POST", "/pages/acme/subscribers", body).await;
-        assert_eq!(status, 201, "{s}");
-        s
-    }
-
-    /// A webhook subscriber at `{receiver}{path}` with extra fields.
-    pub async fn add_hook(&self, path: &str, extra: Value) -> Value {
-        let mut body = json!({"type": "webhook", "url": format!("{}{path}", self.hooks.base)});
-        if let Value::Object(extra) = extra {
-            body.as_object_mut().unwrap().extend(extra);
-        }
-        self.add(body).await
-    }
-
     /// Opens an incident; answers its id.
     pub async fn open(&self, body: Value) -> String {
-        let (status, posted) = self.api("POST", "/pages/acme/incidents", body).await;
+        let (status, posted) = self
+            .app
+            .api(&self.token)
+            .post("/pages/acme/incidents", body)
+            .await;
         assert_eq!(status, 201, "{posted}");
         // The incident itself, or (older answers) under `incident`.
         posted["incident"]["id"]
@@ -185,7 +147,7 @@ impl Setup {
     /// Posts an update of incident `id`.
     pub async fn update(&self, id: &str, body: Value) {
         let path = format!("/pages/acme/incidents/{id}/updates");
-        let (status, posted) = self.api("POST", &path, body).await;
+        let (status, posted) = self.app.api(&self.token).post(&path, body).await;
         assert_eq!(status, 201, "{posted}");
     }
 
@@ -214,7 +176,9 @@ impl Setup {
     pub async fn settle(&self) {
         self.app.deliver_pending().await;
         let (_, pending) = self
-            .api("GET", "/pages/acme/deliveries?state=pending", Value::Null)
+            .app
+            .api(&self.token)
+            .get("/pages/acme/deliveries?state=pending")
             .await;
         assert_eq!(pending, json!([]), "nothing is left pending");
         let unexpanded = self
@@ -225,29 +189,6 @@ impl Setup {
             .unwrap();
         assert_eq!(unexpanded, 0, "every event is expanded");
     }
-}
-
-/// An owner and its API token.
-async fn token(app: &TestApp) -> String {
-    let email = EmailAddress::parse("owner@example.com").unwrap();
-    app.db
-        .run(move |c| {
-            let key = herald::secret::load_or_create(c, None)?;
-            let user =
-                herald::services::users::create_user(c, &email, Role::Owner, "a long password 1")?;
-            let issued = herald::services::auth::issue_token(c, key.expose(), &user, "test", 30)?;
-            Ok(issued.secret)
-        })
-        .await
-        .expect("token")
-}
-
-/// The server's signing key (the tests make expired links with it).
-async fn server_key(app: &TestApp) -> Vec<u8> {
-    app.db
-        .run(|c| Ok(herald::secret::load_or_create(c, None)?.expose().to_vec()))
-        .await
-        .unwrap()
 }
 
 async fn email_subscribers_confirm_first_and_the_answer_never_tells_whether_an_address_was_known(
@@ -300,7 +241,7 @@ async fn email_subscribers_confirm_first_and_the_answer_never_tells_whether_an_a
         herald::db::states::SubscriberState::Pending
     );
     let expired = herald::services::subscriptions::token::sign(
-        &server_key(&s.app).await,
+        &s.app.server_key().await,
         herald::services::subscriptions::token::Purpose::Confirm,
         &herald::services::subscriptions::token::Claims {
             subscriber_id: subscriber.id.clone(),
@@ -363,7 +304,10 @@ async fn email_subscribers_confirm_first_and_the_answer_never_tells_whether_an_a
 
 async fn a_one_click_post_to_the_list_unsubscribe_link_stops_the_mail(db: TestDb) {
     let s = Setup::spawn(db).await;
-    s.add(json!({"type": "email", "email": "ann@example.com"}))
+    s.app
+        .subscriber("acme")
+        .email("ann@example.com")
+        .add(&s.token)
         .await;
     let incident = s
         .open(json!({"name": "Slow pages", "body": "Looking into it."}))
@@ -394,7 +338,7 @@ async fn a_one_click_post_to_the_list_unsubscribe_link_stops_the_mail(db: TestDb
         1,
         "nothing after unsubscribing"
     );
-    let (_, list) = s.api("GET", "/pages/acme/subscribers", Value::Null).await;
+    let (_, list) = s.app.api(&s.token).get("/pages/acme/subscribers").await;
     assert_eq!(list.as_array().unwrap().len(), 0, "{list}");
 }
 
@@ -445,9 +389,22 @@ async fn a_cancelled_subscriptions_links_stop_working_and_a_renewed_one_gets_new
 async fn component_filters_apply_except_that_a_critical_incident_reaches_everyone(db: TestDb) {
     let s = Setup::spawn(db).await;
     let (api, website) = (s.components[0].clone(), s.components[1].clone());
-    s.add_hook("/all", json!({})).await;
-    s.add_hook("/api", json!({"components": [api]})).await;
-    s.add_hook("/website", json!({"components": [website]}))
+    s.app
+        .subscriber("acme")
+        .webhook(&s.hooks.url("/all"))
+        .add(&s.token)
+        .await;
+    s.app
+        .subscriber("acme")
+        .webhook(&s.hooks.url("/api"))
+        .with(json!({"components": [api]}))
+        .add(&s.token)
+        .await;
+    s.app
+        .subscriber("acme")
+        .webhook(&s.hooks.url("/website"))
+        .with(json!({"components": [website]}))
+        .add(&s.token)
         .await;
     s.open(
         json!({"name": "API errors", "impact": "minor", "body": "Errors.",
@@ -478,8 +435,15 @@ async fn component_filters_apply_except_that_a_critical_incident_reaches_everyon
 
 async fn an_update_posted_with_notify_false_sends_nothing(db: TestDb) {
     let s = Setup::spawn(db).await;
-    s.add_hook("/all", json!({})).await;
-    s.add(json!({"type": "email", "email": "bo@example.com"}))
+    s.app
+        .subscriber("acme")
+        .webhook(&s.hooks.url("/all"))
+        .add(&s.token)
+        .await;
+    s.app
+        .subscriber("acme")
+        .email("bo@example.com")
+        .add(&s.token)
         .await;
     let incident = s
         .open(json!({"name": "API errors", "body": "Errors.", "notify": false}))
@@ -497,7 +461,10 @@ async fn an_update_posted_with_notify_false_sends_nothing(db: TestDb) {
 
 async fn every_update_of_an_incident_threads_under_its_first_message(db: TestDb) {
     let s = Setup::spawn(db).await;
-    s.add(json!({"type": "email", "email": "cy@example.com"}))
+    s.app
+        .subscriber("acme")
+        .email("cy@example.com")
+        .add(&s.token)
         .await;
     let incident = s
         .open(json!({"name": "Login failures", "impact": "major", "body": "We are investigating."}))
@@ -563,10 +530,11 @@ async fn webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature(d
     let s = Setup::spawn(db).await;
     let api = s.components[0].clone();
     let hook = s
-        .add_hook(
-            "/hook",
-            json!({"contact_email": "ops@example.com", "component_updates": true}),
-        )
+        .app
+        .subscriber("acme")
+        .webhook(&s.hooks.url("/hook"))
+        .with(json!({"contact_email": "ops@example.com", "component_updates": true}))
+        .add(&s.token)
         .await;
     let secret = hook["secret"].as_str().unwrap().to_owned();
     assert!(secret.starts_with("whsec_"));
@@ -576,7 +544,7 @@ async fn webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature(d
             .unwrap()
             .contains("/unsubscribe/")
     );
-    let (_, list) = s.api("GET", "/pages/acme/subscribers", Value::Null).await;
+    let (_, list) = s.app.api(&s.token).get("/pages/acme/subscribers").await;
     assert!(
         list[0].get("secret").is_none(),
         "the secret is shown once only"
@@ -628,7 +596,7 @@ async fn webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature(d
         got.headers["webhook-signature"]
     );
     s.settle().await;
-    let (_, deliveries) = s.api("GET", "/pages/acme/deliveries", Value::Null).await;
+    let (_, deliveries) = s.app.api(&s.token).get("/pages/acme/deliveries").await;
     assert_eq!(
         deliveries[0]["id"], *id,
         "the webhook-id is the delivery's id"
@@ -648,8 +616,9 @@ async fn webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature(d
 
     // A component status set directly goes to subscribers who asked for component updates.
     let (status, _) = s
-        .api(
-            "PATCH",
+        .app
+        .api(&s.token)
+        .patch(
             &format!("/pages/acme/components/{api}"),
             json!({"status": "operational"}),
         )
@@ -668,7 +637,7 @@ async fn webhooks_carry_the_statuspage_shape_and_a_standard_webhooks_signature(d
 /// display `name`).
 async fn the_webhook_update_agrees_with_the_api(s: &Setup, incident_id: &str, body: &Value) {
     let path = format!("/pages/acme/incidents/{incident_id}");
-    let (status, incident) = s.api("GET", &path, Value::Null).await;
+    let (status, incident) = s.app.api(&s.token).get(&path).await;
     assert_eq!(status, 200, "{incident}");
     let text = s
         .app
@@ -802,12 +771,21 @@ async fn responders_list_export_remove_subscribers_and_retry_failed_deliveries(d
     let s = Setup::spawn(db).await;
     let api = s.components[0].clone();
     let email = s
-        .add(json!({"type": "email", "email": "=cmd@example.com", "components": [api]}))
+        .app
+        .subscriber("acme")
+        .email("=cmd@example.com")
+        .with(json!({"components": [api]}))
+        .add(&s.token)
         .await;
     assert_eq!(email["state"], "confirmed");
     assert_eq!(email["components"], json!([api]));
-    let hook = s.add_hook("/flaky", json!({})).await;
-    let (_, list) = s.api("GET", "/pages/acme/subscribers", Value::Null).await;
+    let hook = s
+        .app
+        .subscriber("acme")
+        .webhook(&s.hooks.url("/flaky"))
+        .add(&s.token)
+        .await;
+    let (_, list) = s.app.api(&s.token).get("/pages/acme/subscribers").await;
     assert_eq!(list.as_array().unwrap().len(), 2);
     let csv = s
         .app
@@ -834,7 +812,9 @@ async fn responders_list_export_remove_subscribers_and_retry_failed_deliveries(d
         "formula cells are defused: {csv}"
     );
     let (status, same) = s
-        .api("GET", "/pages/acme/subscribers?format=csv", Value::Null)
+        .app
+        .api(&s.token)
+        .get("/pages/acme/subscribers?format=csv")
         .await;
     assert_eq!(
         (status, same.as_str().map(|t| t.lines().count())),
@@ -848,7 +828,9 @@ async fn responders_list_export_remove_subscribers_and_retry_failed_deliveries(d
     s.hooks.wait_for("/flaky", 1).await;
     s.settle().await;
     let (_, failed) = s
-        .api("GET", "/pages/acme/deliveries?state=failed", Value::Null)
+        .app
+        .api(&s.token)
+        .get("/pages/acme/deliveries?state=failed")
         .await;
     let failed = failed.as_array().unwrap().clone();
     assert_eq!(failed.len(), 1, "{failed:?}");
@@ -857,11 +839,9 @@ async fn responders_list_export_remove_subscribers_and_retry_failed_deliveries(d
     s.hooks.answer(200);
     let id = failed[0]["id"].as_str().unwrap();
     let (status, retried) = s
-        .api(
-            "POST",
-            &format!("/pages/acme/deliveries/{id}/retry"),
-            json!({}),
-        )
+        .app
+        .api(&s.token)
+        .post(&format!("/pages/acme/deliveries/{id}/retry"), json!({}))
         .await;
     assert_eq!(status, 200, "{retried}");
     let again = s.hooks.wait_for("/flaky", 2).await;
@@ -871,25 +851,24 @@ async fn responders_list_export_remove_subscribers_and_retry_failed_deliveries(d
     );
     s.settle().await;
     let (status, _) = s
-        .api(
-            "POST",
-            &format!("/pages/acme/deliveries/{id}/retry"),
-            json!({}),
-        )
+        .app
+        .api(&s.token)
+        .post(&format!("/pages/acme/deliveries/{id}/retry"), json!({}))
         .await;
     assert_eq!(status, 409, "a delivered one is not retried");
 
     let (status, _) = s
-        .api(
-            "DELETE",
-            &format!("/pages/acme/subscribers/{}", hook["id"].as_str().unwrap()),
-            Value::Null,
-        )
+        .app
+        .api(&s.token)
+        .delete(&format!(
+            "/pages/acme/subscribers/{}",
+            hook["id"].as_str().unwrap()
+        ))
         .await;
     assert_eq!(status, 200);
-    let (_, list) = s.api("GET", "/pages/acme/subscribers", Value::Null).await;
+    let (_, list) = s.app.api(&s.token).get("/pages/acme/subscribers").await;
     assert_eq!(list.as_array().unwrap().len(), 1);
-    let (_, audit) = s.api("GET", "/audit?page=acme", Value::Null).await;
+    let (_, audit) = s.app.api(&s.token).get("/audit?page=acme").await;
     let actions: Vec<_> = audit
         .as_array()
         .unwrap()
@@ -969,7 +948,7 @@ async fn the_subscribe_form_works_without_javascript(db: TestDb) {
     let mail = s.smtp.wait_for("form@example.com", 1).await.remove(0);
     let (status, page) = s.follow("GET", &mail.link("/confirm/").unwrap(), "").await;
     assert_eq!(status, 200, "{page}");
-    let (_, list) = s.api("GET", "/pages/acme/subscribers", Value::Null).await;
+    let (_, list) = s.app.api(&s.token).get("/pages/acme/subscribers").await;
     assert_eq!(list[0]["components"], json!([api]));
     assert_eq!(list[0]["component_updates"], true);
     assert_eq!(list[0]["state"], "confirmed");
@@ -985,16 +964,22 @@ async fn the_subscribe_form_works_without_javascript(db: TestDb) {
 
 async fn the_console_lists_subscribers_and_deliveries_and_retries_a_failed_one(db: TestDb) {
     let s = Setup::spawn(db).await;
-    s.add(json!({"type": "email", "email": "dee@example.com"}))
+    s.app
+        .subscriber("acme")
+        .email("dee@example.com")
+        .add(&s.token)
         .await;
-    s.add_hook("/console-hook", json!({})).await;
+    s.app
+        .subscriber("acme")
+        .webhook(&s.hooks.url("/console-hook"))
+        .add(&s.token)
+        .await;
     s.hooks.answer(410);
     s.open(json!({"name": "API errors", "body": "Errors."}))
         .await;
     s.hooks.wait_for("/console-hook", 1).await;
     s.settle().await;
-    let console =
-        crate::console::Console::sign_in(&s.app, "responder@example.com", Role::Responder).await;
+    let console = Console::sign_in(&s.app, "responder@example.com", Role::Responder).await;
     let (status, page) = console.get("/admin/pages/acme/subscribers").await;
     assert_eq!(status, 200, "{page}");
     assert!(
@@ -1021,7 +1006,7 @@ async fn the_console_lists_subscribers_and_deliveries_and_retries_a_failed_one(d
         .post(&format!("/admin/pages/acme/deliveries/{id}/retry"), &[])
         .await;
     assert_ne!(status, 303, "no CSRF token, no retry");
-    let viewer = crate::console::Console::sign_in(&s.app, "viewer@example.com", Role::Viewer).await;
+    let viewer = Console::sign_in(&s.app, "viewer@example.com", Role::Viewer).await;
     let (status, page) = viewer.get("/admin/pages/acme/subscribers").await;
     assert_eq!(status, 200);
     assert!(
@@ -1034,7 +1019,10 @@ async fn the_console_lists_subscribers_and_deliveries_and_retries_a_failed_one(d
 async fn without_a_mail_server_email_subscription_says_so_and_webhooks_still_work() {
     let extra = [("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true")];
     let app = TestApp::spawn_with(TestDb::sqlite(), &extra, Registry::standard()).await;
-    crate::console::seed_page(&app).await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
     app.wait_for_page("/status/acme").await;
     let form = app
         .get("/status/acme/subscribe")
@@ -1088,39 +1076,26 @@ async fn without_a_mail_server_email_subscription_says_so_and_webhooks_still_wor
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_delivery_that_waits_for_a_mail_server_says_so_in_the_api_and_the_console() {
     let app = TestApp::spawn(TestDb::sqlite()).await;
-    crate::console::seed_page(&app).await;
-    let token = token(&app).await;
-    let api = |method: reqwest::Method, path: &str, body: Value| {
-        let req = app
-            .client
-            .request(method, format!("{}/api/v1{path}", app.address))
-            .bearer_auth(&token);
-        let req = if body.is_null() { req } else { req.json(&body) };
-        async move {
-            let res = req.send().await.unwrap();
-            (
-                res.status().as_u16(),
-                res.json::<Value>().await.unwrap_or_default(),
-            )
-        }
-    };
-    let (status, body) = api(
-        reqwest::Method::POST,
-        "/pages/acme/subscribers",
-        json!({"type": "email", "email": "ann@example.com"}),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
-    let (status, body) = api(
-        reqwest::Method::POST,
-        "/pages/acme/incidents",
-        json!({"name": "API errors", "body": "Looking into it."}),
-    )
-    .await;
+    app.page("acme")
+        .with_components(&["Public API"])
+        .create()
+        .await;
+    let token = app.token(Role::Owner).await;
+    app.subscriber("acme")
+        .email("ann@example.com")
+        .add(&token)
+        .await;
+    let (status, body) = app
+        .api(&token)
+        .post(
+            "/pages/acme/incidents",
+            json!({"name": "API errors", "body": "Looking into it."}),
+        )
+        .await;
     assert_eq!(status, 201, "{body}");
     let started = std::time::Instant::now();
     let delivery = loop {
-        let (_, list) = api(reqwest::Method::GET, "/pages/acme/deliveries", Value::Null).await;
+        let (_, list) = app.api(&token).get("/pages/acme/deliveries").await;
         if let Some(d) = list
             .as_array()
             .and_then(|l| l.iter().find(|d| d["waiting_for"] == "mail_server"))
@@ -1136,8 +1111,7 @@ async fn a_delivery_that_waits_for_a_mail_server_says_so_in_the_api_and_the_cons
         delivery["waiting"],
         "waiting for a mail server: HERALD_SMTP_URL is not set"
     );
-    let console =
-        crate::console::Console::sign_in(&app, "responder@example.com", Role::Responder).await;
+    let console = Console::sign_in(&app, "responder@example.com", Role::Responder).await;
     let (status, page) = console.get("/admin/pages/acme/subscribers").await;
     assert_eq!(status, 200);
     assert!(
@@ -1150,15 +1124,18 @@ async fn console_and_api_writes_wake_the_engine_without_waiting_for_its_poll(db:
     // The engine would find new events only after an hour: each notification below arrives
     // within the receiver's patience only because the write that made it woke the engine.
     let s = Setup::spawn_polling_every(db, Duration::from_secs(3600)).await;
-    s.add_hook("/hook", json!({"contact_email": "ops@example.com"}))
+    s.app
+        .subscriber("acme")
+        .webhook(&s.hooks.url("/hook"))
+        .with(json!({"contact_email": "ops@example.com"}))
+        .add(&s.token)
         .await;
     s.open(json!({"name": "Through the API", "body": "Looking."}))
         .await;
     let got = s.hooks.wait_for("/hook", 1).await;
     assert_eq!(got[0].json()["incident"]["name"], "Through the API");
 
-    let console =
-        crate::console::Console::sign_in(&s.app, "responder@example.com", Role::Responder).await;
+    let console = Console::sign_in(&s.app, "responder@example.com", Role::Responder).await;
     let csrf = console.csrf(crate::console::NEW).await;
     let (status, location, body) = console
         .post(

@@ -82,7 +82,9 @@ async fn until(what: &str, patience: Duration, mut check: impl AsyncFnMut() -> b
 /// The page's deliveries as the responder API shows them.
 async fn deliveries(s: &Setup) -> Vec<Value> {
     let (status, list) = s
-        .api("GET", "/pages/acme/deliveries?limit=500", Value::Null)
+        .app
+        .api(&s.token)
+        .get("/pages/acme/deliveries?limit=500")
         .await;
     assert_eq!(status, 200, "{list}");
     list.as_array().unwrap().clone()
@@ -93,11 +95,18 @@ async fn twenty_hosts_that_answer_after_8_s_hold_up_neither_a_healthy_host_nor_m
     let (ports, seen) = start_slow(20);
     for i in 0..200 {
         let url = format!("http://127.0.0.1:{}/slow/{i}", ports[i % ports.len()]);
-        s.add(json!({"type": "webhook", "url": url})).await;
+        s.app.subscriber("acme").webhook(&url).add(&s.token).await;
     }
     for i in 0..10 {
-        s.add_hook(&format!("/healthy/{i}"), json!({})).await;
-        s.add(json!({"type": "email", "email": format!("reader{i}@example.com")}))
+        s.app
+            .subscriber("acme")
+            .webhook(&s.hooks.url(&format!("/healthy/{i}")))
+            .add(&s.token)
+            .await;
+        s.app
+            .subscriber("acme")
+            .email(&format!("reader{i}@example.com"))
+            .add(&s.token)
             .await;
     }
     let opened = Instant::now();
@@ -151,9 +160,13 @@ async fn a_mail_server_that_refuses_connections_is_one_outage_and_its_mail_goes_
     let s = Setup::spawn_mailing_to(db, &format!("smtp://127.0.0.1:{port}")).await;
     let readers: Vec<String> = (0..30).map(|i| format!("reader{i}@example.com")).collect();
     for email in &readers {
-        s.add(json!({"type": "email", "email": email})).await;
+        s.app.subscriber("acme").email(email).add(&s.token).await;
     }
-    s.add_hook("/hook", json!({})).await;
+    s.app
+        .subscriber("acme")
+        .webhook(&s.hooks.url("/hook"))
+        .add(&s.token)
+        .await;
     s.open(json!({"name": "Mail relay down", "status": "investigating", "body": "We are looking into it."}))
         .await;
     // The webhook goes; every mail waits, says why, and has no attempt counted.
@@ -206,10 +219,17 @@ async fn a_webhook_host_that_refuses_connections_is_one_outage_and_its_webhooks_
     let port = closed_port();
     for i in 0..30 {
         let url = format!("http://127.0.0.1:{port}/down/{i}");
-        s.add(json!({"type": "webhook", "url": url})).await;
+        s.app.subscriber("acme").webhook(&url).add(&s.token).await;
     }
-    s.add_hook("/up", json!({})).await;
-    s.add(json!({"type": "email", "email": "reader@example.com"}))
+    s.app
+        .subscriber("acme")
+        .webhook(&s.hooks.url("/up"))
+        .add(&s.token)
+        .await;
+    s.app
+        .subscriber("acme")
+        .email("reader@example.com")
+        .add(&s.token)
         .await;
     s.open(json!({"name": "Receiver down", "status": "investigating", "body": "We are looking into it."}))
         .await;

@@ -267,6 +267,11 @@ impl Receiver {
         Self::start_on(0)
     }
 
+    /// The URL of `path` at this receiver.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
     /// Starts the receiver on loopback port `port` (0: any free one).
     pub fn start_on(port: u16) -> Self {
         let shared = Shared::default();

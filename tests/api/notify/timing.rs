@@ -196,7 +196,9 @@ fn delay(d: &Delivery) -> chrono::Duration {
 /// A delivery as the responder API shows it.
 async fn api_delivery(s: &Setup, id: &str) -> Value {
     let (status, list) = s
-        .api("GET", "/pages/acme/deliveries?limit=500", Value::Null)
+        .app
+        .api(&s.token)
+        .get("/pages/acme/deliveries?limit=500")
         .await;
     assert_eq!(status, 200, "{list}");
     list.as_array()
@@ -209,7 +211,7 @@ async fn api_delivery(s: &Setup, id: &str) -> Value {
 
 /// A subscriber's state as the responder API shows it.
 async fn subscriber_state(s: &Setup, id: &str) -> String {
-    let (_, list) = s.api("GET", "/pages/acme/subscribers", Value::Null).await;
+    let (_, list) = s.app.api(&s.token).get("/pages/acme/subscribers").await;
     let found = list.as_array().unwrap().iter().find(|x| x["id"] == id);
     found.unwrap_or_else(|| panic!("subscriber {id} in {list}"))["state"]
         .as_str()
@@ -241,7 +243,10 @@ async fn a_retry_after_is_honoured_to_the_second_and_the_retry_keeps_the_webhook
     let rx = Scripted::start("127.0.0.1", 1);
     rx.answer(503, Some("120"));
     let hook = s
-        .add(json!({"type": "webhook", "url": rx.url(0, "/busy")}))
+        .app
+        .subscriber("acme")
+        .webhook(&rx.url(0, "/busy"))
+        .add(&s.token)
         .await;
     s.open(json!({"name": "API errors", "body": "Errors."}))
         .await;
@@ -303,12 +308,18 @@ async fn retries_back_off_exponentially_with_full_jitter_and_a_410_is_not_retrie
     let mut ids = HashSet::new();
     for i in 0..BACKOFF_SUBSCRIBERS {
         let hook = s
-            .add(json!({"type": "webhook", "url": failing.url(i, "/down")}))
+            .app
+            .subscriber("acme")
+            .webhook(&failing.url(i, "/down"))
+            .add(&s.token)
             .await;
         ids.insert(hook["id"].as_str().unwrap().to_owned());
     }
     let gone_hook = s
-        .add(json!({"type": "webhook", "url": gone.url(0, "/gone")}))
+        .app
+        .subscriber("acme")
+        .webhook(&gone.url(0, "/gone"))
+        .add(&s.token)
         .await;
     s.open(json!({"name": "API errors", "body": "Errors."}))
         .await;
@@ -427,7 +438,11 @@ async fn ten_failures_over_the_window_quarantine_a_subscriber_its_contact_is_tol
     rx.answer(503, Some("60"));
     let url = rx.url(0, "/flaky");
     let hook = s
-        .add(json!({"type": "webhook", "url": url, "contact_email": "ops@example.com"}))
+        .app
+        .subscriber("acme")
+        .webhook(&url)
+        .with(json!({"contact_email": "ops@example.com"}))
+        .add(&s.token)
         .await;
     let sub = hook["id"].as_str().unwrap().to_owned();
     let incident = s
@@ -479,11 +494,9 @@ async fn ten_failures_over_the_window_quarantine_a_subscriber_its_contact_is_tol
     // A responder retries the dead letter: sent again with its id (after the circuit's
     // cool-down), failing once more. Twelve failures over ten minutes: still confirmed.
     let (status, retried) = s
-        .api(
-            "POST",
-            &format!("/pages/acme/deliveries/{d1}/retry"),
-            json!({}),
-        )
+        .app
+        .api(&s.token)
+        .post(&format!("/pages/acme/deliveries/{d1}/retry"), json!({}))
         .await;
     assert_eq!(status, 200, "{retried}");
     assert_eq!(
@@ -559,11 +572,17 @@ async fn a_failing_host_s_circuit_opens_while_another_host_keeps_receiving_and_o
     let mut at_failing = HashSet::new();
     for i in 0..AT_FAILING_HOST {
         let hook = s
-            .add(json!({"type": "webhook", "url": failing.url(0, &format!("/a{i}"))}))
+            .app
+            .subscriber("acme")
+            .webhook(&failing.url(0, &format!("/a{i}")))
+            .add(&s.token)
             .await;
         at_failing.insert(hook["id"].as_str().unwrap().to_owned());
     }
-    s.add(json!({"type": "webhook", "url": healthy.url(0, "/b")}))
+    s.app
+        .subscriber("acme")
+        .webhook(&healthy.url(0, "/b"))
+        .add(&s.token)
         .await;
     let failing_deliveries = async || -> Vec<Delivery> {
         deliveries(&s)

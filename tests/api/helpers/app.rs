@@ -1,164 +1,17 @@
-//! `TestApp`: a real Herald on port 0 with its own fresh database.
+//! `TestApp`: a real Herald on port 0 with its own fresh database, and the waits that
+//! synchronise a test with its background work (refresher, notification engine, job runner).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use diesel::Connection;
 use diesel::connection::SimpleConnection;
 use diesel::pg::PgConnection;
-use herald::config::{Env, Settings};
+use herald::config::Settings;
 use herald::db::Db;
 use herald::jobs::{Registry, RunnerConfig};
 use herald::startup::{Application, ShutdownHandle};
 
-/// Declares an async test body once and runs it on each backend: `NAME::sqlite` always, and
-/// `NAME::postgres` against a fresh database on the suite's PostgreSQL ([`crate::pg_server`]:
-/// `HERALD_TEST_POSTGRES_URL`, or a cluster of the suite's own).
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                super::$name(crate::helpers::TestDb::sqlite()).await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                if let Some(db) = crate::helpers::TestDb::postgres() {
-                    super::$name(db).await
-                }
-            }
-        }
-    )*};
-}
-
-/// A fresh database for one test; dropped (PostgreSQL) or deleted (SQLite) afterwards.
-pub enum TestDb {
-    Sqlite {
-        dir: tempfile::TempDir,
-    },
-    Postgres {
-        admin_url: String,
-        name: String,
-        url: String,
-    },
-    /// Another app's database (a second Herald process on the same data); dropped by its owner.
-    Shared {
-        url: String,
-        postgres: Option<(String, String)>,
-    },
-}
-
-impl TestDb {
-    /// A new SQLite file in a temporary folder.
-    pub fn sqlite() -> Self {
-        Self::Sqlite {
-            dir: tempfile::tempdir().expect("temp dir"),
-        }
-    }
-
-    /// A new PostgreSQL database on the suite's server ([`crate::pg_server`]), or `None` (the
-    /// test is counted as skipped) when there is none.
-    pub fn postgres() -> Option<Self> {
-        let admin_url = crate::pg_server::admin_url()?;
-        let name = format!("herald_t_{}", uuid::Uuid::new_v4().simple());
-        let mut admin = PgConnection::establish(&admin_url)
-            .unwrap_or_else(|e| panic!("PostgreSQL at {admin_url} is unreachable: {e}"));
-        admin
-            .batch_execute(&format!("CREATE DATABASE {name}"))
-            .expect("create test database");
-        let mut url = url::Url::parse(&admin_url).expect("the PostgreSQL URL is a URL");
-        url.set_path(&format!("/{name}"));
-        Some(Self::Postgres {
-            admin_url,
-            name,
-            url: url.to_string(),
-        })
-    }
-
-    /// The `DATABASE_URL` of this database.
-    pub fn url(&self) -> String {
-        match self {
-            Self::Sqlite { dir } => format!("sqlite://{}", self.sqlite_path(dir).display()),
-            Self::Postgres { url, .. } | Self::Shared { url, .. } => url.clone(),
-        }
-    }
-
-    /// The admin URL and database name, for PostgreSQL.
-    pub fn postgres_admin(&self) -> Option<(String, String)> {
-        match self {
-            Self::Postgres {
-                admin_url, name, ..
-            } => Some((admin_url.clone(), name.clone())),
-            Self::Shared { postgres, .. } => postgres.clone(),
-            Self::Sqlite { .. } => None,
-        }
-    }
-
-    /// A handle on the same database that does not own it.
-    pub fn shared(&self) -> Self {
-        Self::Shared {
-            url: self.url(),
-            postgres: self.postgres_admin(),
-        }
-    }
-
-    fn sqlite_path(&self, dir: &tempfile::TempDir) -> PathBuf {
-        dir.path().join("herald.db")
-    }
-}
-
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        if let Self::Postgres {
-            admin_url, name, ..
-        } = self
-        {
-            let (admin_url, name) = (admin_url.clone(), name.clone());
-            // Off the async runtime: this is a blocking connection.
-            let _ = std::thread::spawn(move || {
-                if let Ok(mut admin) = PgConnection::establish(&admin_url) {
-                    let _ = admin
-                        .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
-                }
-            })
-            .join();
-        }
-    }
-}
-
-/// A client that shows redirects instead of following them (the console answers 303s).
-pub fn no_redirects() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-}
-
-/// The `name=value` pair of the cookie `name` that `res` sets, if it sets one.
-pub fn set_cookie_pair(res: &reqwest::Response, name: &str) -> Option<String> {
-    let prefix = format!("{name}=");
-    res.headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|v| v.starts_with(&prefix))
-        .and_then(|v| v.split(';').next())
-        .map(str::to_owned)
-}
-
-/// Settings for a test app on `db`: port 0, a small pool, quiet logs.
-pub fn test_settings(db: &TestDb, extra: &[(&str, &str)]) -> Settings {
-    let url = db.url();
-    let mut pairs = vec![
-        ("DATABASE_URL", url.as_str()),
-        ("HERALD_BIND", "127.0.0.1:0"),
-        ("HERALD_WORKERS", "2"),
-        ("HERALD_DB_POOL_SIZE", "4"),
-        ("HERALD_SHUTDOWN_GRACE_SECS", "5"),
-    ];
-    pairs.extend_from_slice(extra);
-    Settings::from_env(&Env::from_pairs(pairs)).expect("test settings are valid")
-}
+use super::{TestDb, test_settings};
 
 /// A running Herald.
 pub struct TestApp {
@@ -238,49 +91,6 @@ impl TestApp {
             .send()
             .await
             .expect("request sent")
-    }
-
-    /// Signs in through the console's form as a browser does: GET `/admin/login` for its
-    /// cookie and CSRF token, then POST them with `email` and `password`. `client` should not
-    /// follow redirects; the answer is returned as it is.
-    pub async fn post_sign_in(
-        &self,
-        client: &reqwest::Client,
-        email: &str,
-        password: &str,
-    ) -> reqwest::Response {
-        let (cookie, token) = self.sign_in_form(client).await;
-        client
-            .post(format!("{}/admin/login", self.address))
-            .header("Cookie", cookie)
-            .form(&[
-                ("email", email),
-                ("password", password),
-                ("csrf_token", &token),
-            ])
-            .send()
-            .await
-            .expect("request sent")
-    }
-
-    /// The sign-in form's `herald_login=...` cookie pair and its CSRF token.
-    pub async fn sign_in_form(&self, client: &reqwest::Client) -> (String, String) {
-        let res = client
-            .get(format!("{}/admin/login", self.address))
-            .send()
-            .await
-            .expect("request sent");
-        let cookie =
-            set_cookie_pair(&res, "herald_login").expect("the sign-in form sets its cookie");
-        let html = res.text().await.expect("sign-in page");
-        let marker = r#"name="csrf_token" value=""#;
-        let start = html.find(marker).expect("the form carries a CSRF token") + marker.len();
-        let token = html[start..]
-            .split('"')
-            .next()
-            .unwrap_or_default()
-            .to_owned();
-        (cookie, token)
     }
 
     /// A second Herald on the same database, as another process sharing it would be.
