@@ -5,10 +5,12 @@
 //! token, nothing readable after a delete. `DELETE /tokens/{id}` is left out (the run would
 //! revoke its own token).
 //!
-//! Left out for now, and said in issue 18: schemathesis's two acceptance checks (that every
-//! request the document allows is accepted, and every one it forbids refused). The document does
-//! not yet declare every rule the server holds (references to records of the page, the kind
-//! rules of incidents and maintenances).
+//! Every check runs, the acceptance checks included (every request the document allows is
+//! accepted, every one it forbids refused), in the examples and fuzzing phases. The
+//! rules no schema can state are stated in the document's words and followed by the hooks
+//! (`tests/schemathesis/herald_hooks.py`). Routes with the id of a record in their path reach
+//! the records the run itself creates (components, groups, templates, incidents); six do not
+//! yet (postmortems, subscribers, support submissions, deliveries), said in issue 18.
 
 use std::time::Duration;
 
@@ -41,21 +43,20 @@ async fn schemathesis_finds_no_5xx_and_no_answer_outside_the_document(db: TestDb
     let run = tokio::process::Command::new("st")
         .args(["run", &format!("{}/api/v1/openapi.json", app.address)])
         .args(["--checks", "all"])
-        .args([
-            "--exclude-checks",
-            "positive_data_acceptance,negative_data_rejection",
-        ])
         .args(["--header", &format!("Authorization: Bearer {token}")])
         .args(["--max-examples", "10", "--seed", "1"])
-        // Generated requests (fuzzing) only: the coverage phase's boundary cases take minutes
-        // against a debug build on PostgreSQL; the coverage phase is run by hand (see
-        // ARCHITECTURE.md) until its acceptance findings are mended.
+        // Not yet the coverage phase (every boundary value of every field): its findings are
+        // mended, but inside the suite it took more than five minutes (said in issue 18).
         .args(["--phases", "examples,fuzzing"])
+        // A 429 (subscribing is limited per client) is answered and checked, not waited out.
+        .args(["--rate-limit", "1000/s"])
         .args(["--exclude-path-regex", "/tokens/"])
         .args(["--no-color"])
         .current_dir(workdir.path())
         .env("PYTHONPATH", hooks)
         .env("SCHEMATHESIS_HOOKS", "herald_hooks")
+        .env("HERALD_ST_BASE", &app.address)
+        .env("HERALD_ST_TOKEN", &token)
         .kill_on_drop(true)
         .output();
     let output = match tokio::time::timeout(RUN_BOUND, run).await {

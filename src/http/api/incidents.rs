@@ -149,6 +149,11 @@ fn route_kind(fields: &mut Value, kind: Option<IncidentKind>) -> AppResult<()> {
     }
 }
 
+/// The incidents as the API lists them.
+fn listed(incidents: &[crate::db::models::incidents::Incident]) -> Value {
+    incidents.iter().map(views::incident).collect()
+}
+
 /// `GET /pages/{slug}/incidents?status=open&overdue=true&due_within=&limit=&offset=`.
 pub async fn list_incidents(
     api: Api,
@@ -192,19 +197,22 @@ async fn list(
         limit: query.limit,
         offset: query.offset,
     };
+    // The deadline lists take the same window as the plain list.
+    let (limit, offset) = filter.window()?;
     api.page_read(Permission::Read, slug, move |c, page| {
         let now = Utc::now();
         let found = match (query.overdue, query.due_within) {
             (true, _) => deadlines::overdue(c, Some(&page.id), now)?,
             (false, Some(minutes)) => deadlines::due_within(c, minutes, now)?,
-            (false, None) => service::list_incidents(c, &page.id, &filter)?,
+            (false, None) => return Ok(listed(&service::list_incidents(c, &page.id, &filter)?)),
         };
-        Ok(found
-            .iter()
-            .filter(|i| i.page_id == page.id)
-            .filter(|i| kind.is_none_or(|k| i.kind == k))
-            .map(views::incident)
-            .collect())
+        let on_page = found
+            .into_iter()
+            .filter(|i| i.page_id == page.id && kind.is_none_or(|k| i.kind == k));
+        let skip = usize::try_from(offset).unwrap_or(usize::MAX);
+        let take = usize::try_from(limit).unwrap_or(0);
+        let window: Vec<_> = on_page.skip(skip).take(take).collect();
+        Ok(listed(&window))
     })
     .await
 }

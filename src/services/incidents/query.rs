@@ -73,22 +73,30 @@ pub fn get_incident_by_reference(
         .ok_or_else(|| AppError::NotFound(format!("incident {normalized}")))
 }
 
+impl IncidentFilter {
+    /// The list's `limit` (1 to the largest, the default when absent) and `offset` (not
+    /// negative), or a refusal naming each that is out of range.
+    pub fn window(&self) -> AppResult<(i64, i64)> {
+        let mut check = FieldCheck::default();
+        let limit = self.limit.unwrap_or(DEFAULT_LIST_LIMIT);
+        if !(1..=MAX_LIST_LIMIT).contains(&limit) {
+            check.add("limit", format!("must be between 1 and {MAX_LIST_LIMIT}"));
+        }
+        let offset = self.offset.unwrap_or(0);
+        if offset < 0 {
+            check.add("offset", "must not be negative");
+        }
+        check.done(Some((limit, offset)))
+    }
+}
+
 /// A page's incidents, most recently started first.
 pub fn list_incidents(
     conn: &mut DbConn,
     page_id: &str,
     filter: &IncidentFilter,
 ) -> AppResult<Vec<Incident>> {
-    let mut check = FieldCheck::default();
-    let limit = filter.limit.unwrap_or(DEFAULT_LIST_LIMIT);
-    if !(1..=MAX_LIST_LIMIT).contains(&limit) {
-        check.add("limit", format!("must be between 1 and {MAX_LIST_LIMIT}"));
-    }
-    let offset = filter.offset.unwrap_or(0);
-    if offset < 0 {
-        check.add("offset", "must not be negative");
-    }
-    check.done(Some(()))?;
+    let (limit, offset) = filter.window()?;
     found(pages::find(conn, page_id), "page")?;
     Ok(incidents::list(
         conn,
