@@ -14,6 +14,7 @@ on_both_backends!(
     a_wrong_method_is_a_405_that_says_what_the_path_takes,
     every_refusal_is_herald_s_json_error,
     a_taken_slug_is_a_409_conflict_naming_the_field_and_nothing_is_written,
+    each_route_opens_its_own_kinds_and_a_status_is_named_exactly,
 );
 
 fn fields(body: &Value) -> Vec<String> {
@@ -417,4 +418,56 @@ async fn a_taken_slug_is_a_409_conflict_naming_the_field_and_nothing_is_written(
     );
     let (_, pages) = api.app.api(&api.owner).get("/pages").await;
     assert_eq!(pages.as_array().map(Vec::len), Some(1), "{pages}");
+}
+
+async fn each_route_opens_its_own_kinds_and_a_status_is_named_exactly(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let client = api.app.api(&api.responder);
+    let window = json!({"scheduled_for": "2099-01-01T00:00:00Z",
+                        "scheduled_until": "2099-01-01T01:00:00Z"});
+    let mut maintenance = json!({"name": "Upgrade", "body": "Upgrading.", "kind": "maintenance"});
+    maintenance
+        .as_object_mut()
+        .unwrap()
+        .extend(window.as_object().unwrap().clone());
+    let refused = [
+        ("/pages/acme/incidents", maintenance.clone(), "kind"),
+        (
+            "/pages/acme/maintenances",
+            json!({"name": "Upgrade", "body": "Upgrading.", "kind": "incident",
+                   "scheduled_for": "2099-01-01T00:00:00Z",
+                   "scheduled_until": "2099-01-01T01:00:00Z"}),
+            "kind",
+        ),
+        (
+            "/pages/acme/incidents",
+            json!({"name": "Slow", "body": "Looking.", "status": ""}),
+            "status",
+        ),
+        (
+            "/pages/acme/incidents",
+            json!({"name": "Slow", "body": "Looking.", "status": " identified"}),
+            "status",
+        ),
+    ];
+    for (path, body, field) in refused {
+        let (status, answer) = client.post(path, body.clone()).await;
+        assert_eq!(status, 422, "{path} {body}: {answer}");
+        assert_eq!(fields(&answer), [field], "{path} {body}: {answer}");
+    }
+    let (_, listed) = client.get("/pages/acme/incidents").await;
+    assert_eq!(listed, json!([]), "nothing was opened");
+    // The same maintenance through its own route, with kind or without it, is scheduled.
+    let (status, answer) = client.post("/pages/acme/maintenances", maintenance).await;
+    assert_eq!(status, 201, "{answer}");
+    assert_eq!(answer["kind"], "maintenance");
+    let (status, answer) = client.post("/pages/acme/maintenances", window).await;
+    assert_eq!(
+        status, 422,
+        "a maintenance still needs its name and body: {answer}"
+    );
+    let named = json!({"name": "Slow", "body": "Looking.", "status": "identified"});
+    let (status, answer) = client.post("/pages/acme/incidents", named).await;
+    assert_eq!(status, 201, "{answer}");
+    assert_eq!(answer["status"], "identified");
 }
