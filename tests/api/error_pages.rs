@@ -39,10 +39,7 @@ async fn error_page(res: reqwest::Response, status: u16, back: &str) -> String {
 
 async fn html_routes_answer_their_errors_with_a_page_that_names_the_request(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     app.refreshed().await;
     let body = error_page(app.get("/status/nowhere/subscribe").await, 404, "/").await;
     assert!(body.contains("Not found"), "{body}");
@@ -73,10 +70,7 @@ async fn html_routes_answer_their_errors_with_a_page_that_names_the_request(db: 
 
 async fn the_api_keeps_its_json_errors(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     app.refreshed().await;
     for path in ["/api/v1/pages/acme", "/status/nowhere/api/v2/summary.json"] {
         let res = app.get(path).await;
@@ -97,10 +91,7 @@ async fn the_api_keeps_its_json_errors(db: TestDb) {
 
 async fn a_console_form_refused_for_its_csrf_token_is_a_page(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let res = console
         .client
@@ -126,10 +117,7 @@ async fn an_html_route_that_cannot_reach_the_database_answers_a_503_page(db: Tes
         Registry::standard(),
     )
     .await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     app.refreshed().await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let outage = app.break_database().await;
@@ -277,13 +265,7 @@ fn owned(fields: &[(&str, &str)]) -> Vec<(String, String)> {
 
 async fn an_update_typed_after_the_session_ended_survives_signing_in_again(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let component = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .components
-        .remove(0);
+    let component = app.acme().await.components.remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let csrf = console.csrf(NEW).await;
     let field = format!("component.{component}");
@@ -345,13 +327,7 @@ async fn an_update_typed_after_the_session_ended_survives_signing_in_again(db: T
 
 async fn a_form_without_a_preview_is_sent_again_only_when_asked(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let component = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .components
-        .remove(0);
+    let component = app.acme().await.components.remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let path = format!("/admin/pages/acme/components/{component}/status");
     let csrf = console.csrf("/admin/pages/acme/components").await;
@@ -382,10 +358,7 @@ async fn a_form_without_a_preview_is_sent_again_only_when_asked(db: TestDb) {
 
 async fn a_console_page_asked_for_without_a_session_comes_back_after_sign_in(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let res = no_redirects()
         .get(format!("{}/admin/pages/acme/incidents?page=2", app.address))

@@ -32,11 +32,7 @@ impl Support {
         let mut settings = vec![("HERALD_DATA_DIR", dir.as_str())];
         settings.extend_from_slice(extra);
         let app = TestApp::spawn_with(db, &settings, Registry::standard()).await;
-        let acme = app
-            .page("acme")
-            .with_components(&["Public API"])
-            .create()
-            .await;
+        let acme = app.acme().await;
         let (page_id, component) = (acme.id, acme.components[0].clone());
         app.wait_for_page("/status/acme").await;
         let secret = app

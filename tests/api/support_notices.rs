@@ -301,10 +301,7 @@ async fn a_spooled_submission_is_announced_once_however_often_it_is_replayed(db:
 
 async fn private_page_webhook_urls_are_refused_when_saved(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     let token = app.token(Role::Owner).await;
     for (field, url) in [
         ("support_webhook_url", "http://127.0.0.1:9/hook"),
@@ -362,10 +359,7 @@ async fn reminders_reach_the_responder_webhook_after_the_configured_lead_time(db
         Registry::standard(),
     )
     .await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     let token = app.token(Role::Owner).await;
     let url = format!("{}/responder-hook", hooks.base);
     let (status, page) = app
@@ -492,10 +486,7 @@ async fn owners_set_page_webhooks_in_the_console_and_see_each_secret_once(db: Te
         Registry::standard(),
     )
     .await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
     let path = "/admin/pages/acme/settings";
     let mut fields = vec![

@@ -53,13 +53,7 @@ async fn signs_in_opens_an_incident_and_posts_an_update_through_the_console() {
         return;
     };
     let app = TestApp::spawn(TestDb::sqlite()).await;
-    let component = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .components
-        .remove(0);
+    let component = app.acme().await.components.remove(0);
     app.user("ops@example.com", Role::Responder).await;
     let base = app.address.clone();
     let site = app.site.clone();

@@ -16,13 +16,7 @@ on_both_backends!(
 
 async fn owners_manage_components_and_groups_and_the_public_page_follows(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let api = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .components
-        .remove(0);
+    let api = app.acme().await.components.remove(0);
     let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
     let csrf = owner.csrf.clone();
     let group = [
@@ -119,13 +113,7 @@ async fn owners_manage_components_and_groups_and_the_public_page_follows(db: Tes
 
 async fn responders_cannot_restructure_components(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let api = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .components
-        .remove(0);
+    let api = app.acme().await.components.remove(0);
     let list = "/admin/pages/acme/components";
     for role in [Role::Responder, Role::Viewer] {
         let email = format!("{}@example.com", role.as_str());
@@ -152,10 +140,7 @@ async fn responders_cannot_restructure_components(db: TestDb) {
 
 async fn owners_change_the_page_settings(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
     let path = "/admin/pages/acme/settings";
     let (status, form) = owner.get(path).await;
@@ -218,13 +203,7 @@ async fn owners_change_the_page_settings(db: TestDb) {
 
 async fn a_template_made_in_the_console_prefills_the_incident_form(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let api = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .components
-        .remove(0);
+    let api = app.acme().await.components.remove(0);
     let responder = Console::sign_in(&app, "responder@example.com", Role::Responder).await;
     let csrf = responder.csrf.clone();
     let list = "/admin/pages/acme/templates";
@@ -284,10 +263,7 @@ async fn a_template_made_in_the_console_prefills_the_incident_form(db: TestDb) {
 
 async fn owners_create_a_page_from_the_console(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
     let (_, dashboard) = owner.get("/admin").await;
     assert!(dashboard.contains(r#"href="/admin/pages/new""#));

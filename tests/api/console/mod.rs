@@ -42,12 +42,7 @@ pub async fn open_at(app: &TestApp, page_id: &str, name: &str, at: chrono::DateT
 
 async fn the_dashboard_lists_overdue_incidents_first_and_marks_them(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let page_id = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .id;
+    let page_id = app.acme().await.id;
     open_at(&app, &page_id, "Fresh trouble", Utc::now()).await;
     open_at(
         &app,
@@ -68,13 +63,7 @@ async fn the_dashboard_lists_overdue_incidents_first_and_marks_them(db: TestDb) 
 
 async fn opening_an_incident_through_the_form_publishes_it(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let component = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .components
-        .remove(0);
+    let component = app.acme().await.components.remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let csrf = console.csrf(NEW).await;
     let field = format!("component.{component}");
@@ -106,12 +95,7 @@ async fn opening_an_incident_through_the_form_publishes_it(db: TestDb) {
 
 async fn posting_an_update_through_the_form_resolves_the_incident(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let page_id = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .id;
+    let page_id = app.acme().await.id;
     open_at(&app, &page_id, "Slow search", Utc::now()).await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Owner).await;
     let (_, dashboard) = console.get("/admin").await;
@@ -134,10 +118,7 @@ async fn posting_an_update_through_the_form_resolves_the_incident(db: TestDb) {
 
 async fn a_form_post_without_its_csrf_token_is_refused(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Owner).await;
     let fields = [("name", "Forged"), ("body", "Forged")];
     let (status, _, _) = console.post(NEW, &fields).await;
@@ -149,12 +130,7 @@ async fn a_form_post_without_its_csrf_token_is_refused(db: TestDb) {
 
 async fn a_viewer_reads_the_console_but_cannot_post(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let page_id = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .id;
+    let page_id = app.acme().await.id;
     open_at(&app, &page_id, "Flaky logins", Utc::now()).await;
     let viewer = Console::sign_in(&app, "viewer@example.com", Role::Viewer).await;
     let (status, body) = viewer.get("/admin").await;
@@ -177,13 +153,7 @@ async fn a_viewer_reads_the_console_but_cannot_post(db: TestDb) {
 
 async fn a_refused_form_keeps_what_was_typed(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let component = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .components
-        .remove(0);
+    let component = app.acme().await.components.remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let csrf = console.csrf(NEW).await;
     let field = format!("component.{component}");
@@ -215,10 +185,7 @@ async fn a_refused_form_keeps_what_was_typed(db: TestDb) {
 
 async fn a_browser_without_a_session_is_sent_to_sign_in(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -237,13 +204,7 @@ async fn a_browser_without_a_session_is_sent_to_sign_in(db: TestDb) {
 
 async fn maintenance_is_scheduled_through_the_form(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let component = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .components
-        .remove(0);
+    let component = app.acme().await.components.remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let path = "/admin/pages/acme/maintenances/new";
     let csrf = console.csrf(path).await;
@@ -284,13 +245,7 @@ async fn maintenance_is_scheduled_through_the_form(db: TestDb) {
 
 async fn a_component_status_is_changed_from_the_components_page(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let component = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .components
-        .remove(0);
+    let component = app.acme().await.components.remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let list = "/admin/pages/acme/components";
     let csrf = console.csrf(list).await;

@@ -162,11 +162,7 @@ async fn a_token_is_shown_once_works_and_is_revoked(db: TestDb) {
 
 async fn console_writes_are_in_the_audit_log_for_owners(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let acme = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    let acme = app.acme().await;
     let (page_id, component) = (acme.id, acme.components[0].clone());
     open_at(&app, &page_id, "Old trouble", Utc::now()).await;
     let responder = Console::sign_in(&app, "responder@example.com", Role::Responder).await;

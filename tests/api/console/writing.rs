@@ -28,12 +28,7 @@ pub async fn first_incident(console: &Console) -> String {
 
 async fn an_incident_is_resolved_and_reopened_only_explicitly(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let page_id = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .id;
+    let page_id = app.acme().await.id;
     open_at(&app, &page_id, "Queue stuck", Utc::now()).await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let path = first_incident(&console).await;
@@ -89,10 +84,7 @@ async fn an_incident_is_resolved_and_reopened_only_explicitly(db: TestDb) {
 
 async fn a_maintenance_moves_through_its_statuses_from_its_page(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let at = |h| {
         (Utc::now() + Duration::hours(h))
@@ -145,13 +137,7 @@ async fn a_maintenance_moves_through_its_statuses_from_its_page(db: TestDb) {
 
 async fn the_preview_renders_the_message_safely_and_keeps_the_form(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let component = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .components
-        .remove(0);
+    let component = app.acme().await.components.remove(0);
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let field = format!("component.{component}");
     let fields = [
@@ -178,12 +164,7 @@ async fn the_preview_renders_the_message_safely_and_keeps_the_form(db: TestDb) {
 
 async fn a_postmortem_written_in_the_console_is_published_on_the_public_page(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let page_id = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .id;
+    let page_id = app.acme().await.id;
     open_at(&app, &page_id, "Login outage", Utc::now()).await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let path = first_incident(&console).await;
@@ -264,12 +245,7 @@ async fn a_postmortem_written_in_the_console_is_published_on_the_public_page(db:
 
 async fn an_incident_s_details_are_corrected_without_an_update(db: TestDb) {
     let app = TestApp::spawn(db).await;
-    let page_id = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .id;
+    let page_id = app.acme().await.id;
     open_at(&app, &page_id, "Typo in nmae", Utc::now()).await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let path = first_incident(&console).await;
@@ -315,12 +291,7 @@ async fn an_update_holding_the_nul_character_is_refused_on_its_field_and_nothing
     db: TestDb,
 ) {
     let app = TestApp::spawn(db).await;
-    let page_id = app
-        .page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await
-        .id;
+    let page_id = app.acme().await.id;
     open_at(&app, &page_id, "Queue stuck", Utc::now()).await;
     let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
     let path = first_incident(&console).await;

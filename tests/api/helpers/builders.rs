@@ -69,6 +69,15 @@ impl TestApp {
             .expect("key read")
     }
 
+    /// The page most tests start from: `acme`, with one operational component, "Public API"
+    /// (made through the services).
+    pub async fn acme(&self) -> Page {
+        self.page("acme")
+            .with_components(&["Public API"])
+            .create()
+            .await
+    }
+
     /// A page `slug` to be made: `app.page("acme").with_components(&["API"]).create()`.
     pub fn page<'a>(&'a self, slug: &str) -> PageBuilder<'a> {
         let mut name = slug.to_owned();

@@ -1019,10 +1019,7 @@ async fn the_console_lists_subscribers_and_deliveries_and_retries_a_failed_one(d
 async fn without_a_mail_server_email_subscription_says_so_and_webhooks_still_work() {
     let extra = [("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true")];
     let app = TestApp::spawn_with(TestDb::sqlite(), &extra, Registry::standard()).await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     app.wait_for_page("/status/acme").await;
     let form = app
         .get("/status/acme/subscribe")
@@ -1076,10 +1073,7 @@ async fn without_a_mail_server_email_subscription_says_so_and_webhooks_still_wor
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_delivery_that_waits_for_a_mail_server_says_so_in_the_api_and_the_console() {
     let app = TestApp::spawn(TestDb::sqlite()).await;
-    app.page("acme")
-        .with_components(&["Public API"])
-        .create()
-        .await;
+    app.acme().await;
     let token = app.token(Role::Owner).await;
     app.subscriber("acme")
         .email("ann@example.com")
