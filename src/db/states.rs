@@ -185,6 +185,13 @@ stored_as_text!(crate::domain::LifecycleStatus);
 stored_as_text!(crate::domain::Role);
 stored_as_text!(crate::domain::FollowUpState);
 
+// The ids, stored as their text.
+stored_as_text!(crate::domain::PageId);
+stored_as_text!(crate::domain::ComponentId);
+stored_as_text!(crate::domain::GroupId);
+stored_as_text!(crate::domain::IncidentId);
+stored_as_text!(crate::domain::SubscriberId);
+
 #[cfg(test)]
 mod tests {
     use super::*;

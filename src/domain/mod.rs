@@ -8,6 +8,7 @@
 pub mod backoff;
 pub mod deadline;
 pub mod email;
+pub mod ids;
 pub mod password;
 pub mod postmortem;
 pub mod punctuality;
@@ -21,6 +22,7 @@ pub mod uptime;
 
 pub use deadline::*;
 pub use email::*;
+pub use ids::*;
 pub use password::*;
 pub use postmortem::*;
 pub use punctuality::*;

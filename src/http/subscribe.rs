@@ -29,6 +29,7 @@ use crate::services::subscriptions::{
 use crate::state::AppState;
 
 use super::CSP;
+use crate::domain::PageId;
 
 /// The message of every accepted email subscription, known address or not.
 /// What an email subscription gets when the server has no mail server (`HERALD_SMTP_URL`).
@@ -92,7 +93,10 @@ async fn accept(
     state.notify.limits.check_target(&target)?;
     let subscribed = state
         .db
-        .run(move |c| subscribe::subscribe(c, &page_id, &subscription, Origin::Public, new_secret))
+        .run(move |c| {
+            let page_id = PageId::from(page_id);
+            subscribe::subscribe(c, &page_id, &subscription, Origin::Public, new_secret)
+        })
         .await?;
     crate::http::committed::notifications_queued(state);
     Ok(subscribed)

@@ -12,6 +12,7 @@ use crate::auth::{Authenticated, Permission};
 use crate::db::models::notify::{self as rows, DeliveryQuery};
 use crate::db::states::DeliveryState;
 use crate::db::write_tx;
+use crate::domain::SubscriberId;
 use crate::error::{AppError, AppResult};
 use crate::http::admin::{ConsoleFrame, render, see_other};
 use crate::services::audit::{self, Actor, Change};
@@ -201,7 +202,7 @@ pub async fn retry_delivery(
 pub async fn delete_subscriber(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, SubscriberId)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
     let back = format!("/admin/pages/{slug}/subscribers");
@@ -211,7 +212,7 @@ pub async fn delete_subscriber(
         Ok(Change {
             action: "subscriber.delete",
             entity_type: "subscriber",
-            entity_id: Some(id),
+            entity_id: Some(id.into()),
             page_id: Some(page.id),
             changes: json!({}),
         })

@@ -236,7 +236,9 @@ fn component_event(
     data: &PageData,
     webhook: &mut Value,
 ) -> AppResult<(Value, ChatMessage)> {
-    let id = event.component_id.as_deref().unwrap_or_default();
+    let Some(id) = &event.component_id else {
+        return Err(AppError::NotFound("the event's component".into()));
+    };
     let component = data
         .component(id)
         .ok_or_else(|| AppError::NotFound(format!("component {id}")))?;

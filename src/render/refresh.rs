@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::site::{PageSnapshot, PublicSite, SiteSnapshot};
 use crate::db::Db;
 use crate::db::models::public::{self as queries, PageRevision};
+use crate::domain::PageId;
 use crate::services::public::load_page_data;
 
 /// How often revisions are polled: a change made through another Herald process sharing the
@@ -23,7 +24,7 @@ pub struct Refresher {
     site: Arc<PublicSite>,
     db: Db,
     base_url: String,
-    pages: HashMap<String, (PageRevision, Arc<PageSnapshot>)>,
+    pages: HashMap<PageId, (PageRevision, Arc<PageSnapshot>)>,
     stale: bool,
 }
 
@@ -83,8 +84,8 @@ impl Refresher {
         Ok(())
     }
 
-    async fn render(&self, page_id: &str) -> anyhow::Result<Arc<PageSnapshot>> {
-        let (id, base) = (page_id.to_owned(), self.base_url.clone());
+    async fn render(&self, page_id: &PageId) -> anyhow::Result<Arc<PageSnapshot>> {
+        let (id, base) = (page_id.clone(), self.base_url.clone());
         let data = self
             .db
             .run(move |c| load_page_data(c, &id, Utc::now(), &base))
@@ -107,7 +108,7 @@ impl Refresher {
             "database unreachable: serving the last rendered pages with a 'data as of' notice"
         );
         let site = self.site.clone();
-        let olds: Vec<(String, PageRevision, Arc<PageSnapshot>)> = self
+        let olds: Vec<(PageId, PageRevision, Arc<PageSnapshot>)> = self
             .pages
             .iter()
             .map(|(id, (r, s))| (id.clone(), r.clone(), s.clone()))

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::db::models::audit::{self, AuditEntry, AuditQuery};
 use crate::db::models::pages;
 use crate::db::{DbConn, new_id, now};
+use crate::domain::PageId;
 use crate::error::{AppError, AppResult};
 use crate::services::pages::FieldCheck;
 
@@ -31,7 +32,7 @@ pub struct Change {
     pub action: &'static str,
     pub entity_type: &'static str,
     pub entity_id: Option<String>,
-    pub page_id: Option<String>,
+    pub page_id: Option<PageId>,
     pub changes: Value,
 }
 
@@ -87,7 +88,7 @@ pub fn list_audit(conn: &mut DbConn, filter: &AuditFilter) -> AppResult<Vec<Audi
         None => None,
     };
     let query = AuditQuery {
-        page_id: page_id.as_deref(),
+        page_id: page_id.as_ref(),
         actor: filter.actor.as_deref(),
         limit,
         offset,

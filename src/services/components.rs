@@ -18,6 +18,8 @@ use crate::db::models::components::{
 use crate::db::models::pages;
 use crate::db::{DbConn, new_id, now, write_tx};
 use crate::domain::ComponentStatus;
+use crate::domain::IncidentId;
+use crate::domain::{ComponentId, GroupId, PageId};
 use crate::error::{AppError, AppResult};
 
 /// The longest region label, in characters.
@@ -102,7 +104,7 @@ fn next_position(last: Option<i32>) -> i32 {
 #[tracing::instrument(skip_all, fields(page_id = %page_id))]
 pub fn create_group(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     input: &GroupInput,
 ) -> AppResult<ComponentGroup> {
     let mut check = FieldCheck::default();
@@ -118,7 +120,7 @@ pub fn create_group(
             Some(p) => p,
             None => next_position(components::max_group_position(conn, page_id)?),
         };
-        let (id, at) = (new_id(), now());
+        let (id, at) = (GroupId::new(), now());
         let group = NewComponentGroup {
             id: &id,
             page_id,
@@ -136,7 +138,7 @@ pub fn create_group(
 #[tracing::instrument(skip_all, fields(page_id = %page_id))]
 pub fn create_component(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     input: &NewComponentInput,
 ) -> AppResult<Component> {
     let mut check = FieldCheck::default();
@@ -155,15 +157,16 @@ pub fn create_component(
         found(pages::find(conn, page_id), "page")?;
         let group_id = input.group_id.as_deref().filter(|g| !g.trim().is_empty());
         check_group(conn, page_id, group_id)?;
+        let group_id = group_id.map(GroupId::from);
         let position = match input.position {
             Some(p) => p,
             None => next_position(components::max_position(conn, page_id)?),
         };
-        let (id, at) = (new_id(), now());
+        let (id, at) = (ComponentId::new(), now());
         let new = NewComponent {
             id: &id,
             page_id,
-            group_id,
+            group_id: group_id.as_ref(),
             name: &name,
             description: description.as_deref(),
             position,
@@ -183,7 +186,7 @@ pub fn create_component(
 #[tracing::instrument(skip_all, fields(component_id = %component_id))]
 pub fn update_component(
     conn: &mut DbConn,
-    component_id: &str,
+    component_id: &ComponentId,
     input: &UpdateComponentInput,
 ) -> AppResult<Component> {
     let mut check = FieldCheck::default();
@@ -202,7 +205,7 @@ pub fn update_component(
             g.as_deref()
                 .map(str::trim)
                 .filter(|g| !g.is_empty())
-                .map(String::from)
+                .map(GroupId::from)
         }),
         name: check.check("name", name).flatten(),
         description: check
@@ -233,9 +236,9 @@ pub fn update_component(
 #[tracing::instrument(skip_all, fields(component_id = %component_id, status = %status))]
 pub fn set_component_status(
     conn: &mut DbConn,
-    component_id: &str,
+    component_id: &ComponentId,
     status: ComponentStatus,
-    incident_id: Option<&str>,
+    incident_id: Option<&IncidentId>,
 ) -> AppResult<Component> {
     write_tx(conn, |conn| {
         let component = found(components::find(conn, component_id), "component")?;
@@ -259,7 +262,7 @@ pub fn apply_status(
     conn: &mut DbConn,
     component: &Component,
     status: ComponentStatus,
-    incident_id: Option<&str>,
+    incident_id: Option<&IncidentId>,
     at: NaiveDateTime,
 ) -> AppResult<Option<ComponentStatus>> {
     let old = component.status;
@@ -272,7 +275,7 @@ pub fn apply_status(
 }
 
 /// The page's groups and components in display order.
-pub fn list_components(conn: &mut DbConn, page_id: &str) -> AppResult<ComponentTree> {
+pub fn list_components(conn: &mut DbConn, page_id: &PageId) -> AppResult<ComponentTree> {
     let groups = components::list_groups(conn, page_id)?;
     let mut all = components::list_for_page(conn, page_id)?;
     let mut entries: Vec<(i32, ComponentEntry)> = Vec::new();
@@ -302,7 +305,7 @@ pub fn list_components(conn: &mut DbConn, page_id: &str) -> AppResult<ComponentT
 }
 
 /// The component with this id.
-pub fn get_component(conn: &mut DbConn, component_id: &str) -> AppResult<Component> {
+pub fn get_component(conn: &mut DbConn, component_id: &ComponentId) -> AppResult<Component> {
     found(components::find(conn, component_id), "component")
 }
 
@@ -310,7 +313,7 @@ pub fn get_component(conn: &mut DbConn, component_id: &str) -> AppResult<Compone
 /// in effect at `from` when there is one.
 pub fn component_history(
     conn: &mut DbConn,
-    component_id: &str,
+    component_id: &ComponentId,
     from: DateTime<Utc>,
     until: DateTime<Utc>,
 ) -> AppResult<Vec<ComponentStatusChange>> {
@@ -326,11 +329,11 @@ pub fn component_history(
 }
 
 /// Answers 404 unless `group_id` is a group of the page (or absent).
-fn check_group(conn: &mut DbConn, page_id: &str, group_id: Option<&str>) -> AppResult<()> {
+fn check_group(conn: &mut DbConn, page_id: &PageId, group_id: Option<&str>) -> AppResult<()> {
     let Some(group_id) = group_id else {
         return Ok(());
     };
-    match components::find_group(conn, group_id) {
+    match components::find_group(conn, &GroupId::from(group_id)) {
         Ok(group) if group.page_id == page_id => Ok(()),
         Ok(_) | Err(diesel::result::Error::NotFound) => Err(AppError::NotFound(format!(
             "component group {group_id} (group_id) of this page"
@@ -342,10 +345,10 @@ fn check_group(conn: &mut DbConn, page_id: &str, group_id: Option<&str>) -> AppR
 /// Appends one history row.
 fn record_change(
     conn: &mut DbConn,
-    component_id: &str,
+    component_id: &ComponentId,
     old: Option<ComponentStatus>,
     new: ComponentStatus,
-    incident_id: Option<&str>,
+    incident_id: Option<&IncidentId>,
     at: NaiveDateTime,
 ) -> AppResult<()> {
     let row = NewComponentStatusChange {

@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::db::DbConn;
 use crate::db::models::deadlines;
 use crate::db::models::incidents::Incident;
+use crate::domain::PageId;
 use crate::domain::{Promise, Punctuality, score};
 use crate::error::AppResult;
 
@@ -47,7 +48,7 @@ pub struct PagePunctuality {
 /// Deadlines met and missed on the page over the last 30 and 90 days.
 pub fn punctuality(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     now: DateTime<Utc>,
 ) -> AppResult<PagePunctuality> {
     let since = now - Duration::days(90);

@@ -13,9 +13,11 @@ use super::pages::{self, NewPageInput};
 use super::postmortems::{self, FollowUpInput, PostmortemInput};
 use crate::db::models::{pages as page_rows, seed};
 use crate::db::{DbConn, write_tx};
+use crate::domain::ComponentId;
 use crate::domain::{
     ComponentStatus as S, FollowUpState, Impact, IncidentKind, ScopeFigure, TimelineEntry,
 };
+use crate::domain::{IncidentId, PageId};
 use crate::error::AppResult;
 
 /// The demo page's slug.
@@ -29,7 +31,7 @@ pub enum Seeded {
 }
 
 /// Component ids by short name.
-type Ids = BTreeMap<&'static str, String>;
+type Ids = BTreeMap<&'static str, ComponentId>;
 
 /// A component of the layout: short key, name, region.
 type Member = (&'static str, &'static str, Option<&'static str>);
@@ -66,7 +68,7 @@ fn page_input() -> NewPageInput {
     }
 }
 
-fn components(c: &mut DbConn, page_id: &str, now: DateTime<Utc>) -> AppResult<Ids> {
+fn components(c: &mut DbConn, page_id: &PageId, now: DateTime<Utc>) -> AppResult<Ids> {
     let layout: [(&str, &[Member]); 3] = [
         (
             "Platform",
@@ -107,7 +109,7 @@ fn components(c: &mut DbConn, page_id: &str, now: DateTime<Utc>) -> AppResult<Id
             let input = NewComponentInput {
                 name: (*name).into(),
                 description: None,
-                group_id: Some(group.id.clone()),
+                group_id: Some(group.id.to_string()),
                 region: region.map(Into::into),
                 position: None,
                 status: None,
@@ -125,11 +127,11 @@ fn components(c: &mut DbConn, page_id: &str, now: DateTime<Utc>) -> AppResult<Id
 /// back-dated; the last step should resolve it.
 fn past_incident(
     c: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     start: DateTime<Utc>,
     open: OpenIncidentInput,
     steps: &[(i64, &str, &str)],
-) -> AppResult<String> {
+) -> AppResult<IncidentId> {
     let incident = incidents::open_incident(c, page_id, &open, None, start)?.incident;
     for (minutes, status, body) in steps {
         let input = PostUpdateInput {
@@ -152,14 +154,19 @@ fn past_incident(
     Ok(incident.id)
 }
 
-fn opening(name: &str, impact: Impact, body: &str, changes: &[(&String, S)]) -> OpenIncidentInput {
+fn opening(
+    name: &str,
+    impact: Impact,
+    body: &str,
+    changes: &[(&ComponentId, S)],
+) -> OpenIncidentInput {
     OpenIncidentInput {
         name: name.into(),
         kind: Some(IncidentKind::Incident),
         impact: Some(impact),
         status: Some("investigating".into()),
         body: body.into(),
-        components: changes.iter().map(|(id, s)| ((*id).clone(), *s)).collect(),
+        components: changes.iter().map(|(id, s)| (id.to_string(), *s)).collect(),
         next_update_by: None,
         user_impact: None,
         scope: None,
@@ -173,7 +180,7 @@ fn opening(name: &str, impact: Impact, body: &str, changes: &[(&String, S)]) -> 
     }
 }
 
-fn history(c: &mut DbConn, page_id: &str, ids: &Ids, now: DateTime<Utc>) -> AppResult<()> {
+fn history(c: &mut DbConn, page_id: &PageId, ids: &Ids, now: DateTime<Utc>) -> AppResult<()> {
     let day = |d: i64, h: i64| {
         (now - Duration::days(d))
             .date_naive()
@@ -276,7 +283,7 @@ fn history(c: &mut DbConn, page_id: &str, ids: &Ids, now: DateTime<Utc>) -> AppR
     Ok(())
 }
 
-fn postmortem(c: &mut DbConn, incident_id: &str, start: DateTime<Utc>) -> AppResult<()> {
+fn postmortem(c: &mut DbConn, incident_id: &IncidentId, start: DateTime<Utc>) -> AppResult<()> {
     let t = |m: i64| start + Duration::minutes(m);
     let entry = |m, d: &str| TimelineEntry {
         at: t(m),
@@ -321,7 +328,7 @@ fn postmortem(c: &mut DbConn, incident_id: &str, start: DateTime<Utc>) -> AppRes
     Ok(())
 }
 
-fn open_incident(c: &mut DbConn, page_id: &str, ids: &Ids, now: DateTime<Utc>) -> AppResult<()> {
+fn open_incident(c: &mut DbConn, page_id: &PageId, ids: &Ids, now: DateTime<Utc>) -> AppResult<()> {
     let started = now - Duration::minutes(50);
     let input = OpenIncidentInput {
         user_impact: Some("Webhook deliveries arrive 5 to 15 minutes late. No deliveries are lost.".into()),
@@ -348,7 +355,7 @@ fn open_incident(c: &mut DbConn, page_id: &str, ids: &Ids, now: DateTime<Utc>) -
     Ok(())
 }
 
-fn maintenance(c: &mut DbConn, page_id: &str, ids: &Ids, now: DateTime<Utc>) -> AppResult<()> {
+fn maintenance(c: &mut DbConn, page_id: &PageId, ids: &Ids, now: DateTime<Utc>) -> AppResult<()> {
     let start = (now + Duration::days(3))
         .date_naive()
         .and_hms_opt(6, 0, 0)

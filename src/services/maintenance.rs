@@ -7,11 +7,12 @@ use chrono::{DateTime, Utc};
 use super::incidents::{self, PostUpdateInput};
 use crate::db::models::deadlines;
 use crate::db::{DbConn, write_tx};
+use crate::domain::IncidentId;
 use crate::domain::{LifecycleStatus, MaintenanceStatus};
 use crate::error::AppResult;
 
 /// A step taken: (maintenance id, new status).
-pub type Step = (String, MaintenanceStatus);
+pub type Step = (IncidentId, MaintenanceStatus);
 
 /// Starts and completes every automatic maintenance whose window edge has passed at `now`.
 /// Safe to run from several processes at once: each maintenance row is locked (PostgreSQL) or the

@@ -10,6 +10,7 @@ use crate::db::models::incidents::{self, Incident};
 use crate::db::models::notify::{self as rows, NotificationEvent};
 use crate::db::schema::{incidents as incident_table, notification_events};
 use crate::db::{DbConn, new_id, now};
+use crate::domain::{ComponentId, PageId, SubscriberId};
 use crate::domain::{IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus};
 use crate::error::AppResult;
 use crate::services::incidents::PostedUpdate;
@@ -35,7 +36,7 @@ pub mod kind {
 /// How long before a maintenance window opens its subscribers are told it starts soon.
 pub const STARTING_SOON_LEAD: Duration = Duration::hours(1);
 
-fn event(page_id: &str, kind: &'static str, at: NaiveDateTime) -> NotificationEvent {
+fn event(page_id: &PageId, kind: &'static str, at: NaiveDateTime) -> NotificationEvent {
     NotificationEvent {
         id: new_id(),
         page_id: page_id.to_owned(),
@@ -107,8 +108,8 @@ pub fn postmortem_published(conn: &mut DbConn, incident: &Incident) -> AppResult
 /// transaction; only subscribers who asked for component updates receive it.
 pub fn component_status_changed(
     conn: &mut DbConn,
-    page_id: &str,
-    component_id: &str,
+    page_id: &PageId,
+    component_id: &ComponentId,
     at: NaiveDateTime,
 ) -> AppResult<()> {
     let mut e = event(page_id, kind::COMPONENT_STATUS_CHANGED, at);
@@ -121,8 +122,8 @@ pub fn component_status_changed(
 /// transaction.
 pub fn subscriber_notice(
     conn: &mut DbConn,
-    page_id: &str,
-    subscriber_id: &str,
+    page_id: &PageId,
+    subscriber_id: &SubscriberId,
     kind: &'static str,
 ) -> AppResult<()> {
     let mut e = event(page_id, kind, now());

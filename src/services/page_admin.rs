@@ -6,6 +6,7 @@ use serde::Deserialize;
 use crate::db::models::components::{self, ComponentGroup};
 use crate::db::models::page_admin::{self, GroupChanges};
 use crate::db::{DbConn, now, write_tx};
+use crate::domain::{ComponentId, GroupId, PageId};
 use crate::error::{AppError, AppResult};
 use crate::services::pages::{
     FieldCheck, MAX_DESCRIPTION_LEN, MAX_NAME_LEN, found, nullable, optional_text, required_line,
@@ -21,7 +22,11 @@ pub struct GroupPatch {
 }
 
 /// The group with this id on this page.
-pub fn get_group(conn: &mut DbConn, page_id: &str, group_id: &str) -> AppResult<ComponentGroup> {
+pub fn get_group(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    group_id: &GroupId,
+) -> AppResult<ComponentGroup> {
     let group = found(components::find_group(conn, group_id), "component group")?;
     if group.page_id != page_id {
         return Err(AppError::NotFound("component group".into()));
@@ -33,8 +38,8 @@ pub fn get_group(conn: &mut DbConn, page_id: &str, group_id: &str) -> AppResult<
 #[tracing::instrument(skip_all, fields(group_id = %group_id))]
 pub fn update_group(
     conn: &mut DbConn,
-    page_id: &str,
-    group_id: &str,
+    page_id: &PageId,
+    group_id: &GroupId,
     patch: &GroupPatch,
 ) -> AppResult<ComponentGroup> {
     let mut check = FieldCheck::default();
@@ -64,12 +69,16 @@ pub fn update_group(
 
 /// Deletes a page with its components, incidents and templates.
 #[tracing::instrument(skip_all, fields(page_id = %page_id))]
-pub fn delete_page(conn: &mut DbConn, page_id: &str) -> AppResult<()> {
+pub fn delete_page(conn: &mut DbConn, page_id: &PageId) -> AppResult<()> {
     gone(page_admin::delete_page(conn, page_id)?, "page")
 }
 
 /// Deletes a component of a page with its status history.
-pub fn delete_component(conn: &mut DbConn, page_id: &str, component_id: &str) -> AppResult<()> {
+pub fn delete_component(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    component_id: &ComponentId,
+) -> AppResult<()> {
     write_tx(conn, |conn| {
         let component = found(components::find(conn, component_id), "component")?;
         if component.page_id != page_id {
@@ -83,7 +92,7 @@ pub fn delete_component(conn: &mut DbConn, page_id: &str, component_id: &str) ->
 }
 
 /// Deletes a group of a page; its components stay, ungrouped.
-pub fn delete_group(conn: &mut DbConn, page_id: &str, group_id: &str) -> AppResult<()> {
+pub fn delete_group(conn: &mut DbConn, page_id: &PageId, group_id: &GroupId) -> AppResult<()> {
     write_tx(conn, |conn| {
         get_group(conn, page_id, group_id)?;
         gone(page_admin::delete_group(conn, group_id)?, "component group")

@@ -11,6 +11,7 @@ use crate::db::models::page_webhooks::{self as rows, PageWebhook};
 use crate::db::{DbConn, now};
 use crate::delivery::outbound::{self, Policy};
 use crate::delivery::signature;
+use crate::domain::PageId;
 use crate::error::AppResult;
 use crate::services::pages::{FieldCheck, nullable};
 
@@ -111,7 +112,7 @@ pub async fn check(patch: &WebhookPatch, policy: &Policy) -> AppResult<CheckedWe
 /// changed (the only time its secret is shown).
 pub fn apply(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     checked: &CheckedWebhooks,
 ) -> AppResult<Vec<(Purpose, String)>> {
     let mut secrets = Vec::new();
@@ -143,12 +144,16 @@ pub fn apply(
 }
 
 /// The page's webhook for `purpose`, if set.
-pub fn find(conn: &mut DbConn, page_id: &str, purpose: Purpose) -> AppResult<Option<PageWebhook>> {
+pub fn find(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    purpose: Purpose,
+) -> AppResult<Option<PageWebhook>> {
     Ok(rows::find(conn, page_id, purpose.as_str())?)
 }
 
 /// The page's webhook URLs by field name (`null` when unset); never the secrets.
-pub fn urls(conn: &mut DbConn, page_id: &str) -> AppResult<Map<String, Value>> {
+pub fn urls(conn: &mut DbConn, page_id: &PageId) -> AppResult<Map<String, Value>> {
     let stored = rows::list(conn, page_id)?;
     Ok(Purpose::ALL
         .iter()

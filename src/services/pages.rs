@@ -13,7 +13,8 @@ pub use input::{
 };
 
 use crate::db::models::pages::{self, NewStatusPage, StatusPage, StatusPageChanges};
-use crate::db::{DbConn, new_id, now, write_tx};
+use crate::db::{DbConn, now, write_tx};
+use crate::domain::PageId;
 use crate::domain::{EmailAddress, NextUpdateIntervals, Slug, parse_time_zone};
 use crate::error::{AppError, AppResult};
 
@@ -76,7 +77,7 @@ pub fn create_page(conn: &mut DbConn, input: &NewPageInput) -> AppResult<StatusP
             fields.custom_domain.as_deref(),
         )?;
         let is_default = input.is_default || pages::count(conn)? == 0;
-        let (id, at) = (new_id(), now());
+        let (id, at) = (PageId::new(), now());
         let page = pages::insert(
             conn,
             &NewStatusPage {
@@ -161,7 +162,7 @@ fn new_page_fields(input: &NewPageInput) -> AppResult<PageFields> {
 #[tracing::instrument(skip_all, fields(page_id = %page_id))]
 pub fn update_page(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     input: &UpdatePageInput,
 ) -> AppResult<StatusPage> {
     let changes = page_changes(input)?;
@@ -257,7 +258,7 @@ fn ensure_unique(
 }
 
 /// The page with this id.
-pub fn get_page(conn: &mut DbConn, page_id: &str) -> AppResult<StatusPage> {
+pub fn get_page(conn: &mut DbConn, page_id: &PageId) -> AppResult<StatusPage> {
     found(pages::find(conn, page_id), "page")
 }
 

@@ -11,6 +11,7 @@ use crate::db::models::postmortems::{
     self, FollowUp, NewPostmortem, Postmortem, PostmortemChanges, TimelineEntryRow,
 };
 use crate::db::{DbConn, new_id, now, write_tx};
+use crate::domain::IncidentId;
 use crate::domain::{
     FollowUpState, IncidentStatus, LifecycleStatus, ScopeFigure, TimelineEntry,
     check_incident_transition, sort_timeline,
@@ -69,7 +70,7 @@ pub struct PostmortemDetail {
 #[tracing::instrument(skip_all, fields(incident_id = %incident_id))]
 pub fn save_postmortem(
     conn: &mut DbConn,
-    incident_id: &str,
+    incident_id: &IncidentId,
     input: &PostmortemInput,
 ) -> AppResult<PostmortemDetail> {
     let draft = validate(input)?;
@@ -93,7 +94,7 @@ pub fn save_postmortem(
 
 /// Writes the draft's own columns over the incident's postmortem, creating it (unpublished)
 /// when there is none.
-fn upsert(conn: &mut DbConn, incident_id: &str, draft: &Draft) -> AppResult<Postmortem> {
+fn upsert(conn: &mut DbConn, incident_id: &IncidentId, draft: &Draft) -> AppResult<Postmortem> {
     let figures = serde_json::to_string(&draft.scope_figures).map_err(anyhow::Error::from)?;
     let at = now();
     let postmortem = match postmortems::find_by_incident(conn, incident_id)? {
@@ -130,7 +131,7 @@ fn upsert(conn: &mut DbConn, incident_id: &str, draft: &Draft) -> AppResult<Post
 #[tracing::instrument(skip_all, fields(incident_id = %incident_id))]
 pub fn publish_postmortem(
     conn: &mut DbConn,
-    incident_id: &str,
+    incident_id: &IncidentId,
     now: DateTime<Utc>,
 ) -> AppResult<PostmortemDetail> {
     write_tx(conn, |conn| {
@@ -191,7 +192,7 @@ fn ensure_publishable(
 }
 
 /// The postmortem of an incident.
-pub fn get_postmortem(conn: &mut DbConn, incident_id: &str) -> AppResult<PostmortemDetail> {
+pub fn get_postmortem(conn: &mut DbConn, incident_id: &IncidentId) -> AppResult<PostmortemDetail> {
     let incident = found(incidents::find(conn, incident_id), "incident")?;
     let postmortem = postmortems::find_by_incident(conn, incident_id)?
         .ok_or_else(|| AppError::NotFound(format!("postmortem of {}", incident.reference)))?;

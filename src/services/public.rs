@@ -10,9 +10,11 @@ use crate::db::models::components::{self, Component, ComponentGroup};
 use crate::db::models::incidents::{Incident, IncidentUpdate};
 use crate::db::models::pages::{self, StatusPage};
 use crate::db::models::public;
+use crate::domain::IncidentId;
 use crate::domain::{
     self, ComponentStatus, IncidentKind, LifecycleStatus, MaintenanceStatus, daily_uptime,
 };
+use crate::domain::{ComponentId, PageId};
 use crate::error::{AppError, AppResult};
 use crate::render::data::*;
 use crate::render::markdown::to_safe_html;
@@ -29,7 +31,7 @@ fn utc(t: NaiveDateTime) -> DateTime<Utc> {
 /// say, a new incident beside its components' old statuses).
 pub fn load_page_data(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     as_of: DateTime<Utc>,
     base_url: &str,
 ) -> AppResult<PageData> {
@@ -38,7 +40,7 @@ pub fn load_page_data(
 
 fn load_snapshot(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     as_of: DateTime<Utc>,
     base_url: &str,
 ) -> AppResult<PageData> {
@@ -57,7 +59,7 @@ fn load_snapshot(
         since.min(bar_start.and_hms_opt(0, 0, 0).unwrap_or(since)),
     )?;
     let incidents = load_incidents(conn, &info, rows, &comps)?;
-    let comp_ids: Vec<String> = comps.iter().map(|c| c.id.clone()).collect();
+    let comp_ids: Vec<ComponentId> = comps.iter().map(|c| c.id.clone()).collect();
     let history = public::status_history_of(
         conn,
         &comp_ids,
@@ -91,7 +93,7 @@ fn page_info(page: &StatusPage, base_url: &str) -> AppResult<PageInfo> {
         (None, None) => format!("{base_url}{path}"),
     };
     Ok(PageInfo {
-        id: page.id.clone(),
+        id: page.id.to_string(),
         slug: page.slug.clone(),
         name: page.name.clone(),
         description: page.description.clone(),
@@ -133,7 +135,7 @@ fn load_incidents(
     rows: Vec<Incident>,
     comps: &[Component],
 ) -> AppResult<Vec<IncidentInfo>> {
-    let ids: Vec<String> = rows.iter().map(|i| i.id.clone()).collect();
+    let ids: Vec<IncidentId> = rows.iter().map(|i| i.id.clone()).collect();
     let updates = public::updates_of(conn, &ids)?;
     let update_ids: Vec<String> = updates.iter().map(|u| u.id.clone()).collect();
     let mut changes: HashMap<String, Vec<ComponentChange>> = HashMap::new();
@@ -147,19 +149,20 @@ fn load_incidents(
             .entry(change.incident_update_id.clone())
             .or_default()
             .push(ComponentChange {
-                component_id: change.component_id.clone(),
+                component_id: change.component_id.to_string(),
                 component_name: name,
                 old_status: change.old_status,
                 new_status: change.new_status,
             });
     }
     // Each affected component with its live status, until the incident's own updates are known.
-    let mut affected: HashMap<String, Vec<(AffectedComponent, ComponentStatus)>> = HashMap::new();
+    let mut affected: HashMap<IncidentId, Vec<(AffectedComponent, ComponentStatus)>> =
+        HashMap::new();
     for (incident_id, component_id) in public::affected_of(conn, &ids)? {
         if let Some(c) = names.get(component_id.as_str()) {
             affected.entry(incident_id).or_default().push((
                 AffectedComponent {
-                    id: c.id.clone(),
+                    id: c.id.to_string(),
                     name: c.name.clone(),
                     status: None,
                 },
@@ -168,7 +171,7 @@ fn load_incidents(
         }
     }
     let mut postmortems = load_postmortems(conn, &ids)?;
-    let mut by_incident: HashMap<String, Vec<IncidentUpdate>> = HashMap::new();
+    let mut by_incident: HashMap<IncidentId, Vec<IncidentUpdate>> = HashMap::new();
     for update in updates {
         by_incident
             .entry(update.incident_id.clone())
@@ -237,7 +240,7 @@ fn incident_info(
         updates,
         affected_components,
         postmortem,
-        id: row.id,
+        id: row.id.into(),
         reference: row.reference,
         name: row.name,
         user_impact: row.user_impact,
@@ -248,8 +251,8 @@ fn incident_info(
 
 fn load_postmortems(
     conn: &mut DbConn,
-    incident_ids: &[String],
-) -> AppResult<HashMap<String, PostmortemInfo>> {
+    incident_ids: &[IncidentId],
+) -> AppResult<HashMap<IncidentId, PostmortemInfo>> {
     let rows = public::published_postmortems_of(conn, incident_ids)?;
     let ids: Vec<String> = rows.iter().map(|p| p.id.clone()).collect();
     let mut timelines: HashMap<String, Vec<_>> = HashMap::new();
@@ -292,7 +295,7 @@ fn component_infos(
     incidents: &[IncidentInfo],
     as_of: DateTime<Utc>,
 ) -> AppResult<Vec<ComponentInfo>> {
-    let mut by_component: HashMap<String, Vec<(DateTime<Utc>, domain::ComponentStatus)>> =
+    let mut by_component: HashMap<ComponentId, Vec<(DateTime<Utc>, domain::ComponentStatus)>> =
         HashMap::new();
     for change in history {
         let status = change.new_status;
@@ -314,8 +317,8 @@ fn component_infos(
                 .map(|d| incidents_on(incidents, &c.id, d.date, as_of))
                 .collect();
             Ok(ComponentInfo {
-                id: c.id.clone(),
-                group_id: c.group_id.clone(),
+                id: c.id.to_string(),
+                group_id: c.group_id.as_ref().map(ToString::to_string),
                 name: c.name.clone(),
                 description: c.description.clone(),
                 position: c.position,
@@ -341,7 +344,7 @@ fn component_infos(
 /// Ids of the incidents affecting `component_id` at some point of `day` (UTC).
 fn incidents_on(
     incidents: &[IncidentInfo],
-    component_id: &str,
+    component_id: &ComponentId,
     day: chrono::NaiveDate,
     as_of: DateTime<Utc>,
 ) -> Vec<String> {
@@ -349,7 +352,11 @@ fn incidents_on(
     let end = start + chrono::Duration::days(1);
     incidents
         .iter()
-        .filter(|i| i.affected_components.iter().any(|a| a.id == component_id))
+        .filter(|i| {
+            i.affected_components
+                .iter()
+                .any(|a| a.id == component_id.as_str())
+        })
         .filter(|i| {
             let (from, to) = match i.kind {
                 IncidentKind::Maintenance => (
@@ -368,7 +375,7 @@ fn group_infos(groups: &[ComponentGroup], components: &[ComponentInfo]) -> Vec<G
     groups
         .iter()
         .map(|g| GroupInfo {
-            id: g.id.clone(),
+            id: g.id.to_string(),
             name: g.name.clone(),
             description: g.description.clone(),
             position: g.position,
@@ -384,7 +391,7 @@ fn group_infos(groups: &[ComponentGroup], components: &[ComponentInfo]) -> Vec<G
 }
 
 /// A page's id from its slug (404 when unknown).
-pub fn page_id_by_slug(conn: &mut DbConn, slug: &str) -> AppResult<String> {
+pub fn page_id_by_slug(conn: &mut DbConn, slug: &str) -> AppResult<PageId> {
     pages::find_by_slug(conn, slug)?
         .map(|p| p.id)
         .ok_or_else(|| AppError::NotFound(format!("status page '{slug}'")))

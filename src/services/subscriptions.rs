@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::outbox::{self as events, kind};
+use crate::domain::{PageId, SubscriberId};
 pub mod token;
 
 use crate::db::models::components;
@@ -148,7 +149,7 @@ pub enum Origin {
 #[tracing::instrument(skip_all, fields(page_id = %page_id))]
 pub fn subscribe(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     subscription: &Subscription,
     origin: Origin,
     secret: impl FnOnce() -> String,
@@ -245,7 +246,7 @@ pub fn subscribe(
 }
 
 fn new_subscriber(
-    page_id: &str,
+    page_id: &PageId,
     kind: Channel,
     state: SubscriberState,
     whole_page: bool,
@@ -253,8 +254,8 @@ fn new_subscriber(
     at: chrono::NaiveDateTime,
 ) -> Subscriber {
     Subscriber {
-        id: new_id(),
-        page_id: page_id.to_owned(),
+        id: SubscriberId::new(),
+        page_id: page_id.clone(),
         kind,
         email: None,
         url: None,
@@ -273,7 +274,7 @@ fn new_subscriber(
 }
 
 /// Refuses component ids that are not the page's.
-fn check_components(conn: &mut DbConn, page_id: &str, ids: Option<&[String]>) -> AppResult<()> {
+fn check_components(conn: &mut DbConn, page_id: &PageId, ids: Option<&[String]>) -> AppResult<()> {
     let Some(ids) = ids else { return Ok(()) };
     let wanted: Vec<&str> = ids.iter().map(String::as_str).collect();
     let found = components::find_on_page(conn, page_id, &wanted)?;
@@ -294,7 +295,7 @@ fn check_components(conn: &mut DbConn, page_id: &str, ids: Option<&[String]>) ->
 /// A signed link token for a subscriber.
 pub fn link_token(
     key: &[u8],
-    subscriber_id: &str,
+    subscriber_id: &SubscriberId,
     token_id: &str,
     purpose: Purpose,
     now: DateTime<Utc>,
@@ -375,7 +376,7 @@ pub fn unsubscribe(
 /// A subscriber as the responder API shows it (never its secret).
 #[derive(Debug, Clone, Serialize)]
 pub struct SubscriberView {
-    pub id: String,
+    pub id: SubscriberId,
     #[serde(rename = "type")]
     pub kind: Channel,
     pub email: Option<String>,
@@ -410,7 +411,7 @@ impl SubscriberView {
 }
 
 /// A page's subscribers (not the unsubscribed), oldest first.
-pub fn list(conn: &mut DbConn, page_id: &str) -> AppResult<Vec<SubscriberView>> {
+pub fn list(conn: &mut DbConn, page_id: &PageId) -> AppResult<Vec<SubscriberView>> {
     let subscribers = rows::list_subscribers(conn, page_id)?;
     let mut chosen: std::collections::HashMap<String, Vec<String>> = Default::default();
     for (subscriber, component) in rows::page_subscriber_components(conn, page_id)? {
@@ -418,7 +419,7 @@ pub fn list(conn: &mut DbConn, page_id: &str) -> AppResult<Vec<SubscriberView>> 
     }
     Ok(subscribers
         .iter()
-        .map(|s| SubscriberView::new(s, chosen.remove(&s.id).unwrap_or_default()))
+        .map(|s| SubscriberView::new(s, chosen.remove(s.id.as_str()).unwrap_or_default()))
         .collect())
 }
 
@@ -429,7 +430,7 @@ pub fn view(conn: &mut DbConn, subscriber: &Subscriber) -> AppResult<SubscriberV
 }
 
 /// Removes a subscriber of a page (404 when it is not the page's).
-pub fn remove(conn: &mut DbConn, page_id: &str, id: &str) -> AppResult<()> {
+pub fn remove(conn: &mut DbConn, page_id: &PageId, id: &SubscriberId) -> AppResult<()> {
     if !rows::delete_subscriber(conn, page_id, id)? {
         return Err(AppError::NotFound("subscriber".into()));
     }
@@ -438,13 +439,13 @@ pub fn remove(conn: &mut DbConn, page_id: &str, id: &str) -> AppResult<()> {
 
 /// A page's subscribers as CSV (RFC 4180 quoting; cells that a spreadsheet would run as a
 /// formula are prefixed with `'`).
-pub fn export_csv(conn: &mut DbConn, page_id: &str) -> AppResult<String> {
+pub fn export_csv(conn: &mut DbConn, page_id: &PageId) -> AppResult<String> {
     let mut out = String::from(
         "id,type,email,url,contact_email,components,component_updates,state,confirmed_at,created_at\r\n",
     );
     for s in list(conn, page_id)? {
         let cells = [
-            s.id,
+            s.id.into(),
             s.kind.as_str().to_owned(),
             s.email.unwrap_or_default(),
             s.url.unwrap_or_default(),

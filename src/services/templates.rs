@@ -10,6 +10,7 @@ use crate::db::models::components;
 use crate::db::models::pages;
 use crate::db::models::templates::{self, IncidentTemplate};
 use crate::db::{DbConn, new_id, now, write_tx};
+use crate::domain::PageId;
 use crate::domain::{ComponentStatus, Impact};
 use crate::error::{AppError, AppResult};
 use crate::services::pages::{FieldCheck, MAX_NAME_LEN, found, required_line, required_text};
@@ -35,7 +36,7 @@ pub struct TemplateInput {
 #[tracing::instrument(skip_all, fields(page_id = %page_id))]
 pub fn create_template(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     input: &TemplateInput,
 ) -> AppResult<IncidentTemplate> {
     write_tx(conn, |conn| {
@@ -55,7 +56,7 @@ pub fn create_template(
 #[tracing::instrument(skip_all, fields(template_id = %template_id))]
 pub fn update_template(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     template_id: &str,
     input: &TemplateInput,
 ) -> AppResult<IncidentTemplate> {
@@ -72,7 +73,7 @@ pub fn update_template(
 }
 
 /// Deletes a template of a page.
-pub fn delete_template(conn: &mut DbConn, page_id: &str, template_id: &str) -> AppResult<()> {
+pub fn delete_template(conn: &mut DbConn, page_id: &PageId, template_id: &str) -> AppResult<()> {
     write_tx(conn, |conn| {
         get_template(conn, page_id, template_id)?;
         templates::delete(conn, template_id)?;
@@ -83,7 +84,7 @@ pub fn delete_template(conn: &mut DbConn, page_id: &str, template_id: &str) -> A
 /// The template of this page with this id (one of another page is not found).
 pub fn get_template(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     template_id: &str,
 ) -> AppResult<IncidentTemplate> {
     let template = found(templates::find(conn, template_id), "template")?;
@@ -94,7 +95,7 @@ pub fn get_template(
 }
 
 /// A page's templates by name.
-pub fn list_templates(conn: &mut DbConn, page_id: &str) -> AppResult<Vec<IncidentTemplate>> {
+pub fn list_templates(conn: &mut DbConn, page_id: &PageId) -> AppResult<Vec<IncidentTemplate>> {
     found(pages::find(conn, page_id), "page")?;
     Ok(templates::list(conn, page_id)?)
 }
@@ -126,7 +127,7 @@ pub fn prefill(template: &IncidentTemplate, incident: &mut Value) -> AppResult<(
 /// Validates an input into a row (creation time set to `at`; the caller adjusts it).
 fn checked(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     id: String,
     input: &TemplateInput,
     at: chrono::NaiveDateTime,

@@ -13,6 +13,7 @@ use super::Topic;
 use super::store::{self, TriagePatch};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::support::{self as rows, SubmissionQuery};
+use crate::domain::IncidentId;
 use crate::error::{AppError, AppResult};
 use crate::http::admin::{ConsoleFrame, render, see_other};
 use crate::services::audit::Actor;
@@ -110,7 +111,7 @@ pub async fn show_inbox(
                     Some(slug) => Some(
                         all.iter()
                             .find(|p| &p.slug == slug)
-                            .map(|p| p.id.clone())
+                            .map(|p| p.id.to_string())
                             .ok_or_else(|| AppError::NotFound(format!("page {slug}")))?,
                     ),
                     None => None,
@@ -125,7 +126,9 @@ pub async fn show_inbox(
                 let found = rows::list(c, &query)?;
                 let mut references = HashMap::new();
                 for id in found.iter().filter_map(|r| r.incident_id.clone()) {
-                    if let Ok(i) = crate::services::incidents::get_incident(c, &id) {
+                    if let Ok(i) =
+                        crate::services::incidents::get_incident(c, &IncidentId::from(id.as_str()))
+                    {
                         references.insert(id, i.reference);
                     }
                 }

@@ -26,6 +26,7 @@ use crate::delivery::chat::{Author, ChatMessage};
 use crate::delivery::mail::{DirectMessage, Mailer};
 use crate::delivery::outbound::Policy;
 use crate::delivery::webhook::{WebhookClient, WebhookRequest};
+use crate::domain::{ComponentId, PageId};
 use crate::jobs::runner::Permanent;
 use crate::jobs::{JobContext, NewJob, Registry, enqueue as enqueue_job};
 use crate::notify::content::Mailbook;
@@ -288,13 +289,14 @@ fn load(conn: &mut DbConn, id: &str) -> crate::error::AppResult<Option<Found>> {
     let Some(submission) = rows::find(conn, id)? else {
         return Ok(None);
     };
-    let Some(page) = pages::find(conn, &submission.page_id).optional()? else {
+    let Some(page) = pages::find(conn, &PageId::from(submission.page_id.as_str())).optional()?
+    else {
         return Ok(None);
     };
     let component = match &submission.component_id {
-        Some(cid) => components::find(conn, cid)
+        Some(cid) => components::find(conn, &ComponentId::from(cid.as_str()))
             .optional()?
-            .map(|c| (c.id, c.name)),
+            .map(|c| (c.id.into(), c.name)),
         None => None,
     };
     let webhook = page_webhooks::find(conn, &page.id, "support")?;

@@ -12,6 +12,7 @@ use crate::db::models::support::{
     self as rows, SubmissionChanges, SubmissionQuery, SupportSubmission,
 };
 use crate::db::{DbConn, now, write_tx};
+use crate::domain::{IncidentId, PageId};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::audit::{self, Actor, Change};
 
@@ -30,7 +31,7 @@ pub fn insert_submission(conn: &mut DbConn, s: &Submission, spooled: bool) -> Ap
         if rows::exists(c, &row.id)? {
             return Ok(false);
         }
-        let Some(page) = pages::find(c, &row.page_id).optional()? else {
+        let Some(page) = pages::find(c, &PageId::from(row.page_id.as_str())).optional()? else {
             tracing::warn!(reference = %row.reference, "support submission for a deleted page dropped");
             return Ok(false);
         };
@@ -220,7 +221,7 @@ pub fn triage(
                 action: "support.triage",
                 entity_type: "support_submission",
                 entity_id: Some(row.id.clone()),
-                page_id: Some(page_id.to_owned()),
+                page_id: Some(PageId::from(page_id)),
                 changes: Value::Object(audit_fields),
             },
         )?;
@@ -239,13 +240,16 @@ pub fn last_hour(conn: &mut DbConn, at: DateTime<Utc>) -> AppResult<Vec<(String,
 /// The id of incident `key` (id or reference) of the page; a field error otherwise.
 fn incident_id(conn: &mut DbConn, page_id: &str, key: &str) -> AppResult<String> {
     use crate::services::incidents;
-    let found = match incidents::get_incident(conn, key) {
+    let page_id = PageId::from(page_id);
+    let found = match incidents::get_incident(conn, &IncidentId::from(key)) {
         Ok(i) => Some(i),
-        Err(AppError::NotFound(_)) => incidents::get_incident_by_reference(conn, page_id, key).ok(),
+        Err(AppError::NotFound(_)) => {
+            incidents::get_incident_by_reference(conn, &page_id, key).ok()
+        }
         Err(e) => return Err(e),
     };
     match found {
-        Some(i) if i.page_id == page_id => Ok(i.id),
+        Some(i) if i.page_id == page_id => Ok(i.id.into()),
         _ => Err(AppError::field(
             "incident",
             "is not an incident of this page",

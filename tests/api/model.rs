@@ -11,7 +11,7 @@ use chrono::{DateTime, Duration, SubsecRound, Utc};
 use herald::db::DbConn;
 use herald::db::models::components::Component;
 use herald::db::models::pages::StatusPage;
-use herald::domain::ComponentStatus;
+use herald::domain::{ComponentStatus, IncidentId, PageId};
 use herald::error::{AppError, AppResult, FieldErrors};
 use herald::services::components::{self, NewComponentInput};
 use herald::services::incidents::{
@@ -71,9 +71,9 @@ pub async fn page(app: &TestApp, slug: &str) -> StatusPage {
 }
 
 /// An operational component on the page.
-pub async fn component(app: &TestApp, page_id: &str, name: &str) -> Component {
+pub async fn component(app: &TestApp, page_id: &PageId, name: &str) -> Component {
     let (page_id, input) = (
-        page_id.to_owned(),
+        page_id.clone(),
         NewComponentInput {
             name: name.into(),
             ..Default::default()
@@ -98,7 +98,7 @@ pub async fn reload(app: &TestApp, component: &Component) -> Component {
 pub fn changes(
     pairs: &[(&Component, ComponentStatus)],
 ) -> std::collections::BTreeMap<String, ComponentStatus> {
-    pairs.iter().map(|(c, s)| (c.id.clone(), *s)).collect()
+    pairs.iter().map(|(c, s)| (c.id.to_string(), *s)).collect()
 }
 
 /// The current status of a component.
@@ -111,7 +111,7 @@ pub async fn history(
     app: &TestApp,
     component: &Component,
     clock: Clock,
-) -> Vec<(Option<ComponentStatus>, ComponentStatus, Option<String>)> {
+) -> Vec<(Option<ComponentStatus>, ComponentStatus, Option<IncidentId>)> {
     let (id, from, until) = (component.id.clone(), clock.at(-60), clock.at(24 * 60));
     let rows = run(app, move |c| {
         components::component_history(c, &id, from, until)
@@ -136,11 +136,11 @@ pub fn incident(name: &str) -> OpenIncidentInput {
 /// Opens an incident.
 pub async fn try_open(
     app: &TestApp,
-    page_id: &str,
+    page_id: &PageId,
     input: OpenIncidentInput,
     now: DateTime<Utc>,
 ) -> AppResult<PostedUpdate> {
-    let page_id = page_id.to_owned();
+    let page_id = page_id.clone();
     run(app, move |c| {
         incidents::open_incident(c, &page_id, &input, None, now)
     })
@@ -150,7 +150,7 @@ pub async fn try_open(
 /// Opens an incident and expects success.
 pub async fn open(
     app: &TestApp,
-    page_id: &str,
+    page_id: &PageId,
     input: OpenIncidentInput,
     now: DateTime<Utc>,
 ) -> PostedUpdate {
@@ -160,8 +160,8 @@ pub async fn open(
 }
 
 /// An incident with its updates and affected components.
-pub async fn detail(app: &TestApp, incident_id: &str) -> IncidentDetail {
-    let id = incident_id.to_owned();
+pub async fn detail(app: &TestApp, incident_id: &IncidentId) -> IncidentDetail {
+    let id = incident_id.clone();
     run(app, move |c| incidents::incident_with_updates(c, &id))
         .await
         .expect("incident exists")
@@ -170,11 +170,11 @@ pub async fn detail(app: &TestApp, incident_id: &str) -> IncidentDetail {
 /// Posts an update.
 pub async fn post(
     app: &TestApp,
-    incident_id: &str,
+    incident_id: &IncidentId,
     input: PostUpdateInput,
     now: DateTime<Utc>,
 ) -> AppResult<PostedUpdate> {
-    let incident_id = incident_id.to_owned();
+    let incident_id = incident_id.clone();
     run(app, move |c| {
         incidents::post_update(c, &incident_id, &input, None, now)
     })

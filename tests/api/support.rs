@@ -33,7 +33,7 @@ impl Support {
         settings.extend_from_slice(extra);
         let app = TestApp::spawn_with(db, &settings, Registry::standard()).await;
         let acme = app.acme().await;
-        let (page_id, component) = (acme.id, acme.components[0].clone());
+        let (page_id, component) = (acme.id.to_string(), acme.components[0].to_string());
         app.wait_for_page("/status/acme").await;
         let secret = app
             .db

@@ -433,7 +433,7 @@ async fn without_a_mail_server_the_notice_waits_and_retries_with_a_clear_error(d
                 support_email: Some(Some("help@acme.test".into())),
                 ..Default::default()
             };
-            herald::services::pages::update_page(c, &page_id, &input)?;
+            herald::services::pages::update_page(c, &page_id.as_str().into(), &input)?;
             Ok(())
         })
         .await

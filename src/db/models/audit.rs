@@ -6,6 +6,7 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::audit_log;
+use crate::domain::PageId;
 
 /// One recorded write.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
@@ -21,7 +22,7 @@ pub struct AuditEntry {
     /// What kind of record changed, e.g. `incident`.
     pub entity_type: String,
     pub entity_id: Option<String>,
-    pub page_id: Option<String>,
+    pub page_id: Option<PageId>,
     /// The changed fields, as a JSON object.
     pub changes: String,
 }
@@ -29,7 +30,7 @@ pub struct AuditEntry {
 /// Which rows to read, newest first.
 #[derive(Debug, Clone, Default)]
 pub struct AuditQuery<'a> {
-    pub page_id: Option<&'a str>,
+    pub page_id: Option<&'a PageId>,
     /// A user id or an email address.
     pub actor: Option<&'a str>,
     pub limit: i64,

@@ -8,13 +8,14 @@ use diesel::prelude::*;
 use crate::db::DbConn;
 use crate::db::schema::{component_groups, component_status_changes, components};
 use crate::domain::ComponentStatus;
+use crate::domain::{ComponentId, GroupId, IncidentId, PageId};
 
 /// A named group of components on a page, e.g. "EU region".
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = component_groups)]
 pub struct ComponentGroup {
-    pub id: String,
-    pub page_id: String,
+    pub id: GroupId,
+    pub page_id: PageId,
     pub name: String,
     pub description: Option<String>,
     pub position: i32,
@@ -26,8 +27,8 @@ pub struct ComponentGroup {
 #[derive(Debug, Insertable)]
 #[diesel(table_name = component_groups)]
 pub struct NewComponentGroup<'a> {
-    pub id: &'a str,
-    pub page_id: &'a str,
+    pub id: &'a GroupId,
+    pub page_id: &'a PageId,
     pub name: &'a str,
     pub description: Option<&'a str>,
     pub position: i32,
@@ -39,9 +40,9 @@ pub struct NewComponentGroup<'a> {
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = components)]
 pub struct Component {
-    pub id: String,
-    pub page_id: String,
-    pub group_id: Option<String>,
+    pub id: ComponentId,
+    pub page_id: PageId,
+    pub group_id: Option<GroupId>,
     pub name: String,
     pub description: Option<String>,
     pub position: i32,
@@ -61,9 +62,9 @@ pub struct Component {
 #[derive(Debug, Insertable)]
 #[diesel(table_name = components)]
 pub struct NewComponent<'a> {
-    pub id: &'a str,
-    pub page_id: &'a str,
-    pub group_id: Option<&'a str>,
+    pub id: &'a ComponentId,
+    pub page_id: &'a PageId,
+    pub group_id: Option<&'a GroupId>,
     pub name: &'a str,
     pub description: Option<&'a str>,
     pub position: i32,
@@ -79,7 +80,7 @@ pub struct NewComponent<'a> {
 #[derive(Debug, Default, AsChangeset)]
 #[diesel(table_name = components)]
 pub struct ComponentChanges {
-    pub group_id: Option<Option<String>>,
+    pub group_id: Option<Option<GroupId>>,
     pub name: Option<String>,
     pub description: Option<Option<String>>,
     pub position: Option<i32>,
@@ -94,11 +95,11 @@ pub struct ComponentChanges {
 #[diesel(table_name = component_status_changes)]
 pub struct ComponentStatusChange {
     pub id: String,
-    pub component_id: String,
+    pub component_id: ComponentId,
     pub old_status: Option<ComponentStatus>,
     pub new_status: ComponentStatus,
     /// The incident (or maintenance) that made the change, if any.
-    pub incident_id: Option<String>,
+    pub incident_id: Option<IncidentId>,
     pub changed_at: NaiveDateTime,
 }
 
@@ -107,10 +108,10 @@ pub struct ComponentStatusChange {
 #[diesel(table_name = component_status_changes)]
 pub struct NewComponentStatusChange<'a> {
     pub id: &'a str,
-    pub component_id: &'a str,
+    pub component_id: &'a ComponentId,
     pub old_status: Option<ComponentStatus>,
     pub new_status: ComponentStatus,
-    pub incident_id: Option<&'a str>,
+    pub incident_id: Option<&'a IncidentId>,
     pub changed_at: NaiveDateTime,
 }
 
@@ -123,7 +124,7 @@ pub fn insert_group(conn: &mut DbConn, new: &NewComponentGroup<'_>) -> QueryResu
 }
 
 /// The group with this id.
-pub fn find_group(conn: &mut DbConn, id: &str) -> QueryResult<ComponentGroup> {
+pub fn find_group(conn: &mut DbConn, id: &GroupId) -> QueryResult<ComponentGroup> {
     component_groups::table
         .find(id)
         .select(ComponentGroup::as_select())
@@ -131,7 +132,7 @@ pub fn find_group(conn: &mut DbConn, id: &str) -> QueryResult<ComponentGroup> {
 }
 
 /// The groups of a page, by position.
-pub fn list_groups(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<ComponentGroup>> {
+pub fn list_groups(conn: &mut DbConn, page_id: &PageId) -> QueryResult<Vec<ComponentGroup>> {
     component_groups::table
         .filter(component_groups::page_id.eq(page_id))
         .order((component_groups::position.asc(), component_groups::id.asc()))
@@ -140,7 +141,7 @@ pub fn list_groups(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<Componen
 }
 
 /// The highest group position used on a page.
-pub fn max_group_position(conn: &mut DbConn, page_id: &str) -> QueryResult<Option<i32>> {
+pub fn max_group_position(conn: &mut DbConn, page_id: &PageId) -> QueryResult<Option<i32>> {
     component_groups::table
         .filter(component_groups::page_id.eq(page_id))
         .select(max(component_groups::position))
@@ -156,15 +157,20 @@ pub fn insert(conn: &mut DbConn, new: &NewComponent<'_>) -> QueryResult<Componen
 }
 
 /// The component with this id.
-pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<Component> {
+pub fn find(conn: &mut DbConn, id: &ComponentId) -> QueryResult<Component> {
     components::table
         .find(id)
         .select(Component::as_select())
         .first(conn)
 }
 
-/// The components of a page with these ids (ids of other pages are left out).
-pub fn find_on_page(conn: &mut DbConn, page_id: &str, ids: &[&str]) -> QueryResult<Vec<Component>> {
+/// The components of a page with these ids (ids of other pages are left out). The ids are
+/// texts: this is where ids a client sent are found to be the page's components, or not.
+pub fn find_on_page(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    ids: &[&str],
+) -> QueryResult<Vec<Component>> {
     components::table
         .filter(components::page_id.eq(page_id))
         .filter(components::id.eq_any(ids))
@@ -173,7 +179,7 @@ pub fn find_on_page(conn: &mut DbConn, page_id: &str, ids: &[&str]) -> QueryResu
 }
 
 /// The components of a page, by position.
-pub fn list_for_page(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<Component>> {
+pub fn list_for_page(conn: &mut DbConn, page_id: &PageId) -> QueryResult<Vec<Component>> {
     components::table
         .filter(components::page_id.eq(page_id))
         .order((components::position.asc(), components::id.asc()))
@@ -182,7 +188,7 @@ pub fn list_for_page(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<Compon
 }
 
 /// The highest component position used on a page.
-pub fn max_position(conn: &mut DbConn, page_id: &str) -> QueryResult<Option<i32>> {
+pub fn max_position(conn: &mut DbConn, page_id: &PageId) -> QueryResult<Option<i32>> {
     components::table
         .filter(components::page_id.eq(page_id))
         .select(max(components::position))
@@ -190,7 +196,11 @@ pub fn max_position(conn: &mut DbConn, page_id: &str) -> QueryResult<Option<i32>
 }
 
 /// Applies `changes` to the component `id` and returns it as it now is.
-pub fn update(conn: &mut DbConn, id: &str, changes: &ComponentChanges) -> QueryResult<Component> {
+pub fn update(
+    conn: &mut DbConn,
+    id: &ComponentId,
+    changes: &ComponentChanges,
+) -> QueryResult<Component> {
     diesel::update(components::table.find(id))
         .set(changes)
         .execute(conn)?;
@@ -200,7 +210,7 @@ pub fn update(conn: &mut DbConn, id: &str, changes: &ComponentChanges) -> QueryR
 /// Stores a new status on the component (the caller records the history row).
 pub fn set_status(
     conn: &mut DbConn,
-    id: &str,
+    id: &ComponentId,
     status: ComponentStatus,
     at: NaiveDateTime,
 ) -> QueryResult<usize> {
@@ -223,7 +233,7 @@ pub fn insert_status_change(
 /// change at or before `from`, when there is one, so the status at the window's start is known.
 pub fn history(
     conn: &mut DbConn,
-    component_id: &str,
+    component_id: &ComponentId,
     from: NaiveDateTime,
     until: NaiveDateTime,
 ) -> QueryResult<Vec<ComponentStatusChange>> {

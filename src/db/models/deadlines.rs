@@ -7,6 +7,7 @@ use diesel::prelude::*;
 use super::incidents::Incident;
 use crate::db::DbConn;
 use crate::db::schema::{incident_updates, incidents};
+use crate::domain::PageId;
 use crate::domain::{IncidentKind, LifecycleStatus, MaintenanceStatus};
 
 /// Open incidents whose promised update time lies in `[from, until)`, soonest first, on one page
@@ -37,7 +38,7 @@ pub fn open_due_between(
 /// open at some point since `since`, in time order per incident.
 pub fn promises_since(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     since: NaiveDateTime,
 ) -> QueryResult<Vec<(String, NaiveDateTime, Option<NaiveDateTime>)>> {
     incident_updates::table

@@ -11,14 +11,15 @@ use crate::db::DbConn;
 use crate::db::schema::{
     incident_components, incident_update_components, incident_updates, incidents,
 };
+use crate::domain::{ComponentId, IncidentId, PageId};
 use crate::domain::{ComponentStatus, Impact, IncidentKind, LifecycleStatus, parse_reference};
 
 /// An incident, advisory or maintenance as stored.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = incidents)]
 pub struct Incident {
-    pub id: String,
-    pub page_id: String,
+    pub id: IncidentId,
+    pub page_id: PageId,
     /// Human reference, unique per page, e.g. `INC-2026-0042`.
     pub reference: String,
     pub name: String,
@@ -50,8 +51,8 @@ pub struct Incident {
 #[derive(Debug, Insertable)]
 #[diesel(table_name = incidents)]
 pub struct NewIncident<'a> {
-    pub id: &'a str,
-    pub page_id: &'a str,
+    pub id: &'a IncidentId,
+    pub page_id: &'a PageId,
     pub reference: &'a str,
     pub name: &'a str,
     pub kind: IncidentKind,
@@ -99,7 +100,7 @@ pub struct IncidentChanges {
 #[diesel(table_name = incident_updates)]
 pub struct IncidentUpdate {
     pub id: String,
-    pub incident_id: String,
+    pub incident_id: IncidentId,
     /// The status this update set, in the vocabulary of the incident's kind.
     pub status: LifecycleStatus,
     /// Markdown, as written by the responder.
@@ -117,7 +118,7 @@ pub struct IncidentUpdate {
 #[diesel(table_name = incident_updates)]
 pub struct NewIncidentUpdate<'a> {
     pub id: &'a str,
-    pub incident_id: &'a str,
+    pub incident_id: &'a IncidentId,
     pub status: LifecycleStatus,
     pub body: &'a str,
     pub next_update_by: Option<NaiveDateTime>,
@@ -132,7 +133,7 @@ pub struct NewIncidentUpdate<'a> {
 #[diesel(table_name = incident_update_components)]
 pub struct IncidentUpdateComponent {
     pub incident_update_id: String,
-    pub component_id: String,
+    pub component_id: ComponentId,
     pub old_status: ComponentStatus,
     pub new_status: ComponentStatus,
 }
@@ -146,7 +147,7 @@ pub fn insert(conn: &mut DbConn, new: &NewIncident<'_>) -> QueryResult<Incident>
 }
 
 /// The incident with this id.
-pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<Incident> {
+pub fn find(conn: &mut DbConn, id: &IncidentId) -> QueryResult<Incident> {
     incidents::table
         .find(id)
         .select(Incident::as_select())
@@ -156,7 +157,7 @@ pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<Incident> {
 /// The incident of a page with this reference, if any.
 pub fn find_by_reference(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     reference: &str,
 ) -> QueryResult<Option<Incident>> {
     incidents::table
@@ -168,7 +169,11 @@ pub fn find_by_reference(
 }
 
 /// Applies `changes` to the incident `id` and returns it as it now is.
-pub fn update(conn: &mut DbConn, id: &str, changes: &IncidentChanges) -> QueryResult<Incident> {
+pub fn update(
+    conn: &mut DbConn,
+    id: &IncidentId,
+    changes: &IncidentChanges,
+) -> QueryResult<Incident> {
     diesel::update(incidents::table.find(id))
         .set(changes)
         .execute(conn)?;
@@ -178,7 +183,7 @@ pub fn update(conn: &mut DbConn, id: &str, changes: &IncidentChanges) -> QueryRe
 /// The highest sequence number used on a page by references starting `PREFIX-YEAR-`.
 pub fn max_reference_seq(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     kind: IncidentKind,
     year: i32,
 ) -> QueryResult<u32> {
@@ -196,7 +201,7 @@ pub fn max_reference_seq(
 }
 
 /// The open incidents of a page (any kind), most recently started first.
-pub fn list_open(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<Incident>> {
+pub fn list_open(conn: &mut DbConn, page_id: &PageId) -> QueryResult<Vec<Incident>> {
     list(conn, page_id, true, None, i64::MAX, 0)
 }
 
@@ -204,7 +209,7 @@ pub fn list_open(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<Incident>>
 /// kind when `kind` is given, `limit` rows from `offset`.
 pub fn list(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     open_only: bool,
     kind: Option<IncidentKind>,
     limit: i64,
@@ -244,7 +249,7 @@ pub fn insert_update(
 /// The updates of an incident, newest first.
 pub fn updates_newest_first(
     conn: &mut DbConn,
-    incident_id: &str,
+    incident_id: &IncidentId,
 ) -> QueryResult<Vec<IncidentUpdate>> {
     incident_updates::table
         .filter(incident_updates::incident_id.eq(incident_id))
@@ -282,7 +287,10 @@ pub fn update_components(
 }
 
 /// The ids of the components an incident affects (or affected).
-pub fn affected_component_ids(conn: &mut DbConn, incident_id: &str) -> QueryResult<Vec<String>> {
+pub fn affected_component_ids(
+    conn: &mut DbConn,
+    incident_id: &IncidentId,
+) -> QueryResult<Vec<ComponentId>> {
     incident_components::table
         .filter(incident_components::incident_id.eq(incident_id))
         .select(incident_components::component_id)
@@ -293,8 +301,8 @@ pub fn affected_component_ids(conn: &mut DbConn, incident_id: &str) -> QueryResu
 /// Marks a component as affected by an incident; doing it twice is harmless.
 pub fn add_affected_component(
     conn: &mut DbConn,
-    incident_id: &str,
-    component_id: &str,
+    incident_id: &IncidentId,
+    component_id: &ComponentId,
 ) -> QueryResult<()> {
     let key = (
         incident_components::incident_id.eq(incident_id),
@@ -316,8 +324,8 @@ pub fn add_affected_component(
 /// Whether an open incident of the page other than `except` affects the component.
 pub fn affected_by_other_open(
     conn: &mut DbConn,
-    page_id: &str,
-    component_id: &str,
+    page_id: &PageId,
+    component_id: &ComponentId,
     except: &str,
 ) -> QueryResult<bool> {
     let count: i64 = incident_components::table

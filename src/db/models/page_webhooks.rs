@@ -6,12 +6,13 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::page_webhooks;
+use crate::domain::PageId;
 
 /// A stored page webhook.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = page_webhooks)]
 pub struct PageWebhook {
-    pub page_id: String,
+    pub page_id: PageId,
     /// `support` or `responder`.
     pub purpose: String,
     pub url: String,
@@ -22,7 +23,11 @@ pub struct PageWebhook {
 }
 
 /// The page's webhook for `purpose`, if set.
-pub fn find(conn: &mut DbConn, page_id: &str, purpose: &str) -> QueryResult<Option<PageWebhook>> {
+pub fn find(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    purpose: &str,
+) -> QueryResult<Option<PageWebhook>> {
     page_webhooks::table
         .find((page_id, purpose))
         .select(PageWebhook::as_select())
@@ -31,7 +36,7 @@ pub fn find(conn: &mut DbConn, page_id: &str, purpose: &str) -> QueryResult<Opti
 }
 
 /// Every webhook of the page.
-pub fn list(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<PageWebhook>> {
+pub fn list(conn: &mut DbConn, page_id: &PageId) -> QueryResult<Vec<PageWebhook>> {
     page_webhooks::table
         .filter(page_webhooks::page_id.eq(page_id))
         .order(page_webhooks::purpose)
@@ -57,6 +62,6 @@ pub fn put(conn: &mut DbConn, row: &PageWebhook) -> QueryResult<()> {
 }
 
 /// Removes the page's webhook for `purpose`; returns how many went.
-pub fn remove(conn: &mut DbConn, page_id: &str, purpose: &str) -> QueryResult<usize> {
+pub fn remove(conn: &mut DbConn, page_id: &PageId, purpose: &str) -> QueryResult<usize> {
     diesel::delete(page_webhooks::table.find((page_id, purpose))).execute(conn)
 }

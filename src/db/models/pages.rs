@@ -12,6 +12,7 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::status_pages;
+use crate::domain::PageId;
 use crate::domain::{NextUpdateIntervals, parse_time_zone};
 use crate::error::{AppError, AppResult};
 
@@ -31,7 +32,7 @@ where
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = status_pages)]
 pub struct StatusPage {
-    pub id: String,
+    pub id: PageId,
     pub slug: String,
     pub name: String,
     pub description: Option<String>,
@@ -78,7 +79,7 @@ impl StatusPage {
 #[derive(Debug, Insertable)]
 #[diesel(table_name = status_pages)]
 pub struct NewStatusPage<'a> {
-    pub id: &'a str,
+    pub id: &'a PageId,
     pub slug: &'a str,
     pub name: &'a str,
     pub description: Option<&'a str>,
@@ -126,7 +127,11 @@ pub fn insert(conn: &mut DbConn, new: &NewStatusPage<'_>) -> QueryResult<StatusP
 }
 
 /// Applies `changes` to the page `id` and returns the page as it now is.
-pub fn update(conn: &mut DbConn, id: &str, changes: &StatusPageChanges) -> QueryResult<StatusPage> {
+pub fn update(
+    conn: &mut DbConn,
+    id: &PageId,
+    changes: &StatusPageChanges,
+) -> QueryResult<StatusPage> {
     diesel::update(status_pages::table.find(id))
         .set(changes)
         .execute(conn)?;
@@ -134,7 +139,7 @@ pub fn update(conn: &mut DbConn, id: &str, changes: &StatusPageChanges) -> Query
 }
 
 /// The page with this id (diesel `NotFound` when there is none).
-pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<StatusPage> {
+pub fn find(conn: &mut DbConn, id: &PageId) -> QueryResult<StatusPage> {
     status_pages::table
         .find(id)
         .select(StatusPage::as_select())

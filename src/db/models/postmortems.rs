@@ -7,6 +7,7 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::{postmortem_follow_ups, postmortem_timeline_entries, postmortems};
+use crate::domain::IncidentId;
 use crate::domain::{FollowUpState, ScopeFigure, TimelineEntry};
 use crate::error::{AppError, AppResult};
 
@@ -15,7 +16,7 @@ use crate::error::{AppError, AppResult};
 #[diesel(table_name = postmortems)]
 pub struct Postmortem {
     pub id: String,
-    pub incident_id: String,
+    pub incident_id: IncidentId,
     /// Markdown.
     pub summary: String,
     /// Markdown.
@@ -44,7 +45,7 @@ impl Postmortem {
 #[diesel(table_name = postmortems)]
 pub struct NewPostmortem<'a> {
     pub id: &'a str,
-    pub incident_id: &'a str,
+    pub incident_id: &'a IncidentId,
     pub summary: &'a str,
     pub root_cause: &'a str,
     pub scope_figures: &'a str,
@@ -103,7 +104,10 @@ pub struct FollowUp {
 }
 
 /// The postmortem of an incident, if one was written.
-pub fn find_by_incident(conn: &mut DbConn, incident_id: &str) -> QueryResult<Option<Postmortem>> {
+pub fn find_by_incident(
+    conn: &mut DbConn,
+    incident_id: &IncidentId,
+) -> QueryResult<Option<Postmortem>> {
     postmortems::table
         .filter(postmortems::incident_id.eq(incident_id))
         .select(Postmortem::as_select())

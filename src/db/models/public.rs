@@ -11,11 +11,13 @@ use crate::db::schema::{
     component_status_changes, incident_components, incident_update_components, incident_updates,
     incidents, postmortem_follow_ups, postmortem_timeline_entries, postmortems,
 };
+use crate::domain::PageId;
+use crate::domain::{ComponentId, IncidentId};
 
 /// Incidents of a page that are open, or started (or scheduled) at or after `since`.
 pub fn incidents_since(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     since: NaiveDateTime,
 ) -> QueryResult<Vec<Incident>> {
     incidents::table
@@ -32,7 +34,10 @@ pub fn incidents_since(
 }
 
 /// Updates of these incidents, newest first.
-pub fn updates_of(conn: &mut DbConn, incident_ids: &[String]) -> QueryResult<Vec<IncidentUpdate>> {
+pub fn updates_of(
+    conn: &mut DbConn,
+    incident_ids: &[IncidentId],
+) -> QueryResult<Vec<IncidentUpdate>> {
     incident_updates::table
         .filter(incident_updates::incident_id.eq_any(incident_ids))
         .order((
@@ -57,8 +62,8 @@ pub fn update_changes_of(
 /// (incident id, component id) pairs of the components these incidents affect.
 pub fn affected_of(
     conn: &mut DbConn,
-    incident_ids: &[String],
-) -> QueryResult<Vec<(String, String)>> {
+    incident_ids: &[IncidentId],
+) -> QueryResult<Vec<(IncidentId, ComponentId)>> {
     incident_components::table
         .filter(incident_components::incident_id.eq_any(incident_ids))
         .select((
@@ -71,7 +76,7 @@ pub fn affected_of(
 /// Published postmortems of these incidents.
 pub fn published_postmortems_of(
     conn: &mut DbConn,
-    incident_ids: &[String],
+    incident_ids: &[IncidentId],
 ) -> QueryResult<Vec<Postmortem>> {
     postmortems::table
         .filter(postmortems::incident_id.eq_any(incident_ids))
@@ -111,7 +116,7 @@ pub fn follow_ups_of(conn: &mut DbConn, postmortem_ids: &[String]) -> QueryResul
 /// `since` (the status in force when the window opens), in time order per component.
 pub fn status_history_of(
     conn: &mut DbConn,
-    component_ids: &[String],
+    component_ids: &[ComponentId],
     since: NaiveDateTime,
 ) -> QueryResult<Vec<ComponentStatusChange>> {
     use component_status_changes::dsl as c;
@@ -141,7 +146,7 @@ pub fn status_history_of(
 /// made by any Herald process is noticed by every other one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageRevision {
-    pub page_id: String,
+    pub page_id: PageId,
     pub slug: String,
     pub custom_domain: Option<String>,
     pub is_default: bool,
@@ -149,13 +154,13 @@ pub struct PageRevision {
     pub fingerprint: Vec<(Option<NaiveDateTime>, i64)>,
 }
 
-type Tally = (String, Option<NaiveDateTime>, i64);
+type Tally = (PageId, Option<NaiveDateTime>, i64);
 
 /// The revision of every page, in a few aggregate queries.
 pub fn page_revisions(conn: &mut DbConn) -> QueryResult<Vec<PageRevision>> {
     use crate::db::schema::{component_groups, components, status_pages};
     use diesel::dsl::{count, max};
-    let pages: Vec<(String, String, Option<String>, bool, bool, NaiveDateTime)> =
+    let pages: Vec<(PageId, String, Option<String>, bool, bool, NaiveDateTime)> =
         status_pages::table
             .select((
                 status_pages::id,

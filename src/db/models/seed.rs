@@ -5,12 +5,13 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::{component_status_changes, components};
+use crate::domain::ComponentId;
 
 /// Moves a component's creation (and its first status row) back to `at`, so its uptime bar has
 /// history before the incidents the seeder back-dates.
 pub fn backdate_component(
     conn: &mut DbConn,
-    component_id: &str,
+    component_id: &ComponentId,
     at: NaiveDateTime,
 ) -> QueryResult<()> {
     diesel::update(components::table.find(component_id))

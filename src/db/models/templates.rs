@@ -5,13 +5,14 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::incident_templates;
+use crate::domain::PageId;
 
 /// A prepared incident.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable, Identifiable)]
 #[diesel(table_name = incident_templates)]
 pub struct IncidentTemplate {
     pub id: String,
-    pub page_id: String,
+    pub page_id: PageId,
     /// The template's own name, unique on its page.
     pub name: String,
     /// The incident name it pre-fills.
@@ -40,7 +41,7 @@ pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<IncidentTemplate> {
 }
 
 /// A page's templates by name.
-pub fn list(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<IncidentTemplate>> {
+pub fn list(conn: &mut DbConn, page_id: &PageId) -> QueryResult<Vec<IncidentTemplate>> {
     incident_templates::table
         .filter(incident_templates::page_id.eq(page_id))
         .order(incident_templates::name.asc())

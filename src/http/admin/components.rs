@@ -13,6 +13,7 @@ use super::write::{audited, change};
 use super::{ConsoleFrame, render, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
+use crate::domain::ComponentId;
 use crate::domain::ComponentStatus;
 use crate::error::{AppError, AppResult};
 use crate::services::components::{self, ComponentEntry, ComponentTree};
@@ -124,7 +125,7 @@ pub async fn list_components(
 pub async fn set_component_status(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, ComponentId)>,
     form: web::Form<StatusForm>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Write)?;

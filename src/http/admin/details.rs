@@ -13,6 +13,7 @@ use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::incidents::Incident;
 use crate::domain::Impact;
+use crate::domain::IncidentId;
 use crate::error::{AppResult, FieldErrors};
 use crate::services::incidents::{self, IncidentFieldsInput};
 use crate::state::AppState;
@@ -82,7 +83,7 @@ fn details_input(form: &Submitted) -> Result<IncidentFieldsInput, FieldErrors> {
     errors.is_empty().then_some(input).ok_or(errors)
 }
 
-async fn load(state: &AppState, id: String) -> AppResult<Incident> {
+async fn load(state: &AppState, id: IncidentId) -> AppResult<Incident> {
     state.db.run(move |c| incidents::get_incident(c, &id)).await
 }
 
@@ -91,7 +92,7 @@ async fn load(state: &AppState, id: String) -> AppResult<Incident> {
 pub async fn edit_details(
     auth: Authenticated,
     state: web::Data<AppState>,
-    id: web::Path<String>,
+    id: web::Path<IncidentId>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Write)?;
     let incident = load(&state, id.into_inner()).await?;
@@ -111,7 +112,7 @@ pub async fn edit_details(
 pub async fn save_details(
     auth: Authenticated,
     state: web::Data<AppState>,
-    id: web::Path<String>,
+    id: web::Path<IncidentId>,
     form: web::Form<Vec<(String, String)>>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Write)?;

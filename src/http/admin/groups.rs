@@ -13,6 +13,7 @@ use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::ComponentGroup;
 use crate::db::models::pages::StatusPage;
+use crate::domain::GroupId;
 use crate::error::{AppResult, FieldErrors};
 use crate::services::components::{self, GroupInput};
 use crate::services::page_admin::{self, GroupPatch};
@@ -54,7 +55,7 @@ async fn page(state: &AppState, slug: String) -> AppResult<StatusPage> {
 async fn load(
     state: &AppState,
     slug: String,
-    id: String,
+    id: GroupId,
 ) -> AppResult<(StatusPage, ComponentGroup)> {
     state
         .db
@@ -164,7 +165,7 @@ pub async fn create_group(
 pub async fn edit_group_form(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, GroupId)>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Admin)?;
     let (slug, id) = path.into_inner();
@@ -182,7 +183,7 @@ pub async fn edit_group_form(
 pub async fn update_group(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, GroupId)>,
     form: web::Form<Vec<(String, String)>>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Admin)?;
@@ -217,7 +218,7 @@ pub async fn update_group(
 pub async fn delete_group(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, GroupId)>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Admin)?;
     let (slug, id) = path.into_inner();

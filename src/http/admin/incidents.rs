@@ -68,7 +68,7 @@ pub fn component_choices(
             name: c.name.clone(),
             current: c.status.label(),
             options: choices(options.clone(), form.component(&c.id)),
-            error: errors.components.get(&c.id).cloned(),
+            error: errors.components.get(c.id.as_str()).cloned(),
         })
         .collect()
 }

@@ -14,6 +14,7 @@ use super::write::{audited, change, form_changes};
 use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::incidents::Incident;
+use crate::domain::IncidentId;
 use crate::domain::{IncidentKind, IncidentStatus, LifecycleStatus};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::render::markdown::to_safe_html;
@@ -71,7 +72,7 @@ struct Loaded {
     postmortem: Option<PostmortemDetail>,
 }
 
-async fn load(state: &AppState, id: String) -> AppResult<Loaded> {
+async fn load(state: &AppState, id: IncidentId) -> AppResult<Loaded> {
     state
         .db
         .run(move |c| {
@@ -144,7 +145,7 @@ fn conflict(e: AppError) -> AppError {
 pub async fn edit_postmortem(
     auth: Authenticated,
     state: web::Data<AppState>,
-    id: web::Path<String>,
+    id: web::Path<IncidentId>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Write)?;
     let loaded = load(&state, id.into_inner()).await?;
@@ -171,7 +172,7 @@ pub async fn edit_postmortem(
 pub async fn save_postmortem(
     auth: Authenticated,
     state: web::Data<AppState>,
-    id: web::Path<String>,
+    id: web::Path<IncidentId>,
     form: web::Form<Vec<(String, String)>>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Write)?;

@@ -15,6 +15,7 @@ use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::pages::StatusPage;
 use crate::domain::NextUpdateIntervals;
+use crate::domain::PageId;
 use crate::domain::deadline::{MAX_NEXT_UPDATE_MINS, MIN_NEXT_UPDATE_MINS};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::page_admin;
@@ -171,8 +172,11 @@ async fn load(state: &AppState, slug: String) -> AppResult<StatusPage> {
 }
 
 /// The page's webhook URLs by field name.
-async fn load_hooks(state: &AppState, page_id: &str) -> AppResult<serde_json::Map<String, Value>> {
-    let page_id = page_id.to_owned();
+async fn load_hooks(
+    state: &AppState,
+    page_id: &PageId,
+) -> AppResult<serde_json::Map<String, Value>> {
+    let page_id = page_id.clone();
     state
         .db
         .run(move |c| page_webhooks::urls(c, &page_id))

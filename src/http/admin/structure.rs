@@ -15,6 +15,7 @@ use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::{self as rows, Component, ComponentGroup};
 use crate::db::models::pages::StatusPage;
+use crate::domain::ComponentId;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::components::{self, NewComponentInput, UpdateComponentInput};
 use crate::services::{page_admin, pages};
@@ -70,7 +71,7 @@ pub async fn page_and_groups(
 async fn load(
     state: &AppState,
     slug: String,
-    id: String,
+    id: ComponentId,
 ) -> AppResult<(StatusPage, Vec<ComponentGroup>, Component)> {
     state
         .db
@@ -102,7 +103,7 @@ fn show(
         format!("Add a component to {}", page.name),
     );
     let choices = std::iter::once((String::new(), "No group".to_owned()))
-        .chain(groups.iter().map(|g| (g.id.clone(), g.name.clone())));
+        .chain(groups.iter().map(|g| (g.id.to_string(), g.name.clone())));
     let view = ComponentForm {
         frame: ConsoleFrame::new(state, auth, target.heading.clone()),
         back,
@@ -204,7 +205,7 @@ pub async fn create_component(
 pub async fn edit_component_form(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, ComponentId)>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Admin)?;
     let (slug, id) = path.into_inner();
@@ -215,7 +216,10 @@ pub async fn edit_component_form(
             "description",
             component.description.clone().unwrap_or_default(),
         ),
-        ("group_id", component.group_id.clone().unwrap_or_default()),
+        (
+            "group_id",
+            component.group_id.as_deref().unwrap_or_default().to_owned(),
+        ),
         ("region", component.region.clone().unwrap_or_default()),
         ("position", component.position.to_string()),
     ]);
@@ -227,7 +231,7 @@ pub async fn edit_component_form(
 pub async fn update_component(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, ComponentId)>,
     form: web::Form<Vec<(String, String)>>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Admin)?;
@@ -265,7 +269,7 @@ pub async fn update_component(
 pub async fn delete_component(
     auth: Authenticated,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, ComponentId)>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Admin)?;
     let (slug, id) = path.into_inner();

@@ -18,6 +18,7 @@ use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
 use crate::db::models::templates::IncidentTemplate;
 use crate::domain::Impact;
+use crate::domain::PageId;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::{pages, templates};
 use crate::state::AppState;
@@ -93,7 +94,7 @@ fn taken(e: AppError) -> AppError {
 }
 
 /// The template `id` of the page (404 for one of another page).
-pub fn page_template(conn: &mut DbConn, page_id: &str, id: &str) -> AppResult<IncidentTemplate> {
+pub fn page_template(conn: &mut DbConn, page_id: &PageId, id: &str) -> AppResult<IncidentTemplate> {
     templates::get_template(conn, page_id, id)
 }
 

@@ -14,6 +14,7 @@ use super::{ConsoleFrame, preview_of, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
+use crate::domain::IncidentId;
 use crate::domain::{IncidentKind, IncidentStatus, MaintenanceStatus, Promise, lateness};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::render::markdown::to_safe_html;
@@ -88,7 +89,7 @@ struct UpdateForm {
     preview: Option<String>,
 }
 
-async fn load(state: &AppState, id: String) -> AppResult<Loaded> {
+async fn load(state: &AppState, id: IncidentId) -> AppResult<Loaded> {
     state
         .db
         .run(move |c| {
@@ -112,7 +113,7 @@ async fn load(state: &AppState, id: String) -> AppResult<Loaded> {
 pub async fn show_incident(
     auth: Authenticated,
     state: web::Data<AppState>,
-    id: web::Path<String>,
+    id: web::Path<IncidentId>,
 ) -> AppResult<HttpResponse> {
     let loaded = load(&state, id.into_inner()).await?;
     page(&state, &auth, loaded, &Submitted::default(), None)
@@ -123,7 +124,7 @@ pub async fn show_incident(
 pub async fn post_update(
     auth: Authenticated,
     state: web::Data<AppState>,
-    id: web::Path<String>,
+    id: web::Path<IncidentId>,
     form: web::Form<Vec<(String, String)>>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Write)?;

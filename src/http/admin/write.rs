@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::form::Submitted;
 use crate::auth::{Authenticated, Permission, csrf};
 use crate::db::{DbConn, write_tx};
+use crate::domain::PageId;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::audit::{self, Actor, Change};
 use crate::state::AppState;
@@ -69,14 +70,14 @@ pub fn change(
     action: &'static str,
     entity_type: &'static str,
     entity_id: &str,
-    page_id: Option<&str>,
+    page_id: Option<&PageId>,
     changes: Value,
 ) -> Change {
     Change {
         action,
         entity_type,
         entity_id: Some(entity_id.to_owned()),
-        page_id: page_id.map(str::to_owned),
+        page_id: page_id.cloned(),
         changes,
     }
 }

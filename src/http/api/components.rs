@@ -9,6 +9,7 @@ use super::run::{self, Api, Record};
 use super::views;
 use crate::auth::Permission;
 use crate::domain::ComponentStatus;
+use crate::domain::{ComponentId, GroupId};
 use crate::error::AppResult;
 use crate::services::components::{
     self as service, GroupInput, NewComponentInput, UpdateComponentInput,
@@ -58,7 +59,7 @@ pub async fn list_components(api: Api, slug: web::Path<String>) -> AppResult<Htt
 #[tracing::instrument(skip_all)]
 pub async fn update_component(
     api: Api,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, ComponentId)>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
     let ((slug, id), fields) = (path.into_inner(), body.into_inner());
@@ -133,7 +134,7 @@ pub async fn list_groups(api: Api, slug: web::Path<String>) -> AppResult<HttpRes
 #[tracing::instrument(skip_all)]
 pub async fn delete_component(
     api: Api,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, ComponentId)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
     api.page_write(Permission::Admin, slug, Value::Null, move |c, page| {
@@ -147,7 +148,7 @@ pub async fn delete_component(
 #[tracing::instrument(skip_all)]
 pub async fn update_group(
     api: Api,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, GroupId)>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
     let ((slug, id), fields) = (path.into_inner(), body.into_inner());
@@ -170,7 +171,7 @@ pub async fn update_group(
 
 /// `DELETE /pages/{slug}/component-groups/{id}`: its components stay, ungrouped.
 #[tracing::instrument(skip_all)]
-pub async fn delete_group(api: Api, path: web::Path<(String, String)>) -> AppResult<HttpResponse> {
+pub async fn delete_group(api: Api, path: web::Path<(String, GroupId)>) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
     api.page_write(Permission::Admin, slug, Value::Null, move |c, page| {
         page_admin::delete_group(c, &page.id, &id)?;

@@ -12,6 +12,7 @@ use super::views;
 use crate::auth::Permission;
 use crate::db::DbConn;
 use crate::domain::IncidentKind;
+use crate::domain::PageId;
 use crate::error::{AppError, AppResult};
 use crate::services::idempotency::Answer;
 use crate::services::incidents::{
@@ -84,7 +85,7 @@ async fn open(
 /// The opening input: the body, pre-filled from its template, of the given kind.
 fn opening(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     mut fields: Value,
     kind: Option<IncidentKind>,
 ) -> AppResult<OpenIncidentInput> {

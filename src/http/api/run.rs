@@ -14,6 +14,8 @@ use crate::db::DbConn;
 use crate::db::models::components::Component;
 use crate::db::models::incidents::Incident;
 use crate::db::models::pages::StatusPage;
+use crate::domain::IncidentId;
+use crate::domain::{ComponentId, PageId};
 use crate::error::{AppError, AppResult};
 use crate::services::audit::{self, Actor, Change};
 use crate::services::idempotency::{Answer, IdempotencyKey, idempotent};
@@ -223,14 +225,14 @@ pub fn change(
     action: &'static str,
     entity_type: &'static str,
     entity_id: &str,
-    page_id: &str,
+    page_id: &PageId,
     fields: Value,
 ) -> Change {
     Change {
         action,
         entity_type,
         entity_id: Some(entity_id.to_owned()),
-        page_id: Some(page_id.to_owned()),
+        page_id: Some(page_id.clone()),
         changes: fields,
     }
 }
@@ -241,7 +243,7 @@ pub fn page(conn: &mut DbConn, slug: &str) -> AppResult<StatusPage> {
 }
 
 /// The component with this id on this page (404 for one of another page).
-pub fn component(conn: &mut DbConn, page_id: &str, id: &str) -> AppResult<Component> {
+pub fn component(conn: &mut DbConn, page_id: &PageId, id: &ComponentId) -> AppResult<Component> {
     let component = components::get_component(conn, id)?;
     if component.page_id != page_id {
         return Err(AppError::NotFound("component".into()));
@@ -250,8 +252,8 @@ pub fn component(conn: &mut DbConn, page_id: &str, id: &str) -> AppResult<Compon
 }
 
 /// The incident with this id or reference on this page (404 for one of another page).
-pub fn incident(conn: &mut DbConn, page_id: &str, id: &str) -> AppResult<Incident> {
-    let incident = match incidents::get_incident(conn, id) {
+pub fn incident(conn: &mut DbConn, page_id: &PageId, id: &str) -> AppResult<Incident> {
+    let incident = match incidents::get_incident(conn, &IncidentId::from(id)) {
         Err(AppError::NotFound(_)) => incidents::get_incident_by_reference(conn, page_id, id)?,
         other => other?,
     };

@@ -14,6 +14,7 @@ use crate::auth::Permission;
 use crate::db::models::notify::{self as rows, Delivery, DeliveryQuery};
 use crate::db::states::DeliveryState;
 use crate::delivery::signature::new_secret;
+use crate::domain::SubscriberId;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::subscribe::check_webhook_url;
 use crate::services::subscriptions::{
@@ -132,7 +133,7 @@ async fn export(api: &Api, slug: String) -> AppResult<HttpResponse> {
 #[tracing::instrument(skip_all)]
 pub async fn delete_subscriber(
     api: Api,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, SubscriberId)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
     api.page_write(Permission::Write, slug, Value::Null, move |c, page| {

@@ -2,6 +2,7 @@
 //! claiming due deliveries as the channels have room, and handing them to their lanes.
 
 use super::*;
+use crate::domain::SubscriberId;
 
 impl Engine {
     /// Expands the next chunk of every unexpanded event into its deliveries; answers whether
@@ -185,7 +186,7 @@ impl Engine {
             self.cache.clear();
         }
         self.cache.extend(contents);
-        let subscribers: HashMap<String, _> =
+        let subscribers: HashMap<SubscriberId, _> =
             subscribers.into_iter().map(|s| (s.id.clone(), s)).collect();
         for delivery in batch {
             let content = self.cache.get(&delivery.event_id).cloned().flatten();
@@ -262,7 +263,7 @@ pub(super) fn hand_over(
     if batch.is_empty() {
         return Ok((batch, Vec::new(), HashMap::new()));
     }
-    let ids: Vec<String> = batch.iter().map(|d| d.subscriber_id.clone()).collect();
+    let ids: Vec<SubscriberId> = batch.iter().map(|d| d.subscriber_id.clone()).collect();
     let subscribers = rows::addressees_by_ids(c, &ids)?;
     let mut contents = HashMap::new();
     for d in &batch {

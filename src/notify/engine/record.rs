@@ -3,6 +3,7 @@
 
 use super::outcome::{History, outcome, same_cause};
 use super::*;
+use crate::domain::SubscriberId;
 
 impl Engine {
     /// Starts recording finished deliveries, in one transaction.
@@ -60,7 +61,7 @@ pub(super) fn record(
     if !delivered.is_empty() {
         rows::mark_delivered(conn, &delivered, at)?;
         // Only subscribers with failures counted (as claimed) need their count reset.
-        let subscribers: Vec<String> = finished
+        let subscribers: Vec<SubscriberId> = finished
             .iter()
             .filter(|f| f.delivered() && f.counts && f.had_failures)
             .map(|f| f.delivery.subscriber_id.clone())
@@ -86,7 +87,7 @@ pub(super) fn record(
 /// at least `quarantine_window`, and tells a webhook's contact address.
 pub(super) fn count_failure(
     conn: &mut DbConn,
-    subscriber_id: &str,
+    subscriber_id: &SubscriberId,
     config: &EngineConfig,
     at: NaiveDateTime,
 ) -> AppResult<()> {

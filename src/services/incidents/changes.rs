@@ -9,6 +9,8 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use crate::db::DbConn;
 use crate::db::models::components::{self, Component};
 use crate::db::models::incidents::{self, Incident, IncidentUpdateComponent};
+use crate::domain::ComponentId;
+use crate::domain::PageId;
 use crate::domain::{
     ComponentStatus, Impact, IncidentStatus, LifecycleStatus, MaintenanceStatus,
     NextUpdateIntervals, default_next_update_by, validate_next_update_by,
@@ -25,14 +27,14 @@ pub type ComponentMap = BTreeMap<String, ComponentStatus>;
 pub fn page_components(
     conn: &mut DbConn,
     check: &mut FieldCheck,
-    page_id: &str,
+    page_id: &PageId,
     map: &ComponentMap,
 ) -> AppResult<Vec<(Component, ComponentStatus)>> {
     let ids: Vec<&str> = map.keys().map(String::as_str).collect();
     let found = components::find_on_page(conn, page_id, &ids)?;
     let mut changes = Vec::with_capacity(map.len());
     for (id, &status) in map {
-        match found.iter().find(|c| &c.id == id) {
+        match found.iter().find(|c| c.id == id.as_str()) {
             Some(component) => changes.push((component.clone(), status)),
             None => check.add(
                 format!("components.{id}"),
@@ -77,7 +79,7 @@ pub fn restorations(
     incident: &Incident,
 ) -> AppResult<Vec<(Component, ComponentStatus)>> {
     let ids = incidents::affected_component_ids(conn, &incident.id)?;
-    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let ids: Vec<&str> = ids.iter().map(ComponentId::as_str).collect();
     let mut restore = Vec::new();
     for component in components::find_on_page(conn, &incident.page_id, &ids)? {
         if component.status == ComponentStatus::Operational

@@ -10,6 +10,8 @@ use super::changes::{
 use crate::db::models::incidents::{self, Incident, NewIncident, NewIncidentUpdate};
 use crate::db::models::pages;
 use crate::db::{DbConn, new_id, write_tx};
+use crate::domain::IncidentId;
+use crate::domain::PageId;
 use crate::domain::{
     Impact, IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus, format_reference,
 };
@@ -82,7 +84,7 @@ struct Opening {
 #[tracing::instrument(skip_all, fields(page_id = %page_id))]
 pub fn open_incident(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     input: &OpenIncidentInput,
     author_id: Option<&str>,
     now: DateTime<Utc>,
@@ -102,7 +104,7 @@ pub fn open_incident(
 /// All writes of an opening, inside the caller's transaction.
 fn insert_opened(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     input: &OpenIncidentInput,
     author_id: Option<&str>,
     now: DateTime<Utc>,
@@ -158,7 +160,7 @@ fn insert_opened(
 /// Inserts the incident row with the page's next reference for its kind and year.
 fn insert_incident(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     opening: &Opening,
     impact: Impact,
     next_update_by: Option<NaiveDateTime>,
@@ -174,7 +176,7 @@ fn insert_incident(
     };
     let times = start.reach(None, opening.status, at);
     let new = NewIncident {
-        id: &new_id(),
+        id: &IncidentId::new(),
         page_id,
         reference: &format_reference(opening.kind, year, seq),
         name: &opening.name,

@@ -7,6 +7,8 @@ use crate::db::DbConn;
 use crate::db::models::components::{self, Component};
 use crate::db::models::incidents::{self, Incident, IncidentUpdate, IncidentUpdateComponent};
 use crate::db::models::pages;
+use crate::domain::ComponentId;
+use crate::domain::{IncidentId, PageId};
 use crate::domain::{IncidentKind, LifecycleStatus, MaintenanceStatus, PageStatus, page_status};
 use crate::error::{AppError, AppResult};
 use crate::services::components::{ComponentTree, list_components};
@@ -58,14 +60,14 @@ pub struct PageOverview {
 }
 
 /// The incident with this id.
-pub fn get_incident(conn: &mut DbConn, incident_id: &str) -> AppResult<Incident> {
+pub fn get_incident(conn: &mut DbConn, incident_id: &IncidentId) -> AppResult<Incident> {
     found(incidents::find(conn, incident_id), "incident")
 }
 
 /// The incident of a page with this reference, e.g. `INC-2026-0042` (any case).
 pub fn get_incident_by_reference(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     reference: &str,
 ) -> AppResult<Incident> {
     let normalized = reference.trim().to_ascii_uppercase();
@@ -93,7 +95,7 @@ impl IncidentFilter {
 /// A page's incidents, most recently started first.
 pub fn list_incidents(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     filter: &IncidentFilter,
 ) -> AppResult<Vec<Incident>> {
     let (limit, offset) = filter.window()?;
@@ -110,7 +112,10 @@ pub fn list_incidents(
 
 /// An incident with its updates (newest first), each with its component changes, and the
 /// components it affects.
-pub fn incident_with_updates(conn: &mut DbConn, incident_id: &str) -> AppResult<IncidentDetail> {
+pub fn incident_with_updates(
+    conn: &mut DbConn,
+    incident_id: &IncidentId,
+) -> AppResult<IncidentDetail> {
     let incident = get_incident(conn, incident_id)?;
     let updates = incidents::updates_newest_first(conn, incident_id)?;
     let ids: Vec<&str> = updates.iter().map(|u| u.id.as_str()).collect();
@@ -129,7 +134,7 @@ pub fn incident_with_updates(conn: &mut DbConn, incident_id: &str) -> AppResult<
         })
         .collect();
     let affected_ids = incidents::affected_component_ids(conn, incident_id)?;
-    let affected_ids: Vec<&str> = affected_ids.iter().map(String::as_str).collect();
+    let affected_ids: Vec<&str> = affected_ids.iter().map(ComponentId::as_str).collect();
     let mut affected = components::find_on_page(conn, &incident.page_id, &affected_ids)?;
     affected.sort_by(|a, b| (a.position, &a.id).cmp(&(b.position, &b.id)));
     Ok(IncidentDetail {
@@ -144,7 +149,7 @@ pub fn incident_with_updates(conn: &mut DbConn, incident_id: &str) -> AppResult<
 /// inside its window at `now` (the transition job may not have run yet).
 pub fn page_overview(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     now: DateTime<Utc>,
 ) -> AppResult<PageOverview> {
     found(pages::find(conn, page_id), "page")?;

@@ -13,6 +13,8 @@ use crate::db::models::components::{self, Component};
 use crate::db::models::incidents::{self, Incident, IncidentChanges, NewIncidentUpdate};
 use crate::db::models::pages;
 use crate::db::{DbConn, new_id, now, write_tx};
+use crate::domain::ComponentId;
+use crate::domain::IncidentId;
 use crate::domain::{
     ComponentStatus, Impact, IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus,
     check_lifecycle_transition,
@@ -69,7 +71,7 @@ pub struct IncidentFieldsInput {
 #[tracing::instrument(skip_all, fields(incident_id = %incident_id))]
 pub fn post_update(
     conn: &mut DbConn,
-    incident_id: &str,
+    incident_id: &IncidentId,
     input: &PostUpdateInput,
     author_id: Option<&str>,
     now: DateTime<Utc>,
@@ -128,7 +130,7 @@ fn planned_maintenance(
     incident: &Incident,
 ) -> AppResult<Vec<(Component, ComponentStatus)>> {
     let ids = incidents::affected_component_ids(conn, &incident.id)?;
-    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let ids: Vec<&str> = ids.iter().map(ComponentId::as_str).collect();
     Ok(components::find_on_page(conn, &incident.page_id, &ids)?
         .into_iter()
         .map(|c| (c, ComponentStatus::UnderMaintenance))
@@ -197,7 +199,7 @@ fn next_status(
 #[tracing::instrument(skip_all, fields(incident_id = %incident_id))]
 pub fn update_incident_fields(
     conn: &mut DbConn,
-    incident_id: &str,
+    incident_id: &IncidentId,
     input: &IncidentFieldsInput,
 ) -> AppResult<Incident> {
     write_tx(conn, |conn| {

@@ -5,6 +5,7 @@
 //! purpose label too, so a manage token is never accepted as a confirmation and the server key
 //! is not reused across purposes with the same message.
 
+use crate::domain::SubscriberId;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Utc};
@@ -34,7 +35,7 @@ impl Purpose {
 /// What a valid token says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Claims {
-    pub subscriber_id: String,
+    pub subscriber_id: SubscriberId,
     /// The subscriber's manage token id when the token was made.
     pub token_id: String,
     /// Unix seconds; `0` for no expiry.
@@ -95,7 +96,7 @@ pub fn verify(
         return Err(TokenError::Expired);
     }
     Ok(Claims {
-        subscriber_id: subscriber_id.to_owned(),
+        subscriber_id: SubscriberId::from(subscriber_id),
         token_id: token_id.to_owned(),
         expires,
     })

@@ -19,7 +19,7 @@ pub struct Api {
     pub owner: String,
     pub responder: String,
     pub viewer: String,
-    pub components: Vec<String>,
+    pub components: Vec<herald::domain::ComponentId>,
 }
 
 impl Api {

@@ -2,7 +2,7 @@
 //! posting an update through the forms, CSRF and roles, and forms that keep what was typed.
 
 use chrono::{Duration, Utc};
-use herald::domain::Role;
+use herald::domain::{PageId, Role};
 use herald::services::incidents::{OpenIncidentInput, open_incident};
 
 use crate::helpers::{Console, TestApp, TestDb};
@@ -25,8 +25,8 @@ on_both_backends!(
 
 pub const NEW: &str = "/admin/pages/acme/incidents/new";
 
-pub async fn open_at(app: &TestApp, page_id: &str, name: &str, at: chrono::DateTime<Utc>) {
-    let (page_id, name) = (page_id.to_owned(), name.to_owned());
+pub async fn open_at(app: &TestApp, page_id: &PageId, name: &str, at: chrono::DateTime<Utc>) {
+    let (page_id, name) = (page_id.clone(), name.to_owned());
     app.db
         .run(move |c| {
             let input = OpenIncidentInput {

@@ -3,7 +3,7 @@
 //! (`app.page("acme").with_components(&["API"]).create()`) and subscribers
 //! (`app.subscriber("acme").email("ann@example.com").add(&token)`).
 
-use herald::domain::{EmailAddress, Role};
+use herald::domain::{ComponentId, EmailAddress, PageId, Role};
 use herald::services::components::{NewComponentInput, create_component};
 use herald::services::pages::{NewPageInput, create_page};
 use serde_json::{Value, json};
@@ -106,9 +106,9 @@ impl TestApp {
 
 /// A page made by [`PageBuilder::create`].
 pub struct Page {
-    pub id: String,
+    pub id: PageId,
     /// The ids of its components, in the order they were named.
-    pub components: Vec<String>,
+    pub components: Vec<ComponentId>,
 }
 
 /// A page with its name and components, made through the services or (with
@@ -153,10 +153,10 @@ impl<'a> PageBuilder<'a> {
             let path = format!("/pages/{}/components", self.slug);
             let (status, c) = api.post(&path, json!({"name": name})).await;
             assert_eq!(status, 201, "{c}");
-            components.push(c["id"].as_str().unwrap().to_owned());
+            components.push(ComponentId::from(c["id"].as_str().unwrap()));
         }
         Page {
-            id: page["id"].as_str().unwrap().to_owned(),
+            id: PageId::from(page["id"].as_str().unwrap()),
             components,
         }
     }

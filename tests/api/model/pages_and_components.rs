@@ -67,7 +67,7 @@ async fn a_page_with_groups_and_components_round_trips(db: TestDb) {
     let (page_id, group_id) = (read.id.clone(), group.id.clone());
     let api = NewComponentInput {
         name: "API".into(),
-        group_id: Some(group_id),
+        group_id: Some(group_id.to_string()),
         region: Some("eu-west-1".into()),
         status: Some(ComponentStatus::DegradedPerformance),
         ..Default::default()
@@ -116,7 +116,7 @@ async fn a_page_with_groups_and_components_round_trips(db: TestDb) {
 
     let changes = UpdateComponentInput {
         name: Some("Web app".into()),
-        group_id: Some(Some(group.id.clone())),
+        group_id: Some(Some(group.id.to_string())),
         position: Some(7),
         region: Some(None),
         ..Default::default()

@@ -8,6 +8,7 @@ use std::time::Duration;
 use herald::config::DatabaseUrl;
 use herald::db::Db;
 use herald::db::models::notify::{self as rows, Audience, NotificationEvent};
+use herald::domain::SubscriberId;
 use herald::services::subscriptions::{self as subscribe, Origin, SubscribeInput};
 use serde_json::json;
 
@@ -52,7 +53,7 @@ async fn an_event_is_expanded_chunk_by_chunk_into_one_delivery_per_recipient(db:
     assert_eq!(steps[4], (0, true));
     assert_eq!(steps.iter().map(|(n, _)| n).sum::<usize>(), 5);
 
-    let delivered_to: Vec<String> = db
+    let delivered_to: Vec<SubscriberId> = db
         .run(|c| {
             let listed = acme_deliveries(c)?;
             Ok(listed.into_iter().map(|d| d.subscriber_id).collect())
@@ -102,8 +103,8 @@ async fn an_expansion_step_leases_its_first_deliveries_to_the_expanding_worker(d
         .unwrap();
     assert_eq!(step.inserted, 5);
     assert_eq!(listed.len(), 5);
-    let channel_of = |id: &String| {
-        let found = listed.iter().find(|d| &d.subscriber_id == id);
+    let channel_of = |id: &SubscriberId| {
+        let found = listed.iter().find(|d| d.subscriber_id == id);
         found.expect("a delivery per recipient").channel
     };
     let (mut webhooks, mut emails, mut first) = (0, 0, HashSet::new());
@@ -123,7 +124,7 @@ async fn an_expansion_step_leases_its_first_deliveries_to_the_expanding_worker(d
             first.insert(id.clone());
         }
     }
-    let leased: HashSet<String> = step
+    let leased: HashSet<SubscriberId> = step
         .leased
         .iter()
         .map(|d| d.subscriber_id.clone())
@@ -142,8 +143,8 @@ async fn an_expansion_step_leases_its_first_deliveries_to_the_expanding_worker(d
             assert_eq!(d.locked_by, None, "{d:?}");
         }
     }
-    let claimed: HashSet<String> = claimed.into_iter().map(|d| d.subscriber_id).collect();
-    let rest: HashSet<String> = expected
+    let claimed: HashSet<SubscriberId> = claimed.into_iter().map(|d| d.subscriber_id).collect();
+    let rest: HashSet<SubscriberId> = expected
         .into_iter()
         .filter(|id| !leased.contains(id))
         .collect();
@@ -158,8 +159,9 @@ fn acme_deliveries(c: &mut herald::db::DbConn) -> herald::error::AppResult<Vec<r
     let page = herald::db::models::pages::find_by_slug(c, "acme")?.unwrap();
     let query = rows::DeliveryQuery {
         page_id: &page.id,
+        state: None,
         limit: 100,
-        ..Default::default()
+        offset: 0,
     };
     Ok(rows::list_deliveries(c, &query)?)
 }
@@ -177,7 +179,7 @@ fn connect(db: &TestDb) -> Db {
 /// Page "acme" with seven subscribers (whole page, the API only, the Website only; email and
 /// webhook in turn) and an unexpanded incident on the API, "evt_chunks": answers the five it
 /// reaches, in subscriber id order (three emails, two webhooks).
-async fn seven_subscribers(db: &Db) -> Vec<String> {
+async fn seven_subscribers(db: &Db) -> Vec<SubscriberId> {
     let expected = db
         .run(|c| {
             herald::db::migrations::run_pending(c).map_err(herald::error::AppError::Internal)?;
@@ -196,8 +198,8 @@ async fn seven_subscribers(db: &Db) -> Vec<String> {
             for i in 0..7 {
                 let chosen = match i % 3 {
                     0 => None,
-                    1 => Some(vec![components[0].clone()]),
-                    _ => Some(vec![components[1].clone()]),
+                    1 => Some(vec![components[0].to_string()]),
+                    _ => Some(vec![components[1].to_string()]),
                 };
                 let input = if i % 2 == 0 {
                     SubscribeInput {
@@ -223,7 +225,7 @@ async fn seven_subscribers(db: &Db) -> Vec<String> {
                 )?;
                 let (subscribe::Subscribed::Email(subscriber)
                 | subscribe::Subscribed::Webhook(subscriber)) = subscribed;
-                if chosen.is_none_or(|chosen| chosen[0] == components[0]) {
+                if chosen.is_none_or(|chosen| components[0] == chosen[0].as_str()) {
                     expected.push(subscriber.id);
                 }
             }

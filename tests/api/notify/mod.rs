@@ -12,7 +12,7 @@ mod timing;
 use std::time::Duration;
 
 use base64::Engine;
-use herald::domain::Role;
+use herald::domain::{PageId, Role};
 use herald::jobs::Registry;
 use serde_json::{Value, json};
 
@@ -41,7 +41,7 @@ on_both_backends!(
 pub struct Setup {
     pub app: TestApp,
     pub token: String,
-    pub components: Vec<String>,
+    pub components: Vec<herald::domain::ComponentId>,
     pub smtp: SmtpSink,
     pub hooks: Receiver,
 }
@@ -916,7 +916,7 @@ async fn the_subscribe_form_works_without_javascript(db: TestDb) {
         form.contains("<form") && form.contains("name=\"components\""),
         "{form}"
     );
-    assert!(form.contains(&s.components[0]) && form.contains("Website"));
+    assert!(form.contains(s.components[0].as_str()) && form.contains("Website"));
     let post = |body: String| {
         let client = s.app.client.clone();
         let url = format!("{}/status/acme/subscribe", s.app.address);
@@ -1059,7 +1059,7 @@ async fn without_a_mail_server_email_subscription_says_so_and_webhooks_still_wor
         .snapshot()
         .pages
         .get("acme")
-        .map(|p| p.data.page.id.clone())
+        .map(|p| PageId::from(p.data.page.id.as_str()))
         .expect("the page");
     let stored = app
         .db

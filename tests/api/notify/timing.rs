@@ -334,7 +334,7 @@ async fn retries_back_off_exponentially_with_full_jitter_and_a_410_is_not_retrie
                 let all: Vec<_> = deliveries(&s)
                     .await
                     .into_iter()
-                    .filter(|d| ids.contains(&d.subscriber_id))
+                    .filter(|d| ids.contains(d.subscriber_id.as_str()))
                     .collect();
                 for d in all
                     .iter()
@@ -369,7 +369,7 @@ async fn retries_back_off_exponentially_with_full_jitter_and_a_410_is_not_retrie
         let hits = failing.hits();
         let matched = all
             .iter()
-            .filter(|d| ids.contains(&d.subscriber_id))
+            .filter(|d| ids.contains(d.subscriber_id.as_str()))
             .all(|d| {
                 let sent = hits.iter().filter(|h| h.webhook_id == d.id).count();
                 d.locked_until.is_none() && sent == d.attempts as usize
@@ -550,7 +550,7 @@ async fn ten_failures_over_the_window_quarantine_a_subscriber_its_contact_is_tol
 
 /// A subscriber's consecutive failures, as stored.
 async fn failures_of(s: &Setup, id: &str) -> i32 {
-    let id = id.to_owned();
+    let id = herald::domain::SubscriberId::from(id);
     s.app
         .db
         .run(move |c| Ok(rows::find_subscriber(c, &id)?.expect("subscriber")))
@@ -588,7 +588,7 @@ async fn a_failing_host_s_circuit_opens_while_another_host_keeps_receiving_and_o
         deliveries(&s)
             .await
             .into_iter()
-            .filter(|d| at_failing.contains(&d.subscriber_id))
+            .filter(|d| at_failing.contains(d.subscriber_id.as_str()))
             .collect()
     };
 

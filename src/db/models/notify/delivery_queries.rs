@@ -1,6 +1,7 @@
 //! Deliveries: claiming due ones under a lease, recording outcomes, listing and requeueing.
 
 use super::*;
+use crate::domain::{IncidentId, PageId, SubscriberId};
 
 /// Claims up to `limit` due deliveries of `channel` for `worker` until `lease_until`. PostgreSQL skips rows
 /// other processes hold (`FOR UPDATE SKIP LOCKED`); SQLite serialises claimers with an
@@ -166,9 +167,9 @@ pub fn release(conn: &mut DbConn, ids: &[String], worker: &str) -> QueryResult<u
 }
 
 /// Which deliveries of a page to list, newest first.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct DeliveryQuery<'a> {
-    pub page_id: &'a str,
+    pub page_id: &'a PageId,
     pub state: Option<DeliveryState>,
     pub limit: i64,
     pub offset: i64,
@@ -191,7 +192,11 @@ pub fn list_deliveries(conn: &mut DbConn, q: &DeliveryQuery<'_>) -> QueryResult<
 }
 
 /// A delivery of a page by id.
-pub fn find_delivery(conn: &mut DbConn, page_id: &str, id: &str) -> QueryResult<Option<Delivery>> {
+pub fn find_delivery(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    id: &str,
+) -> QueryResult<Option<Delivery>> {
     deliveries::table
         .filter(deliveries::id.eq(id))
         .filter(deliveries::page_id.eq(page_id))
@@ -222,7 +227,7 @@ pub fn requeue(conn: &mut DbConn, id: &str, at: NaiveDateTime) -> QueryResult<us
 /// quarantined, deleted).
 pub fn skip_pending_of(
     conn: &mut DbConn,
-    subscriber_id: &str,
+    subscriber_id: &SubscriberId,
     at: NaiveDateTime,
 ) -> QueryResult<usize> {
     diesel::update(
@@ -263,7 +268,7 @@ pub fn renew(
 /// already was (by this or another process).
 pub fn claim_reminder(
     conn: &mut DbConn,
-    incident_id: &str,
+    incident_id: &IncidentId,
     deadline: NaiveDateTime,
     kind: &str,
     at: NaiveDateTime,

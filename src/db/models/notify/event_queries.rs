@@ -1,12 +1,15 @@
 //! Notification events, and expanding one into a delivery per recipient (a chunk at a time).
 
 use super::*;
+use crate::domain::ComponentId;
+use crate::domain::IncidentId;
+use crate::domain::SubscriberId;
 
 /// Records an event and the components it concerns, in the caller's transaction.
 pub fn insert_event(
     conn: &mut DbConn,
     event: &NotificationEvent,
-    components: &[String],
+    components: &[ComponentId],
 ) -> QueryResult<()> {
     diesel::insert_into(notification_events::table)
         .values(event)
@@ -33,7 +36,10 @@ pub fn find_event(conn: &mut DbConn, id: &str) -> QueryResult<Option<Notificatio
 }
 
 /// The first event of an incident (every later email of the incident threads under it).
-pub fn first_incident_event(conn: &mut DbConn, incident_id: &str) -> QueryResult<Option<String>> {
+pub fn first_incident_event(
+    conn: &mut DbConn,
+    incident_id: &IncidentId,
+) -> QueryResult<Option<String>> {
     notification_events::table
         .filter(notification_events::incident_id.eq(incident_id))
         .filter(notification_events::subscriber_id.is_null())
@@ -264,7 +270,7 @@ pub fn expand_event(
 struct Inserted {
     id: String,
     event_id: String,
-    subscriber_id: String,
+    subscriber_id: SubscriberId,
     channel: Channel,
     attempts: i32,
     last_error: Option<String>,

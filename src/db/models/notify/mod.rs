@@ -23,13 +23,14 @@ use crate::db::schema::{
 };
 use crate::db::states::{Channel, DeliveryState, SubscriberState};
 use crate::db::{DbConn, write_tx};
+use crate::domain::{ComponentId, IncidentId, PageId, SubscriberId};
 
 /// A subscriber as stored.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = subscribers)]
 pub struct Subscriber {
-    pub id: String,
-    pub page_id: String,
+    pub id: SubscriberId,
+    pub page_id: PageId,
     pub kind: Channel,
     pub email: Option<String>,
     pub url: Option<String>,
@@ -56,15 +57,15 @@ pub struct Subscriber {
 #[diesel(table_name = notification_events)]
 pub struct NotificationEvent {
     pub id: String,
-    pub page_id: String,
+    pub page_id: PageId,
     /// `incident.opened`, `incident.updated`, ..., or a notice to one subscriber
     /// (`subscriber.confirmation`, `subscriber.quarantined`).
     pub kind: String,
-    pub incident_id: Option<String>,
+    pub incident_id: Option<IncidentId>,
     pub update_id: Option<String>,
-    pub component_id: Option<String>,
+    pub component_id: Option<ComponentId>,
     /// Set for a notice to one subscriber.
-    pub subscriber_id: Option<String>,
+    pub subscriber_id: Option<SubscriberId>,
     pub impact: Option<String>,
     pub created_at: NaiveDateTime,
     pub expanded_at: Option<NaiveDateTime>,
@@ -76,8 +77,8 @@ pub struct NotificationEvent {
 pub struct Delivery {
     pub id: String,
     pub event_id: String,
-    pub subscriber_id: String,
-    pub page_id: String,
+    pub subscriber_id: SubscriberId,
+    pub page_id: PageId,
     pub channel: Channel,
     pub state: DeliveryState,
     pub attempts: i32,
@@ -100,7 +101,7 @@ pub struct Delivery {
 pub struct ClaimedDelivery {
     pub id: String,
     pub event_id: String,
-    pub subscriber_id: String,
+    pub subscriber_id: SubscriberId,
     pub channel: Channel,
     pub attempts: i32,
     pub last_error: Option<String>,

@@ -1,6 +1,7 @@
 //! Subscribers: adding, finding, their chosen components, state, options and failure counts.
 
 use super::*;
+use crate::domain::{PageId, SubscriberId};
 
 /// Adds a subscriber and its chosen components.
 pub fn insert_subscriber(
@@ -15,7 +16,11 @@ pub fn insert_subscriber(
 }
 
 /// Replaces a subscriber's chosen components.
-pub fn set_components(conn: &mut DbConn, id: &str, components: &[String]) -> QueryResult<()> {
+pub fn set_components(
+    conn: &mut DbConn,
+    id: &SubscriberId,
+    components: &[String],
+) -> QueryResult<()> {
     diesel::delete(
         subscriber_components::table.filter(subscriber_components::subscriber_id.eq(id)),
     )
@@ -32,7 +37,7 @@ pub fn set_components(conn: &mut DbConn, id: &str, components: &[String]) -> Que
 }
 
 /// The components a subscriber chose.
-pub fn components_of(conn: &mut DbConn, id: &str) -> QueryResult<Vec<String>> {
+pub fn components_of(conn: &mut DbConn, id: &SubscriberId) -> QueryResult<Vec<String>> {
     subscriber_components::table
         .filter(subscriber_components::subscriber_id.eq(id))
         .select(subscriber_components::component_id)
@@ -41,7 +46,7 @@ pub fn components_of(conn: &mut DbConn, id: &str) -> QueryResult<Vec<String>> {
 }
 
 /// A subscriber by id.
-pub fn find_subscriber(conn: &mut DbConn, id: &str) -> QueryResult<Option<Subscriber>> {
+pub fn find_subscriber(conn: &mut DbConn, id: &SubscriberId) -> QueryResult<Option<Subscriber>> {
     subscribers::table
         .find(id)
         .select(Subscriber::as_select())
@@ -54,7 +59,7 @@ pub fn find_subscriber(conn: &mut DbConn, id: &str) -> QueryResult<Option<Subscr
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = subscribers)]
 pub struct Addressee {
-    pub id: String,
+    pub id: SubscriberId,
     pub kind: Channel,
     pub email: Option<String>,
     pub url: Option<String>,
@@ -66,7 +71,7 @@ pub struct Addressee {
 }
 
 /// Subscribers by id, as addressees (the engine loads a batch's recipients at once).
-pub fn addressees_by_ids(conn: &mut DbConn, ids: &[String]) -> QueryResult<Vec<Addressee>> {
+pub fn addressees_by_ids(conn: &mut DbConn, ids: &[SubscriberId]) -> QueryResult<Vec<Addressee>> {
     subscribers::table
         .filter(subscribers::id.eq_any(ids))
         .select(Addressee::as_select())
@@ -76,7 +81,7 @@ pub fn addressees_by_ids(conn: &mut DbConn, ids: &[String]) -> QueryResult<Vec<A
 /// The email subscriber of a page with this address, whatever its state.
 pub fn find_by_email(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
     email: &str,
 ) -> QueryResult<Option<Subscriber>> {
     subscribers::table
@@ -88,7 +93,7 @@ pub fn find_by_email(
 }
 
 /// A page's subscribers (unsubscribed ones excluded), oldest first.
-pub fn list_subscribers(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<Subscriber>> {
+pub fn list_subscribers(conn: &mut DbConn, page_id: &PageId) -> QueryResult<Vec<Subscriber>> {
     subscribers::table
         .filter(subscribers::page_id.eq(page_id))
         .filter(subscribers::state.ne(SubscriberState::Unsubscribed))
@@ -100,7 +105,7 @@ pub fn list_subscribers(conn: &mut DbConn, page_id: &str) -> QueryResult<Vec<Sub
 /// Every chosen component of a page's subscribers: (subscriber id, component id).
 pub fn page_subscriber_components(
     conn: &mut DbConn,
-    page_id: &str,
+    page_id: &PageId,
 ) -> QueryResult<Vec<(String, String)>> {
     subscriber_components::table
         .inner_join(subscribers::table)
@@ -115,7 +120,7 @@ pub fn page_subscriber_components(
 /// Replaces a subscriber's manage token id: every link made with the old one stops working.
 pub fn rotate_manage_token(
     conn: &mut DbConn,
-    id: &str,
+    id: &SubscriberId,
     token_id: &str,
     at: NaiveDateTime,
 ) -> QueryResult<usize> {
@@ -130,7 +135,7 @@ pub fn rotate_manage_token(
 /// Moves a subscriber to `state`; confirming also sets `confirmed_at` and clears its failures.
 pub fn set_state(
     conn: &mut DbConn,
-    id: &str,
+    id: &SubscriberId,
     state: SubscriberState,
     at: NaiveDateTime,
 ) -> QueryResult<usize> {
@@ -155,7 +160,7 @@ pub fn set_state(
 /// Changes the subscription options of an existing subscriber.
 pub fn set_options(
     conn: &mut DbConn,
-    id: &str,
+    id: &SubscriberId,
     whole_page: bool,
     component_updates: bool,
     at: NaiveDateTime,
@@ -170,7 +175,11 @@ pub fn set_options(
 }
 
 /// Deletes a subscriber of a page; answers whether one was deleted.
-pub fn delete_subscriber(conn: &mut DbConn, page_id: &str, id: &str) -> QueryResult<bool> {
+pub fn delete_subscriber(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    id: &SubscriberId,
+) -> QueryResult<bool> {
     let deleted = diesel::delete(
         subscribers::table
             .filter(subscribers::id.eq(id))
@@ -181,7 +190,7 @@ pub fn delete_subscriber(conn: &mut DbConn, page_id: &str, id: &str) -> QueryRes
 }
 
 /// Clears the failure counters of subscribers that just received something.
-pub fn reset_failures(conn: &mut DbConn, ids: &[String]) -> QueryResult<usize> {
+pub fn reset_failures(conn: &mut DbConn, ids: &[SubscriberId]) -> QueryResult<usize> {
     diesel::update(
         subscribers::table
             .filter(subscribers::id.eq_any(ids))
@@ -197,7 +206,7 @@ pub fn reset_failures(conn: &mut DbConn, ids: &[String]) -> QueryResult<usize> {
 /// Counts one more failed attempt; answers the subscriber as it now is.
 pub fn count_failure(
     conn: &mut DbConn,
-    id: &str,
+    id: &SubscriberId,
     at: NaiveDateTime,
 ) -> QueryResult<Option<Subscriber>> {
     diesel::update(subscribers::table.find(id))
