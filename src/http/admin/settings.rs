@@ -163,7 +163,9 @@ fn settings_input(form: &Submitted) -> Result<UpdatePageInput, FieldErrors> {
     errors.is_empty().then_some(input).ok_or(errors)
 }
 
-async fn load(state: &AppState, slug: String) -> AppResult<StatusPage> {
+/// The page of `slug`, for owners (403 for others).
+async fn load(state: &AppState, auth: &Authenticated, slug: String) -> AppResult<StatusPage> {
+    auth.require(Permission::Admin)?;
     state
         .db
         .run(move |c| pages::get_page_by_slug(c, &slug))
@@ -199,8 +201,7 @@ pub async fn show_settings(
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Admin)?;
-    let page = load(&state, slug.into_inner()).await?;
+    let page = load(&state, &auth, slug.into_inner()).await?;
     let hooks = load_hooks(&state, &page.id).await?;
     show(&state, &auth, &page, &stored(&page, &hooks), None, &[])
 }
@@ -212,11 +213,9 @@ pub async fn save_settings(
     auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
-    form: web::Form<Vec<(String, String)>>,
+    form: Submitted,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Admin)?;
-    let form = Submitted(form.into_inner());
-    let page = load(&state, slug.into_inner()).await?;
+    let page = load(&state, &auth, slug.into_inner()).await?;
     let hooks = checked_hooks(&state, &form).await;
     let refused = match (settings_input(&form), hooks) {
         (Ok(input), Ok(hooks)) => {
@@ -256,11 +255,9 @@ pub async fn delete_page(
     auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
-    form: web::Form<Vec<(String, String)>>,
+    form: Submitted,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Admin)?;
-    let form = Submitted(form.into_inner());
-    let page = load(&state, slug.into_inner()).await?;
+    let page = load(&state, &auth, slug.into_inner()).await?;
     if form.get("confirm").trim() != page.slug {
         let mut refused = FieldErrors::new();
         let message = format!("type {} to confirm", page.slug);
