@@ -79,6 +79,7 @@ struct PageInfo {
     time_zone: String,
 }
 
+/// What `admin/incident_new` shows.
 #[derive(Debug, Serialize)]
 pub struct OpenForm {
     frame: ConsoleFrame,

@@ -15,6 +15,7 @@ use crate::db::models::pages::StatusPage;
 use crate::error::AppResult;
 use crate::state::AppState;
 
+/// What `admin/maintenance_new` shows.
 #[derive(Serialize)]
 pub struct MaintenanceForm {
     frame: ConsoleFrame,

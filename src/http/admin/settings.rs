@@ -172,13 +172,14 @@ async fn load(state: &AppState, auth: &Authenticated, slug: String) -> AppResult
         .await
 }
 
-/// The page's webhook URLs by field name.
-async fn load_hooks(state: &AppState, page_id: &str) -> AppResult<serde_json::Map<String, Value>> {
-    let page_id = page_id.to_owned();
-    state
+/// The form filled from the stored page and its webhook URLs.
+async fn stored_form(state: &AppState, page: &StatusPage) -> AppResult<Submitted> {
+    let page_id = page.id.clone();
+    let hooks = state
         .db
         .run(move |c| page_webhooks::urls(c, &page_id))
-        .await
+        .await?;
+    Ok(stored(page, &hooks))
 }
 
 /// The webhook fields as typed (blank clears), checked against the outbound policy.
@@ -202,8 +203,14 @@ pub async fn show_settings(
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
     let page = load(&state, &auth, slug.into_inner()).await?;
-    let hooks = load_hooks(&state, &page.id).await?;
-    show(&state, &auth, &page, &stored(&page, &hooks), None, &[])
+    show(
+        &state,
+        &auth,
+        &page,
+        &stored_form(&state, &page).await?,
+        None,
+        &[],
+    )
 }
 
 /// Saves the settings and shows them again (303, at the new slug; 200 with the secret when a
@@ -232,8 +239,8 @@ pub async fn save_settings(
                     return Ok(see_other(&format!("/admin/pages/{}/settings", page.slug)));
                 }
                 Ok((page, secrets)) => {
-                    let hooks = load_hooks(&state, &page.id).await?;
-                    return show(&state, &auth, &page, &stored(&page, &hooks), None, &secrets);
+                    let shown = stored_form(&state, &page).await?;
+                    return show(&state, &auth, &page, &shown, None, &secrets);
                 }
                 Err(AppError::Validation(fields) | AppError::Taken(fields)) => fields,
                 Err(other) => return Err(other),
@@ -262,8 +269,7 @@ pub async fn delete_page(
         let mut refused = FieldErrors::new();
         let message = format!("type {} to confirm", page.slug);
         refused.insert("confirm".to_owned(), vec![message]);
-        let hooks = load_hooks(&state, &page.id).await?;
-        let mut shown = stored(&page, &hooks);
+        let mut shown = stored_form(&state, &page).await?;
         shown
             .0
             .push(("confirm".to_owned(), form.get("confirm").to_owned()));
