@@ -1,5 +1,6 @@
-//! `GET/POST /admin/pages/{slug}/incidents/new`: opening an incident from a form. A refused
-//! form comes back (422) with what was typed and a message per field.
+//! `GET /admin/pages/{slug}/incidents/new`: the form that opens an incident (pre-filled from a
+//! template with `?template=`), its view, and the component selects the console's forms share.
+//! The POST is [`super::open`]'s.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
