@@ -14,8 +14,8 @@ use crate::db::states::DeliveryState;
 use crate::db::write_tx;
 use crate::domain::SubscriberId;
 use crate::error::{AppError, AppResult};
-use crate::http::admin::{ConsoleFrame, render, see_other};
-use crate::services::audit::{self, Actor, Change};
+use crate::http::admin::{ConsoleFrame, actor, render, see_other};
+use crate::services::audit::{self, Change};
 use crate::services::pages;
 use crate::services::subscriptions::{self as subscribe, SubscriberView};
 use crate::state::AppState;
@@ -150,10 +150,7 @@ async fn audited(
     write: impl FnOnce(&mut crate::db::DbConn) -> AppResult<Change> + Send + 'static,
 ) -> AppResult<()> {
     auth.require(Permission::Write)?;
-    let actor = Actor {
-        user_id: auth.user_id.clone(),
-        email: auth.email.clone(),
-    };
+    let actor = actor(auth);
     state
         .db
         .run(move |c| {

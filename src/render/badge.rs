@@ -9,6 +9,7 @@ use std::fmt::Write;
 
 use crate::domain::Indicator;
 use crate::render::data::PageData;
+use crate::render::html::escape_markup;
 use crate::render::{CachePolicy, Representation};
 
 /// Labels longer than this many characters are cut with an ellipsis.
@@ -145,18 +146,7 @@ fn clean(text: &str) -> String {
 
 /// Escapes text for XML content and attribute values.
 fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    escape_markup(text, "&apos;")
 }
 
 #[cfg(test)]

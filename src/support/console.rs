@@ -15,8 +15,8 @@ use crate::auth::{Authenticated, Permission};
 use crate::db::models::support::{self as rows, SubmissionQuery};
 use crate::domain::IncidentId;
 use crate::error::{AppError, AppResult};
-use crate::http::admin::{ConsoleFrame, render, see_other};
-use crate::services::audit::Actor;
+use crate::http::admin::{ConsoleFrame, actor, render, see_other};
+use crate::render::html::choice::Choice;
 use crate::services::pages;
 use crate::state::AppState;
 
@@ -47,13 +47,6 @@ struct Inbox {
     topics: Vec<Choice>,
     statuses: Vec<Choice>,
     back: String,
-}
-
-#[derive(Serialize)]
-struct Choice {
-    value: String,
-    label: String,
-    selected: bool,
 }
 
 #[derive(Serialize)]
@@ -218,10 +211,7 @@ pub async fn triage_submission(
             .as_ref()
             .map(|i| Some(i.trim().to_owned()).filter(|i| !i.is_empty())),
     };
-    let actor = Actor {
-        user_id: auth.user_id.clone(),
-        email: auth.email.clone(),
-    };
+    let actor = actor(&auth);
     state
         .db
         .run(move |c| {

@@ -12,6 +12,7 @@ use super::Topic;
 use super::form::{MAX_ACCOUNT, MAX_MESSAGE, MAX_NAME, SupportForm};
 use crate::error::FieldErrors;
 use crate::render::PageData;
+use crate::render::html::choice::Choice;
 use crate::render::html::events::EventCard;
 use crate::render::html::frame::{Frame, Section};
 use crate::render::site::Renderer;
@@ -166,13 +167,6 @@ struct FormView<'a> {
     errors: Errors,
     token: &'a str,
     limits: Limits,
-}
-
-#[derive(Serialize)]
-struct Choice {
-    value: String,
-    label: String,
-    selected: bool,
 }
 
 #[derive(Serialize)]

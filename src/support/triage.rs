@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::store::{self, TriageFilter, TriagePatch};
 use crate::auth::{Authenticated, Permission};
 use crate::error::{AppError, AppResult};
-use crate::services::audit::Actor;
+use crate::http::admin::actor;
 use crate::services::pages;
 use crate::state::AppState;
 
@@ -63,10 +63,7 @@ pub async fn update_submission(
         };
         AppError::field(field, message)
     })?;
-    let actor = Actor {
-        user_id: auth.user_id.clone(),
-        email: auth.email.clone(),
-    };
+    let actor = actor(&auth);
     let row = state
         .db
         .run(move |c| {

@@ -6,71 +6,62 @@ use super::*;
 fn outcome(result: Result<(), TransitionError>) -> &'static str {
     match result {
         Ok(()) => "ok",
-        Err(TransitionError::ResolveFirst { .. }) => "resolve first",
-        Err(TransitionError::ReopenRequired { .. }) => "reopen required",
-        Err(TransitionError::AlreadyResolved { .. }) => "already resolved",
-        Err(TransitionError::PostmortemPublished { .. }) => "postmortem published",
-        Err(TransitionError::MaintenanceNotStarted { .. }) => "not started",
-        Err(TransitionError::MaintenanceAlreadyStarted { .. }) => "already started",
+        Err(TransitionError::ResolveFirst { .. }) => "resolve-first",
+        Err(TransitionError::ReopenRequired { .. }) => "reopen",
+        Err(TransitionError::AlreadyResolved { .. }) => "already-resolved",
+        Err(TransitionError::PostmortemPublished { .. }) => "published",
+        Err(TransitionError::MaintenanceNotStarted { .. }) => "not-started",
+        Err(TransitionError::MaintenanceAlreadyStarted { .. }) => "already-started",
         Err(TransitionError::MaintenanceCompleted { .. }) => "completed",
-        Err(TransitionError::KindMismatch { .. }) => "kind mismatch",
+        Err(TransitionError::KindMismatch { .. }) => "kind-mismatch",
     }
+}
+
+/// The cells of a table, `(from, to, outcome)`: its first line names the statuses changed to,
+/// each other line the status changed from and then the outcome of each change. A cell
+/// `a/b` is `a` without reopening and `b` with it; any other cell is both.
+fn cells(table: &str) -> Vec<(&str, &str, &str)> {
+    let mut lines = table
+        .lines()
+        .map(str::split_whitespace)
+        .filter_map(|mut words| {
+            let first = words.next()?;
+            Some((first, words.collect::<Vec<_>>()))
+        });
+    let (_, to) = lines.next().expect("a header");
+    lines
+        .flat_map(|(from, outcomes)| {
+            assert_eq!(outcomes.len(), to.len(), "a cell per column from {from}");
+            let to = to.clone();
+            outcomes
+                .into_iter()
+                .zip(to)
+                .map(move |(cell, to)| (from, to, cell))
+        })
+        .collect()
+}
+
+/// Without reopening, then with it.
+fn split(cell: &str) -> (&str, &str) {
+    cell.split_once('/').unwrap_or((cell, cell))
 }
 
 #[test]
 fn incident_transitions_follow_the_table() {
-    // (from, to, without reopen, with reopen)
-    let cases = [
-        ("investigating", "investigating", "ok", "ok"),
-        ("investigating", "identified", "ok", "ok"),
-        ("investigating", "monitoring", "ok", "ok"),
-        ("investigating", "resolved", "ok", "ok"),
-        (
-            "investigating",
-            "postmortem",
-            "resolve first",
-            "resolve first",
-        ),
-        ("identified", "investigating", "ok", "ok"),
-        ("identified", "identified", "ok", "ok"),
-        ("identified", "monitoring", "ok", "ok"),
-        ("identified", "resolved", "ok", "ok"),
-        ("identified", "postmortem", "resolve first", "resolve first"),
-        ("monitoring", "investigating", "ok", "ok"),
-        ("monitoring", "identified", "ok", "ok"),
-        ("monitoring", "monitoring", "ok", "ok"),
-        ("monitoring", "resolved", "ok", "ok"),
-        ("monitoring", "postmortem", "resolve first", "resolve first"),
-        ("resolved", "investigating", "reopen required", "ok"),
-        ("resolved", "identified", "reopen required", "ok"),
-        ("resolved", "monitoring", "reopen required", "ok"),
-        (
-            "resolved",
-            "resolved",
-            "already resolved",
-            "already resolved",
-        ),
-        ("resolved", "postmortem", "ok", "ok"),
-        ("postmortem", "investigating", "reopen required", "ok"),
-        ("postmortem", "identified", "reopen required", "ok"),
-        ("postmortem", "monitoring", "reopen required", "ok"),
-        (
-            "postmortem",
-            "resolved",
-            "postmortem published",
-            "postmortem published",
-        ),
-        (
-            "postmortem",
-            "postmortem",
-            "postmortem published",
-            "postmortem published",
-        ),
-    ];
+    let table = "
+        from/to        investigating  identified  monitoring  resolved          postmortem
+        investigating  ok             ok          ok          ok                resolve-first
+        identified     ok             ok          ok          ok                resolve-first
+        monitoring     ok             ok          ok          ok                resolve-first
+        resolved       reopen/ok      reopen/ok   reopen/ok   already-resolved  ok
+        postmortem     reopen/ok      reopen/ok   reopen/ok   published         published
+    ";
+    let cases = cells(table);
     assert_eq!(cases.len(), IncidentStatus::ALL.len().pow(2));
-    for (from, to, plain, reopened) in cases {
+    for (from, to, cell) in cases {
         let from: IncidentStatus = from.parse().expect("valid from");
         let to: IncidentStatus = to.parse().expect("valid to");
+        let (plain, reopened) = split(cell);
         assert_eq!(
             outcome(check_incident_transition(from, to, false)),
             plain,
@@ -86,24 +77,14 @@ fn incident_transitions_follow_the_table() {
 
 #[test]
 fn maintenance_transitions_follow_the_table() {
-    let cases = [
-        ("scheduled", "scheduled", "ok"),
-        ("scheduled", "in_progress", "ok"),
-        ("scheduled", "verifying", "not started"),
-        ("scheduled", "completed", "ok"),
-        ("in_progress", "scheduled", "already started"),
-        ("in_progress", "in_progress", "ok"),
-        ("in_progress", "verifying", "ok"),
-        ("in_progress", "completed", "ok"),
-        ("verifying", "scheduled", "already started"),
-        ("verifying", "in_progress", "ok"),
-        ("verifying", "verifying", "ok"),
-        ("verifying", "completed", "ok"),
-        ("completed", "scheduled", "completed"),
-        ("completed", "in_progress", "completed"),
-        ("completed", "verifying", "completed"),
-        ("completed", "completed", "completed"),
-    ];
+    let table = "
+        from/to      scheduled        in_progress  verifying    completed
+        scheduled    ok               ok           not-started  ok
+        in_progress  already-started  ok           ok           ok
+        verifying    already-started  ok           ok           ok
+        completed    completed        completed    completed    completed
+    ";
+    let cases = cells(table);
     assert_eq!(cases.len(), MaintenanceStatus::ALL.len().pow(2));
     for (from, to, expected) in cases {
         let from: MaintenanceStatus = from.parse().expect("valid from");
@@ -179,11 +160,11 @@ fn lifecycle_transitions_delegate_by_kind_and_refuse_mixed_kinds() {
     let verifying = LifecycleStatus::Maintenance(MaintenanceStatus::Verifying);
     let cases = [
         (investigating, resolved, false, "ok"),
-        (resolved, investigating, false, "reopen required"),
+        (resolved, investigating, false, "reopen"),
         (resolved, investigating, true, "ok"),
-        (scheduled, verifying, false, "not started"),
-        (scheduled, investigating, false, "kind mismatch"),
-        (resolved, scheduled, true, "kind mismatch"),
+        (scheduled, verifying, false, "not-started"),
+        (scheduled, investigating, false, "kind-mismatch"),
+        (resolved, scheduled, true, "kind-mismatch"),
     ];
     for (from, to, reopen, expected) in cases {
         let result = check_lifecycle_transition(from, to, reopen);

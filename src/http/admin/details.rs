@@ -83,7 +83,9 @@ fn details_input(form: &Submitted) -> Result<IncidentFieldsInput, FieldErrors> {
     errors.is_empty().then_some(input).ok_or(errors)
 }
 
-async fn load(state: &AppState, id: IncidentId) -> AppResult<Incident> {
+/// The incident `id`, for responders and owners (403 for others).
+async fn load(state: &AppState, auth: &Authenticated, id: IncidentId) -> AppResult<Incident> {
+    auth.require(Permission::Write)?;
     state.db.run(move |c| incidents::get_incident(c, &id)).await
 }
 
@@ -94,8 +96,7 @@ pub async fn edit_details(
     state: web::Data<AppState>,
     id: web::Path<IncidentId>,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Write)?;
-    let incident = load(&state, id.into_inner()).await?;
+    let incident = load(&state, &auth, id.into_inner()).await?;
     let opt = |v: &Option<String>| v.clone().unwrap_or_default();
     let form = filled([
         ("name", incident.name.clone()),
@@ -113,11 +114,9 @@ pub async fn save_details(
     auth: Authenticated,
     state: web::Data<AppState>,
     id: web::Path<IncidentId>,
-    form: web::Form<Vec<(String, String)>>,
+    form: Submitted,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Write)?;
-    let form = Submitted(form.into_inner());
-    let incident = load(&state, id.into_inner()).await?;
+    let incident = load(&state, &auth, id.into_inner()).await?;
     let saved = submit(details_input(&form), |input| {
         let (id, page_id) = (incident.id.clone(), incident.page_id.clone());
         let fields = form_changes(&form, &[]);

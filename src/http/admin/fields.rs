@@ -2,11 +2,11 @@
 //! messages per field, as JSON objects holding every field the template names (the templates
 //! are strict, so an absent key would be an error).
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::form::Submitted;
 use crate::error::FieldErrors;
+pub use crate::render::html::choice::{Choice, options};
 
 /// `{field: typed value}` for every field in `known` (empty when absent).
 pub fn values(form: &Submitted, known: &[&str]) -> Value {
@@ -58,25 +58,6 @@ fn detail(field: &str, base: &str, text: &str) -> String {
         Some(i) => format!("line {}: {text}", i + 1),
         None => text.to_owned(),
     }
-}
-
-/// One `<option>` whose value and label are data (ids, names).
-#[derive(Debug, Clone, Serialize)]
-pub struct Choice {
-    pub value: String,
-    pub label: String,
-    pub selected: bool,
-}
-
-/// `(value, label)` pairs as options, `selected` marked.
-pub fn options(all: impl IntoIterator<Item = (String, String)>, selected: &str) -> Vec<Choice> {
-    all.into_iter()
-        .map(|(value, label)| Choice {
-            selected: value == selected,
-            value,
-            label,
-        })
-        .collect()
 }
 
 /// The optional whole number typed in `name`; a message when it is not one.

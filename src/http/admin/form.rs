@@ -3,11 +3,14 @@
 
 use std::collections::BTreeMap;
 
+use actix_web::dev::Payload;
+use actix_web::{FromRequest, HttpRequest, web};
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
+use futures_util::future::LocalBoxFuture;
 use serde::Serialize;
 
-use crate::domain::ComponentStatus;
+use crate::domain::{ComponentStatus, Impact};
 use crate::error::FieldErrors;
 use crate::services::incidents::{OpenIncidentInput, PostUpdateInput};
 use crate::services::templates::TemplateInput;
@@ -46,6 +49,17 @@ impl FormTarget {
 /// A submitted form, field by field, as typed.
 #[derive(Debug, Clone, Default)]
 pub struct Submitted(pub Vec<(String, String)>);
+
+impl FromRequest for Submitted {
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    /// The urlencoded body, read as [`web::Form`] reads it (the same limits and errors).
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let form = web::Form::<Vec<(String, String)>>::from_request(req, payload);
+        Box::pin(async move { Ok(Self(form.await?.into_inner())) })
+    }
+}
 
 impl Submitted {
     /// The value of `name` (the first one), empty when absent.
@@ -91,6 +105,16 @@ impl Submitted {
         map
     }
 
+    /// The optional `impact` field; a message when it is not an impact.
+    fn impact(&self, errors: &mut FieldErrors) -> Option<Impact> {
+        let text = self.optional("impact")?;
+        let impact = text.parse().ok();
+        if impact.is_none() {
+            add(errors, "impact", "is not an impact");
+        }
+        impact
+    }
+
     /// The `next_update_by` field (a `datetime-local` value read in the page's zone).
     fn deadline(&self, tz: Tz, errors: &mut FieldErrors) -> Option<DateTime<Utc>> {
         let text = self.optional("next_update_by")?;
@@ -106,13 +130,7 @@ impl Submitted {
     /// The input of `open_incident`, or the messages of the fields that could not be read.
     pub fn open_input(&self, tz: Tz) -> Result<OpenIncidentInput, FieldErrors> {
         let mut errors = FieldErrors::new();
-        let impact = self.optional("impact").and_then(|v| match v.parse() {
-            Ok(impact) => Some(impact),
-            Err(_) => {
-                add(&mut errors, "impact", "is not an impact");
-                None
-            }
-        });
+        let impact = self.impact(&mut errors);
         let input = OpenIncidentInput {
             name: self.get("name").to_owned(),
             impact,
@@ -157,13 +175,7 @@ impl Submitted {
     /// read.
     pub fn template_input(&self) -> Result<TemplateInput, FieldErrors> {
         let mut errors = FieldErrors::new();
-        let impact = self.optional("impact").and_then(|v| match v.parse() {
-            Ok(impact) => Some(impact),
-            Err(_) => {
-                add(&mut errors, "impact", "is not an impact");
-                None
-            }
-        });
+        let impact = self.impact(&mut errors);
         let input = TemplateInput {
             name: self.get("name").to_owned(),
             title: self.get("title").to_owned(),

@@ -6,7 +6,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 
-use super::view::{TimeView, page_zone};
+use super::view::{IncidentLabels, TimeView, page_zone};
 use super::{ConsoleFrame, render};
 use crate::auth::Authenticated;
 use crate::db::models::incidents::Incident;
@@ -27,12 +27,8 @@ pub struct HistoryQuery {
 #[derive(Serialize)]
 struct Row {
     href: String,
-    reference: String,
-    name: String,
-    kind: &'static str,
-    impact: &'static str,
-    status: &'static str,
-    open: bool,
+    #[serde(flatten)]
+    labels: IncidentLabels,
     started: TimeView,
 }
 
@@ -47,15 +43,9 @@ struct HistoryPage {
 }
 
 fn row(incident: &Incident, tz: chrono_tz::Tz) -> AppResult<Row> {
-    let status = incident.status;
     Ok(Row {
         href: format!("/admin/incidents/{}", incident.id),
-        reference: incident.reference.clone(),
-        name: incident.name.clone(),
-        kind: incident.kind.label(),
-        impact: incident.impact.label(),
-        status: status.label(),
-        open: status.is_open(),
+        labels: IncidentLabels::of(incident),
         started: TimeView::new(incident.started_at, tz),
     })
 }

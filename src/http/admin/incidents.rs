@@ -1,22 +1,21 @@
-//! `GET/POST /admin/pages/{slug}/incidents/new`: opening an incident from a form. A refused
-//! form comes back (422) with what was typed and a message per field.
+//! `GET /admin/pages/{slug}/incidents/new`: the form that opens an incident (pre-filled from a
+//! template with `?template=`), its view, and the component selects the console's forms share.
+//! The POST is [`super::open`]'s.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
-use chrono::Utc;
 use serde::{Deserialize, Serialize};
 
 use super::form::{COMPONENT_PREFIX, Errors, Submitted};
 use super::templates::{page_template, template_values};
-use super::view::page_zone;
-use super::write::{audited, change, form_changes};
-use super::{ConsoleFrame, preview_of, render, see_other};
+use super::{ConsoleFrame, preview_of, render};
 use crate::auth::{Authenticated, Permission};
+use crate::db::DbConn;
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
 use crate::domain::{ComponentStatus, Impact, IncidentStatus};
-use crate::error::{AppError, AppResult, FieldErrors};
-use crate::services::{components, incidents, pages, templates};
+use crate::error::AppResult;
+use crate::services::{components, pages, templates};
 use crate::state::AppState;
 
 pub use super::timeline::{post_update, show_incident};
@@ -81,8 +80,9 @@ struct PageInfo {
     time_zone: String,
 }
 
+/// What `admin/incident_new` shows.
 #[derive(Debug, Serialize)]
-struct OpenForm {
+pub struct OpenForm {
     frame: ConsoleFrame,
     page: PageInfo,
     action: String,
@@ -120,7 +120,8 @@ struct Values {
     root_cause: String,
 }
 
-fn open_form(
+/// The view of the open form.
+pub fn open_form(
     frame: ConsoleFrame,
     page: StatusPage,
     parts: Vec<Component>,
@@ -164,14 +165,14 @@ pub async fn page_and_components(
     state: &AppState,
     slug: String,
 ) -> AppResult<(StatusPage, Vec<Component>)> {
-    state
-        .db
-        .run(move |c| {
-            let page = pages::get_page_by_slug(c, &slug)?;
-            let tree = components::list_components(c, &page.id)?;
-            Ok((page, tree.components().cloned().collect()))
-        })
-        .await
+    state.db.run(move |c| page_components(c, &slug)).await
+}
+
+/// The page of `slug` with its components, on a connection.
+pub fn page_components(c: &mut DbConn, slug: &str) -> AppResult<(StatusPage, Vec<Component>)> {
+    let page = pages::get_page_by_slug(c, slug)?;
+    let tree = components::list_components(c, &page.id)?;
+    Ok((page, tree.components().cloned().collect()))
 }
 
 /// The empty form (responders and owners), pre-filled from a template with `?template=`.
@@ -216,66 +217,4 @@ pub async fn new_incident_form(
         })
         .collect();
     render(&state, StatusCode::OK, "admin/incident_new", &view)
-}
-
-/// Opens the incident and shows it (303), or shows the form again with its messages (422).
-#[tracing::instrument(skip_all, fields(user = %auth.user_id))]
-pub async fn open_incident(
-    auth: Authenticated,
-    state: web::Data<AppState>,
-    slug: web::Path<String>,
-    form: web::Form<Vec<(String, String)>>,
-) -> AppResult<HttpResponse> {
-    auth.require(Permission::Write)?;
-    let form = Submitted(form.into_inner());
-    let (page, parts) = page_and_components(&state, slug.into_inner()).await?;
-    if preview_of(&form).is_some() {
-        let frame = ConsoleFrame::new(&state, &auth, format!("Open an incident on {}", page.name));
-        let view = open_form(frame, page, parts, &form, Errors::default());
-        return render(&state, StatusCode::OK, "admin/incident_new", &view);
-    }
-    let refused = match form.open_input(page_zone(&page.time_zone)) {
-        Ok(input) => {
-            let (page_id, author) = (page.id.clone(), auth.user_id.clone());
-            let fields = form_changes(&form, &[]);
-            let opened = audited(&state, &auth, Permission::Write, move |c| {
-                let posted =
-                    incidents::open_incident(c, &page_id, &input, Some(&author), Utc::now())?;
-                let id = posted.incident.id.clone();
-                let audit = change("incident.create", "incident", &id, Some(&page_id), fields);
-                Ok((posted, audit))
-            })
-            .await;
-            match opened {
-                Ok(posted) => {
-                    return Ok(see_other(&format!(
-                        "/admin/incidents/{}",
-                        posted.incident.id
-                    )));
-                }
-                Err(AppError::Validation(fields)) => fields,
-                Err(other) => return Err(other),
-            }
-        }
-        Err(fields) => fields,
-    };
-    refuse(&state, &auth, page, parts, &form, &refused)
-}
-
-fn refuse(
-    state: &AppState,
-    auth: &Authenticated,
-    page: StatusPage,
-    parts: Vec<Component>,
-    form: &Submitted,
-    fields: &FieldErrors,
-) -> AppResult<HttpResponse> {
-    let frame = ConsoleFrame::new(state, auth, format!("Open an incident on {}", page.name));
-    let view = open_form(frame, page, parts, form, Errors::from_fields(fields));
-    render(
-        state,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "admin/incident_new",
-        &view,
-    )
 }

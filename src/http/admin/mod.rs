@@ -17,8 +17,10 @@ mod history;
 mod incidents;
 mod maintenance;
 mod new_page;
+mod open;
 mod postmortem;
 mod postmortem_form;
+mod record;
 mod settings;
 mod structure;
 mod templates;
@@ -37,6 +39,8 @@ use crate::error::{AppError, AppResult};
 use crate::render::markdown::to_safe_html;
 use crate::state::AppState;
 
+pub use write::actor;
+
 /// Registers the console routes (the sign-in page registers itself).
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/admin", web::get().to(dashboard::show_dashboard))
@@ -46,7 +50,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         )
         .route(
             "/admin/pages/{slug}/incidents/new",
-            web::post().to(incidents::open_incident),
+            web::post().to(open::open_from_form::<open::Incident>),
         )
         .route(
             "/admin/pages/{slug}/maintenances/new",
@@ -54,7 +58,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         )
         .route(
             "/admin/pages/{slug}/maintenances/new",
-            web::post().to(maintenance::schedule_maintenance),
+            web::post().to(open::open_from_form::<open::Maintenance>),
         )
         .route(
             "/admin/pages/{slug}/components",

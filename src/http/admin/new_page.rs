@@ -63,10 +63,9 @@ pub async fn new_page_form(
 pub async fn create_page(
     auth: Authenticated,
     state: web::Data<AppState>,
-    form: web::Form<Vec<(String, String)>>,
+    form: Submitted,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Admin)?;
-    let form = Submitted(form.into_inner());
     let input = NewPageInput {
         slug: form.get("slug").to_owned(),
         name: form.get("name").to_owned(),

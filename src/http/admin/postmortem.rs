@@ -72,7 +72,9 @@ struct Loaded {
     postmortem: Option<PostmortemDetail>,
 }
 
-async fn load(state: &AppState, id: IncidentId) -> AppResult<Loaded> {
+/// What the form of the incident `id` shows, for responders and owners (403 for others).
+async fn load(state: &AppState, auth: &Authenticated, id: IncidentId) -> AppResult<Loaded> {
+    auth.require(Permission::Write)?;
     state
         .db
         .run(move |c| {
@@ -147,8 +149,7 @@ pub async fn edit_postmortem(
     state: web::Data<AppState>,
     id: web::Path<IncidentId>,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Write)?;
-    let loaded = load(&state, id.into_inner()).await?;
+    let loaded = load(&state, &auth, id.into_inner()).await?;
     let form = match &loaded.postmortem {
         Some(d) => filled([
             ("summary", d.postmortem.summary.clone()),
@@ -173,11 +174,9 @@ pub async fn save_postmortem(
     auth: Authenticated,
     state: web::Data<AppState>,
     id: web::Path<IncidentId>,
-    form: web::Form<Vec<(String, String)>>,
+    form: Submitted,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Write)?;
-    let form = Submitted(form.into_inner());
-    let loaded = load(&state, id.into_inner()).await?;
+    let loaded = load(&state, &auth, id.into_inner()).await?;
     if !form.get("preview").is_empty() {
         return show(&state, &auth, &loaded, &form, None, true);
     }

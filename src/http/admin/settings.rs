@@ -15,7 +15,6 @@ use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::pages::StatusPage;
 use crate::domain::NextUpdateIntervals;
-use crate::domain::PageId;
 use crate::domain::deadline::{MAX_NEXT_UPDATE_MINS, MIN_NEXT_UPDATE_MINS};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::page_admin;
@@ -164,23 +163,23 @@ fn settings_input(form: &Submitted) -> Result<UpdatePageInput, FieldErrors> {
     errors.is_empty().then_some(input).ok_or(errors)
 }
 
-async fn load(state: &AppState, slug: String) -> AppResult<StatusPage> {
+/// The page of `slug`, for owners (403 for others).
+async fn load(state: &AppState, auth: &Authenticated, slug: String) -> AppResult<StatusPage> {
+    auth.require(Permission::Admin)?;
     state
         .db
         .run(move |c| pages::get_page_by_slug(c, &slug))
         .await
 }
 
-/// The page's webhook URLs by field name.
-async fn load_hooks(
-    state: &AppState,
-    page_id: &PageId,
-) -> AppResult<serde_json::Map<String, Value>> {
-    let page_id = page_id.clone();
-    state
+/// The form filled from the stored page and its webhook URLs.
+async fn stored_form(state: &AppState, page: &StatusPage) -> AppResult<Submitted> {
+    let page_id = page.id.clone();
+    let hooks = state
         .db
         .run(move |c| page_webhooks::urls(c, &page_id))
-        .await
+        .await?;
+    Ok(stored(page, &hooks))
 }
 
 /// The webhook fields as typed (blank clears), checked against the outbound policy.
@@ -203,10 +202,15 @@ pub async fn show_settings(
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Admin)?;
-    let page = load(&state, slug.into_inner()).await?;
-    let hooks = load_hooks(&state, &page.id).await?;
-    show(&state, &auth, &page, &stored(&page, &hooks), None, &[])
+    let page = load(&state, &auth, slug.into_inner()).await?;
+    show(
+        &state,
+        &auth,
+        &page,
+        &stored_form(&state, &page).await?,
+        None,
+        &[],
+    )
 }
 
 /// Saves the settings and shows them again (303, at the new slug; 200 with the secret when a
@@ -216,11 +220,9 @@ pub async fn save_settings(
     auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
-    form: web::Form<Vec<(String, String)>>,
+    form: Submitted,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Admin)?;
-    let form = Submitted(form.into_inner());
-    let page = load(&state, slug.into_inner()).await?;
+    let page = load(&state, &auth, slug.into_inner()).await?;
     let hooks = checked_hooks(&state, &form).await;
     let refused = match (settings_input(&form), hooks) {
         (Ok(input), Ok(hooks)) => {
@@ -237,8 +239,8 @@ pub async fn save_settings(
                     return Ok(see_other(&format!("/admin/pages/{}/settings", page.slug)));
                 }
                 Ok((page, secrets)) => {
-                    let hooks = load_hooks(&state, &page.id).await?;
-                    return show(&state, &auth, &page, &stored(&page, &hooks), None, &secrets);
+                    let shown = stored_form(&state, &page).await?;
+                    return show(&state, &auth, &page, &shown, None, &secrets);
                 }
                 Err(AppError::Validation(fields) | AppError::Taken(fields)) => fields,
                 Err(other) => return Err(other),
@@ -260,17 +262,14 @@ pub async fn delete_page(
     auth: Authenticated,
     state: web::Data<AppState>,
     slug: web::Path<String>,
-    form: web::Form<Vec<(String, String)>>,
+    form: Submitted,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Admin)?;
-    let form = Submitted(form.into_inner());
-    let page = load(&state, slug.into_inner()).await?;
+    let page = load(&state, &auth, slug.into_inner()).await?;
     if form.get("confirm").trim() != page.slug {
         let mut refused = FieldErrors::new();
         let message = format!("type {} to confirm", page.slug);
         refused.insert("confirm".to_owned(), vec![message]);
-        let hooks = load_hooks(&state, &page.id).await?;
-        let mut shown = stored(&page, &hooks);
+        let mut shown = stored_form(&state, &page).await?;
         shown
             .0
             .push(("confirm".to_owned(), form.get("confirm").to_owned()));

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::form::{Errors, Submitted};
 use super::incidents::{Choice, ComponentChoice, choices, component_choices};
-use super::view::{DeadlineView, TimeView, page_zone};
+use super::view::{DeadlineView, IncidentLabels, TimeView, page_zone};
 use super::write::{audited, change, form_changes};
 use super::{ConsoleFrame, preview_of, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
@@ -39,12 +39,8 @@ struct IncidentPage {
 
 #[derive(Serialize)]
 struct Summary {
-    reference: String,
-    name: String,
-    kind: &'static str,
-    impact: &'static str,
-    status: &'static str,
-    open: bool,
+    #[serde(flatten)]
+    labels: IncidentLabels,
     page_name: String,
     public_href: String,
     time_zone: String,
@@ -125,11 +121,10 @@ pub async fn post_update(
     auth: Authenticated,
     state: web::Data<AppState>,
     id: web::Path<IncidentId>,
-    form: web::Form<Vec<(String, String)>>,
+    form: Submitted,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Write)?;
     let id = id.into_inner();
-    let form = Submitted(form.into_inner());
     let loaded = load(&state, id.clone()).await?;
     if preview_of(&form).is_some() {
         return page(&state, &auth, loaded, &form, None);
@@ -197,12 +192,7 @@ fn page(
             format!("{} {}", incident.reference, incident.name),
         ),
         incident: Summary {
-            reference: incident.reference.clone(),
-            name: incident.name.clone(),
-            kind: kind.label(),
-            impact: incident.impact.label(),
-            status: status.label(),
-            open: status.is_open(),
+            labels: IncidentLabels::of(incident),
             public_href: format!("/status/{}", page.slug),
             page_name: page.name.clone(),
             time_zone: page.time_zone.clone(),

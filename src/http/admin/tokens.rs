@@ -117,9 +117,8 @@ pub async fn list_tokens(
 pub async fn create_token(
     auth: Authenticated,
     state: web::Data<AppState>,
-    form: web::Form<Vec<(String, String)>>,
+    form: Submitted,
 ) -> AppResult<HttpResponse> {
-    let form = Submitted(form.into_inner());
     let days = match form.get("expires_days").trim() {
         "" => Ok(DEFAULT_TOKEN_DAYS),
         d => d.parse::<i64>(),

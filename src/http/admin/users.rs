@@ -149,10 +149,9 @@ fn new_account(form: &Submitted) -> Result<(EmailAddress, Role, String, bool), F
 pub async fn add_user(
     auth: Authenticated,
     state: web::Data<AppState>,
-    form: web::Form<Vec<(String, String)>>,
+    form: Submitted,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Admin)?;
-    let form = Submitted(form.into_inner());
     let refused = match new_account(&form) {
         Ok((email, role, password, generated)) => {
             let fields = form_changes(&form, &["password"]);
@@ -191,10 +190,9 @@ pub async fn change_role(
     auth: Authenticated,
     state: web::Data<AppState>,
     id: web::Path<String>,
-    form: web::Form<Vec<(String, String)>>,
+    form: Submitted,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Admin)?;
-    let form = Submitted(form.into_inner());
     let id = id.into_inner();
     let role: Role = match form.get("role").parse() {
         Ok(role) => role,

@@ -5,7 +5,33 @@ use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
 
+use crate::db::models::incidents::Incident;
 use crate::domain::{DeadlineState, deadline_state};
+
+/// How an incident is named and labelled wherever the console lists or shows one.
+#[derive(Debug, Clone, Serialize)]
+pub struct IncidentLabels {
+    pub reference: String,
+    pub name: String,
+    pub kind: &'static str,
+    pub impact: &'static str,
+    pub status: &'static str,
+    pub open: bool,
+}
+
+impl IncidentLabels {
+    /// The labels of `incident`.
+    pub fn of(incident: &Incident) -> Self {
+        Self {
+            reference: incident.reference.clone(),
+            name: incident.name.clone(),
+            kind: incident.kind.label(),
+            impact: incident.impact.label(),
+            status: incident.status.label(),
+            open: incident.status.is_open(),
+        }
+    }
+}
 
 /// A time for `partials/time`: machine-readable and in the page's zone.
 #[derive(Debug, Clone, Serialize)]

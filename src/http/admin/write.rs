@@ -25,10 +25,7 @@ where
     T: Send + 'static,
 {
     auth.require(permission)?;
-    let actor = Actor {
-        user_id: auth.user_id.clone(),
-        email: auth.email.clone(),
-    };
+    let actor = actor(auth);
     let value = state
         .db
         .run(move |conn| {
@@ -41,6 +38,14 @@ where
         .await?;
     crate::http::committed::public_change(state).await;
     Ok(value)
+}
+
+/// Who an audit row names: the signed-in account.
+pub fn actor(auth: &Authenticated) -> Actor {
+    Actor {
+        user_id: auth.user_id.clone(),
+        email: auth.email.clone(),
+    }
 }
 
 /// A console form's submission: `checked` is what the form read (or why it was refused), and

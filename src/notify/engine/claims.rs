@@ -51,13 +51,9 @@ impl Engine {
                         leased.extend(step.leased);
                     }
                     let handed = (leased.len(), total);
-                    let written_us = started.elapsed().as_micros() as u64;
-                    let claimed = hand_over(c, leased, &cached, &base_url)?;
-                    tracing::debug!(
-                        written_us,
-                        handed_us = started.elapsed().as_micros() as u64 - written_us,
-                        "expansion steps"
-                    );
+                    let timed = hand_over_timed(c, leased, &cached, &base_url, started)?;
+                    let (claimed, written_us, handed_us) = timed;
+                    tracing::debug!(written_us, handed_us, "expansion steps");
                     Ok((handed, more, claimed))
                 })
                 .await;
@@ -152,13 +148,9 @@ impl Engine {
                             at + lease,
                         )?);
                     }
-                    let claim_us = step.elapsed().as_micros() as u64;
-                    let claimed = hand_over(c, batch, &cached, &base_url)?;
-                    tracing::debug!(
-                        claim_us,
-                        subscribers_us = step.elapsed().as_micros() as u64 - claim_us,
-                        "claim steps"
-                    );
+                    let timed = hand_over_timed(c, batch, &cached, &base_url, step)?;
+                    let (claimed, claim_us, subscribers_us) = timed;
+                    tracing::debug!(claim_us, subscribers_us, "claim steps");
                     Ok(claimed)
                 })
                 .await;
@@ -250,6 +242,23 @@ impl Engine {
             }
         }
     }
+}
+
+/// [`hand_over`], with the microseconds from `since` to its start and those it took.
+fn hand_over_timed(
+    c: &mut DbConn,
+    batch: Vec<ClaimedDelivery>,
+    cached: &[String],
+    base_url: &str,
+    since: std::time::Instant,
+) -> AppResult<(Claimed, u64, u64)> {
+    let before_us = since.elapsed().as_micros() as u64;
+    let claimed = hand_over(c, batch, cached, base_url)?;
+    Ok((
+        claimed,
+        before_us,
+        since.elapsed().as_micros() as u64 - before_us,
+    ))
 }
 
 /// What the engine needs to start `batch`: its subscribers, and the content of its events not

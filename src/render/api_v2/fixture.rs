@@ -135,8 +135,8 @@ fn component(
     }
 }
 
-/// Fields every record shares; callers fill in the rest.
-fn record(id: &str, reference: &str, name: &str, kind: IncidentKind) -> IncidentInfo {
+/// Fields every record shares, at 10:00 on the fixture's day; callers fill in the rest.
+pub(crate) fn record(id: &str, reference: &str, name: &str, kind: IncidentKind) -> IncidentInfo {
     IncidentInfo {
         id: id.into(),
         reference: reference.into(),

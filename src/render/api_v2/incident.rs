@@ -7,18 +7,15 @@
 
 use serde::Serialize;
 
-use super::model::{Component, Time, time};
+use super::model::{Component, Head, Time, time};
 use crate::domain::{ComponentStatus, FollowUpState, IncidentKind, LifecycleStatus};
 use crate::render::data::{IncidentInfo, PageData, PostmortemInfo, UpdateInfo};
 
 /// One incident, advisory or maintenance.
 #[derive(Debug, Serialize)]
 pub struct Incident<'a> {
-    pub id: &'a str,
-    pub name: &'a str,
-    pub status: LifecycleStatus,
-    pub created_at: Time,
-    pub updated_at: Time,
+    #[serde(flatten)]
+    pub head: Head<'a, LifecycleStatus>,
     pub monitoring_at: Option<Time>,
     pub resolved_at: Option<Time>,
     /// `none`..`critical`, or `maintenance` for maintenances as on Statuspage.
@@ -57,11 +54,7 @@ impl<'a> Incident<'a> {
     pub fn new(data: &'a PageData, i: &'a IncidentInfo) -> Self {
         let maintenance = i.kind == IncidentKind::Maintenance;
         Self {
-            id: &i.id,
-            name: &i.name,
-            status: i.status,
-            created_at: Time(i.created_at),
-            updated_at: Time(i.updated_at),
+            head: Head::new((&i.id, &i.name), i.status, (i.created_at, i.updated_at)),
             monitoring_at: time(i.monitoring_at),
             resolved_at: time(i.resolved_at),
             impact: if maintenance {
@@ -98,10 +91,9 @@ fn affected_components<'a>(data: &'a PageData, i: &'a IncidentInfo) -> Vec<Compo
         .iter()
         .filter_map(|a| {
             let c = data.component(&a.id)?;
-            Some(Component {
-                status: a.status.unwrap_or(c.status),
-                ..Component::of_component(data, c)
-            })
+            let mut component = Component::of_component(data, c);
+            component.head.status = a.status.unwrap_or(c.status);
+            Some(component)
         })
         .collect()
 }

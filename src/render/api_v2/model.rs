@@ -24,6 +24,33 @@ pub fn time(at: Option<DateTime<Utc>>) -> Option<Time> {
     at.map(Time)
 }
 
+/// The keys a component and an incident start with, in Statuspage's order.
+#[derive(Debug, Serialize)]
+pub struct Head<'a, S> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub status: S,
+    pub created_at: Time,
+    pub updated_at: Time,
+}
+
+impl<'a, S> Head<'a, S> {
+    /// The head of the record `(id, name)` in `status`, created and last updated at `times`.
+    pub fn new(
+        (id, name): (&'a str, &'a str),
+        status: S,
+        (created_at, updated_at): (DateTime<Utc>, DateTime<Utc>),
+    ) -> Self {
+        Self {
+            id,
+            name,
+            status,
+            created_at: Time(created_at),
+            updated_at: Time(updated_at),
+        }
+    }
+}
+
 /// The `page` object every endpoint starts with.
 #[derive(Debug, Serialize)]
 pub struct Page<'a> {
@@ -77,11 +104,8 @@ impl Status {
 /// One entry of `components`: a component, or a group (`group: true` with its members' ids).
 #[derive(Debug, Serialize)]
 pub struct Component<'a> {
-    pub id: &'a str,
-    pub name: &'a str,
-    pub status: ComponentStatus,
-    pub created_at: Time,
-    pub updated_at: Time,
+    #[serde(flatten)]
+    pub head: Head<'a, ComponentStatus>,
     pub position: i32,
     pub description: Option<&'a str>,
     pub showcase: bool,
@@ -102,11 +126,7 @@ impl<'a> Component<'a> {
     /// A component of `data`.
     pub fn of_component(data: &'a PageData, c: &'a ComponentInfo) -> Self {
         Self {
-            id: &c.id,
-            name: &c.name,
-            status: c.status,
-            created_at: Time(c.created_at),
-            updated_at: Time(c.updated_at),
+            head: Head::new((&c.id, &c.name), c.status, (c.created_at, c.updated_at)),
             position: c.position,
             description: c.description.as_deref(),
             showcase: c.showcase,
@@ -127,11 +147,7 @@ impl<'a> Component<'a> {
             .max_by_key(|&s| domain::severity(s))
             .unwrap_or(ComponentStatus::Operational);
         Self {
-            id: &g.id,
-            name: &g.name,
-            status,
-            created_at: Time(g.created_at),
-            updated_at: Time(g.updated_at),
+            head: Head::new((&g.id, &g.name), status, (g.created_at, g.updated_at)),
             position: g.position,
             description: g.description.as_deref(),
             showcase: false,

@@ -8,6 +8,7 @@ use crate::domain::{
     MaintenanceStatus, ScopeFigure, TimelineEntry, daily_uptime, page_status,
 };
 use crate::render::PageData;
+use crate::render::api_v2::fixture::record;
 use crate::render::data::*;
 use crate::render::markdown::to_safe_html;
 
@@ -118,23 +119,12 @@ pub fn update(
 pub fn open_incident(id: &str, name: &str, next_update_by: DateTime<Utc>) -> IncidentInfo {
     let started = as_of() - Duration::minutes(30);
     let status = LifecycleStatus::Incident(IncidentStatus::Investigating);
+    let base = record(id, "INC-2026-0007", name, IncidentKind::Incident);
     IncidentInfo {
-        id: id.to_owned(),
-        reference: "INC-2026-0007".to_owned(),
-        name: name.to_owned(),
-        kind: IncidentKind::Incident,
         impact: Impact::Major,
         status,
         user_impact: Some("Some API requests fail with 502.".to_owned()),
-        scope: None,
-        root_cause: None,
         started_at: started,
-        identified_at: None,
-        monitoring_at: None,
-        resolved_at: None,
-        scheduled_for: None,
-        scheduled_until: None,
-        auto_transition: false,
         next_update_by: Some(next_update_by),
         created_at: started,
         updated_at: started,
@@ -150,8 +140,7 @@ pub fn open_incident(id: &str, name: &str, next_update_by: DateTime<Utc>) -> Inc
             name: "API".to_owned(),
             status: Some(ComponentStatus::PartialOutage),
         }],
-        postmortem: None,
-        url: format!("https://status.acme.test/incidents/{id}"),
+        ..base
     }
 }
 

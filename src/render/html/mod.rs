@@ -6,6 +6,7 @@
 //! registry whose templates are embedded in the binary. Output depends only on the data, never
 //! on the clock, so the same data renders to the same bytes.
 
+pub mod choice;
 pub mod events;
 pub mod format;
 pub mod frame;
@@ -25,7 +26,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use serde::Serialize;
 
-pub use templates::Templates;
+pub use templates::{Templates, escape_markup};
 
 use super::assets::Assets;
 use super::{CachePolicy, PageData, Representation};

@@ -86,6 +86,12 @@ impl Templates {
 /// is quoted). Unlike handlebars' default it leaves `=` alone, so URLs such as
 /// `history?page=2` stay readable in the source.
 pub fn escape_html(text: &str) -> String {
+    escape_markup(text, "&#39;")
+}
+
+/// Escapes `&`, `<`, `>`, `"` and `'` (the last as `apostrophe`: `&#39;` in HTML, `&apos;` in
+/// XML) for markup content and quoted attribute values.
+pub fn escape_markup(text: &str, apostrophe: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -93,7 +99,7 @@ pub fn escape_html(text: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
+            '\'' => out.push_str(apostrophe),
             c => out.push(c),
         }
     }
