@@ -8,9 +8,12 @@ be accepted. Negative cases are sent as generated.
   (HERALD_ALLOW_PRIVATE_WEBHOOKS) and nothing listens on the port.
 - Component ids in a body are ids of the page's components, as they are when the call is made
   (the run deletes some): the hook asks the API (HERALD_ST_BASE, HERALD_ST_TOKEN).
+- An incident's start and a maintenance's window lie within ten years before now and two
+  years after.
 - A maintenance's scheduled_until is after its scheduled_for; a promised next update
   (next_update_by) is in the next seven days, and not given with a resolved or completed status; an incident's started_at is not in the future.
-- An update's status is in its incident's vocabulary (an incident's or a maintenance's).
+- An update's status is in its incident's vocabulary (an incident's or a maintenance's), and
+  one its incident may move to from where it is.
 - notify and its alias deliver_notifications agree when both are given.
 - An Idempotency-Key is not reused with another body (the server answers 422, as the IETF
   draft asks): each positive case that carries one gets a fresh key.
@@ -75,6 +78,22 @@ def _status_of_its_kind(case):
         ours, theirs = theirs, ours
     if status in theirs:
         case.body["status"] = ours[theirs.index(status)]
+    _a_move_it_may_make(case.body, incident)
+
+
+def _a_move_it_may_make(body, incident):
+    """An update's status changed to one its incident may move to now (domain::transitions):
+    a maintenance starts (in_progress) before it is verified; a resolved incident is reopened
+    explicitly. A completed maintenance, or an incident whose postmortem is published, takes
+    no update at all; that case is left as generated."""
+    current, target = incident.get("status"), body.get("status")
+    if incident.get("kind") == "maintenance":
+        if current == "scheduled" and target == "verifying":
+            body["status"] = "in_progress"
+        elif current in ("in_progress", "verifying") and target == "scheduled":
+            body["status"] = current
+    elif current == "resolved" and target in INCIDENT_STATUSES[:3]:
+        body["reopen"] = True
 
 
 def _components_of_page(body, ids):
@@ -85,6 +104,25 @@ def _components_of_page(body, ids):
         body["components"] = dict(zip(ids, statuses))
     elif isinstance(components, list):
         body["components"] = ids[: len(components)]
+
+
+def _parsed(text):
+    """The time `text` names, or None when it is not one Python reads."""
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        return None
+
+
+def _in_reach(body):
+    """A start or window end further than ten years back or two years ahead is moved to a
+    day from now (the server refuses it on its field)."""
+    now = datetime.now(timezone.utc)
+    earliest, latest = now - timedelta(days=3652), now + timedelta(days=731)
+    for field in ("started_at", "scheduled_for", "scheduled_until"):
+        at = _parsed(body.get(field)) if isinstance(body.get(field), str) else None
+        if at is not None and at.tzinfo is not None and not earliest <= at <= latest:
+            body[field] = (now + timedelta(days=1)).isoformat()
 
 
 def _window_in_order(case):
@@ -136,6 +174,7 @@ def before_call(context, case, kwargs):
     if isinstance(case.body, dict):
         if "components" in case.body:
             _components_of_page(case.body, _page_components(case))
+        _in_reach(case.body)
         _window_in_order(case)
         _status_of_its_kind(case)
         _times_in_reach(case.body)

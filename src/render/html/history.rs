@@ -3,6 +3,9 @@
 //! Days and months are UTC days and months, the same days as the uptime bars, whose days link to
 //! the `day-YYYY-MM-DD` anchors here. Page 1 holds the month of `as_of` and the two before it
 //! (and any maintenance scheduled in later months); page `n` the three months before page `n-1`.
+//! The history reaches back [`MONTHS_BACK`] months (the resolved events the page holds are those
+//! of the last year): an older event still open is listed on the last page, under its own month,
+//! so that no date, however far back, makes more pages than that.
 
 use std::collections::BTreeMap;
 
@@ -18,6 +21,10 @@ use crate::render::data::IncidentInfo;
 
 /// Months on one history page.
 pub const MONTHS_PER_PAGE: i32 = 3;
+
+/// How many months before the current one the history pages reach: a year's, the span of the
+/// resolved events a page holds ([`crate::services::public::HISTORY_DAYS`]).
+pub const MONTHS_BACK: i32 = 12;
 
 /// What `pages/history` renders.
 #[derive(Debug, Serialize)]
@@ -73,7 +80,7 @@ fn month_index(day: NaiveDate) -> i32 {
 
 /// The history page showing `day`, seen at `as_of`.
 pub fn page_of(as_of: DateTime<Utc>, day: NaiveDate) -> u32 {
-    let back = (month_index(as_of.date_naive()) - month_index(day)).max(0);
+    let back = (month_index(as_of.date_naive()) - month_index(day)).clamp(0, MONTHS_BACK);
     (back / MONTHS_PER_PAGE) as u32 + 1
 }
 

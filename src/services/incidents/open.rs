@@ -14,6 +14,7 @@ use crate::domain::IncidentId;
 use crate::domain::PageId;
 use crate::domain::{
     Impact, IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus, format_reference,
+    within_reach,
 };
 use crate::error::{AppError, AppResult};
 use crate::services::pages::{
@@ -214,7 +215,7 @@ fn opening(
     let user_impact = check.check("user_impact", text(&input.user_impact));
     let scope = check.check("scope", text(&input.scope));
     let root_cause = check.check("root_cause", text(&input.root_cause));
-    let window = window(check, kind, input);
+    let window = window(check, kind, input, now);
     let started_at = match (kind, input.started_at, window) {
         (IncidentKind::Maintenance, None, Some(Some((from, _)))) => Some(from),
         (IncidentKind::Maintenance, Some(_), _) => {
@@ -226,6 +227,10 @@ fn opening(
         }
         (_, Some(at), _) if at > now => {
             check.add("started_at", "must not be in the future");
+            None
+        }
+        (_, Some(at), _) if within_reach(at, now).is_err() => {
+            check.check("started_at", within_reach(at, now));
             None
         }
         (_, at, _) => Some(row_time(at.unwrap_or(now))),
@@ -265,13 +270,20 @@ fn initial_status(kind: IncidentKind, status: Option<&str>) -> Result<LifecycleS
 }
 
 /// The scheduled window: required for a maintenance, with `scheduled_until` after
-/// `scheduled_for`; refused for the other kinds. `None` when an error was recorded.
+/// `scheduled_for` and both within reach of `now`; refused for the other kinds. `None` when an
+/// error was recorded.
 fn window(
     check: &mut FieldCheck,
     kind: IncidentKind,
     input: &OpenIncidentInput,
+    now: DateTime<Utc>,
 ) -> Option<Option<(NaiveDateTime, NaiveDateTime)>> {
     let (from, until) = (input.scheduled_for, input.scheduled_until);
+    let reached = |field: &str, at: Option<DateTime<Utc>>, check: &mut FieldCheck| {
+        at.map(|at| check.check(field, within_reach(at, now)).is_some())
+            .unwrap_or(true)
+    };
+    let in_reach = reached("scheduled_for", from, check) & reached("scheduled_until", until, check);
     if kind != IncidentKind::Maintenance {
         for (field, value) in [("scheduled_for", from), ("scheduled_until", until)] {
             if value.is_some() {
@@ -284,6 +296,7 @@ fn window(
         return (from.is_none() && until.is_none()).then_some(None);
     }
     match (from, until) {
+        (Some(_), Some(_)) if !in_reach => None,
         (Some(from), Some(until)) if until > from => Some(Some((row_time(from), row_time(until)))),
         (Some(_), Some(_)) => {
             check.add("scheduled_until", "must be after scheduled_for");

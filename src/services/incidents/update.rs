@@ -17,7 +17,7 @@ use crate::domain::ComponentId;
 use crate::domain::IncidentId;
 use crate::domain::{
     ComponentStatus, Impact, IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus,
-    check_lifecycle_transition,
+    check_lifecycle_transition, within_reach,
 };
 use crate::error::{AppError, AppResult};
 use crate::services::pages::{
@@ -262,6 +262,19 @@ fn new_window(
             "scheduled_for",
             format!("only maintenances have a scheduled window, not a {kind}"),
         );
+        return Ok(None);
+    }
+    let now = Utc::now();
+    let mut in_reach = true;
+    for (field, at) in [
+        ("scheduled_for", input.scheduled_for),
+        ("scheduled_until", input.scheduled_until),
+    ] {
+        if let Some(at) = at {
+            in_reach &= check.check(field, within_reach(at, now)).is_some();
+        }
+    }
+    if !in_reach {
         return Ok(None);
     }
     let from = input.scheduled_for.map(row_time).or(incident.scheduled_for);

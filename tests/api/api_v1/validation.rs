@@ -15,7 +15,17 @@ on_both_backends!(
     every_refusal_is_herald_s_json_error,
     a_taken_slug_is_a_409_conflict_naming_the_field_and_nothing_is_written,
     each_route_opens_its_own_kinds_and_a_status_is_named_exactly,
+    a_time_out_of_reach_is_refused_on_its_field_and_nothing_is_written,
 );
+
+/// A maintenance window a month from now, as the API takes it.
+fn window_ahead() -> (String, String) {
+    let from = chrono::Utc::now() + chrono::Duration::days(30);
+    (
+        from.to_rfc3339(),
+        (from + chrono::Duration::hours(1)).to_rfc3339(),
+    )
+}
 
 fn fields(body: &Value) -> Vec<String> {
     body["fields"]
@@ -26,6 +36,7 @@ fn fields(body: &Value) -> Vec<String> {
 
 async fn names_with_a_line_break_are_refused_and_nothing_is_written(db: TestDb) {
     let api = Api::spawn(db).await;
+    let (soon, later) = window_ahead();
     let forged = "Upgrade\r\nBEGIN:VEVENT";
     let writes = [
         ("POST", "/pages", json!({"slug": "beta", "name": forged})),
@@ -40,7 +51,7 @@ async fn names_with_a_line_break_are_refused_and_nothing_is_written(db: TestDb) 
             "POST",
             "/pages/acme/maintenances",
             json!({"name": "Line\nbreak", "body": "Y",
-                   "scheduled_for": "2099-01-01T00:00:00Z", "scheduled_until": "2099-01-01T01:00:00Z"}),
+                   "scheduled_for": soon, "scheduled_until": later}),
         ),
     ];
     for (method, path, body) in writes {
@@ -423,8 +434,8 @@ async fn a_taken_slug_is_a_409_conflict_naming_the_field_and_nothing_is_written(
 async fn each_route_opens_its_own_kinds_and_a_status_is_named_exactly(db: TestDb) {
     let api = Api::spawn(db).await;
     let client = api.app.api(&api.responder);
-    let window = json!({"scheduled_for": "2099-01-01T00:00:00Z",
-                        "scheduled_until": "2099-01-01T01:00:00Z"});
+    let (soon, later) = window_ahead();
+    let window = json!({"scheduled_for": soon, "scheduled_until": later});
     let mut maintenance = json!({"name": "Upgrade", "body": "Upgrading.", "kind": "maintenance"});
     maintenance
         .as_object_mut()
@@ -435,8 +446,7 @@ async fn each_route_opens_its_own_kinds_and_a_status_is_named_exactly(db: TestDb
         (
             "/pages/acme/maintenances",
             json!({"name": "Upgrade", "body": "Upgrading.", "kind": "incident",
-                   "scheduled_for": "2099-01-01T00:00:00Z",
-                   "scheduled_until": "2099-01-01T01:00:00Z"}),
+                   "scheduled_for": soon, "scheduled_until": later}),
             "kind",
         ),
         (
@@ -470,4 +480,74 @@ async fn each_route_opens_its_own_kinds_and_a_status_is_named_exactly(db: TestDb
     let (status, answer) = client.post("/pages/acme/incidents", named).await;
     assert_eq!(status, 201, "{answer}");
     assert_eq!(answer["status"], "identified");
+}
+
+/// A year typed as 0226 for 2026 (or a window ending in 5329) would make the page's history
+/// reach back centuries: such a time is refused on its field, on opening and on a change.
+async fn a_time_out_of_reach_is_refused_on_its_field_and_nothing_is_written(db: TestDb) {
+    let api = Api::spawn(db).await;
+    let client = api.app.api(&api.responder);
+    let (soon, later) = window_ahead();
+    let refused = [
+        (
+            "/pages/acme/incidents",
+            json!({"name": "Slow", "body": "Looking.", "started_at": "0226-12-02T08:00:00Z"}),
+            "started_at",
+        ),
+        (
+            "/pages/acme/maintenances",
+            json!({"name": "Upgrade", "body": "Upgrading.",
+                   "scheduled_for": "0147-11-11T10:30:05Z", "scheduled_until": later}),
+            "scheduled_for",
+        ),
+        (
+            "/pages/acme/maintenances",
+            json!({"name": "Upgrade", "body": "Upgrading.",
+                   "scheduled_for": soon, "scheduled_until": "5329-06-30T04:50:18Z"}),
+            "scheduled_until",
+        ),
+    ];
+    for (path, body, field) in refused {
+        let (status, answer) = client.post(path, body.clone()).await;
+        assert_eq!(status, 422, "{path} {body}: {answer}");
+        assert_eq!(fields(&answer), [field], "{path} {body}: {answer}");
+        let message = answer["fields"][field][0].as_str().unwrap_or_default();
+        assert!(message.starts_with("must fall between "), "{answer}");
+    }
+    let (_, listed) = client.get("/pages/acme/incidents").await;
+    assert_eq!(listed, json!([]), "nothing was opened");
+
+    // Nine years back is within reach (an incident entered late).
+    let nine_years = (chrono::Utc::now() - chrono::Duration::days(9 * 365)).to_rfc3339();
+    let (status, old) = client
+        .post(
+            "/pages/acme/incidents",
+            json!({"name": "Old", "body": "Entered late.", "started_at": nine_years}),
+        )
+        .await;
+    assert_eq!(status, 201, "{old}");
+
+    let (status, planned) = client
+        .post(
+            "/pages/acme/maintenances",
+            json!({"name": "Upgrade", "body": "Upgrading.",
+                   "scheduled_for": soon, "scheduled_until": later}),
+        )
+        .await;
+    assert_eq!(status, 201, "{planned}");
+    let path = format!(
+        "/pages/acme/maintenances/{}",
+        planned["id"].as_str().unwrap()
+    );
+    let (status, answer) = client
+        .patch(&path, json!({"scheduled_for": "0147-11-11T10:30:05Z"}))
+        .await;
+    assert_eq!(status, 422, "{answer}");
+    assert_eq!(fields(&answer), ["scheduled_for"], "{answer}");
+    let read = format!("/pages/acme/incidents/{}", planned["id"].as_str().unwrap());
+    let (_, stored) = client.get(&read).await;
+    assert_eq!(
+        stored["scheduled_for"], planned["scheduled_for"],
+        "unchanged"
+    );
 }

@@ -109,6 +109,27 @@ fn history_pages_hold_three_months_each_newest_first_with_day_anchors() {
 }
 
 #[test]
+fn an_event_dated_centuries_back_is_listed_on_the_last_of_five_history_pages() {
+    let mut data = fixture::page();
+    let mut typo = open_incident(
+        "i-typo",
+        "Typed 0226 for 2026",
+        as_of() + Duration::hours(1),
+    );
+    typo.started_at = Utc.with_ymd_and_hms(226, 11, 2, 8, 0, 0).unwrap();
+    data.incidents.push(typo);
+    let reps = render(&data);
+    let pages: Vec<_> = (1..=6)
+        .filter(|n| reps.contains_key(&format!("history?page={n}")))
+        .collect();
+    assert_eq!(pages, [1, 2, 3, 4, 5], "a year back, three months a page");
+    let last = page(&reps, "history?page=5");
+    assert!(last.contains(r#"id="day-0226-11-02""#), "under its own day");
+    assert!(last.contains("Typed 0226 for 2026"));
+    assert!(last.contains("(page 5 of 5)"));
+}
+
+#[test]
 fn an_empty_page_still_has_a_first_history_page() {
     let reps = render(&fixture::page());
     let history = page(&reps, "history?page=1");
