@@ -211,7 +211,8 @@ pub fn triage(
             changes.incident_id = Some(id);
         }
         if audit_fields.is_empty() {
-            return Err(AppError::field("body", "give a status or an incident"));
+            // A patch that changes nothing changes nothing, as every PATCH of the API.
+            return Ok(row);
         }
         rows::update(c, &row.id, &changes)?;
         audit::record(

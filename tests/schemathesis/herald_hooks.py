@@ -15,6 +15,11 @@ be accepted. Negative cases are sent as generated.
 - An update's status is in its incident's vocabulary (an incident's or a maintenance's), and
   one its incident may move to from where it is.
 - notify and its alias deliver_notifications agree when both are given.
+- A record named in a path is one of the page's (the run makes components, groups, templates
+  and incidents itself; the test makes a subscriber, its deliveries and a support submission).
+- A delete acts on a record made for it on the spot (a page, or a record of the demo page), so
+  that deletes never use up the records the other routes act on; so does a change of a page's
+  slug (the demo page keeps its own).
 - An Idempotency-Key is not reused with another body (the server answers 422, as the IETF
   draft asks): each positive case that carries one gets a fresh key.
 """
@@ -166,11 +171,124 @@ def _times_in_reach(body):
             body["started_at"] = (now - timedelta(hours=1)).isoformat()
 
 
+# The routes that act on one record of a page: the listing its id is read from, and which
+# records of it the route acts on. The record named in a positive case's path is one the page
+# has at call time: the run makes components, groups, templates and incidents itself, the demo
+# holds resolved incidents (for their postmortems), and the test makes a subscriber, its
+# deliveries and a support submission.
+def _any(record):
+    return True
+
+
+def _takes_updates(record):
+    return record.get("status") not in ("completed", "postmortem")
+
+
+def _resolved(record):
+    return record.get("status") in ("resolved", "postmortem")
+
+
+RECORDS = {
+    "/components/{id}": ("/components", _any),
+    "/component-groups/{id}": ("/component-groups", _any),
+    "/templates/{id}": ("/templates", _any),
+    "/incidents/{id}": ("/incidents?limit=100", _any),
+    "/incidents/{id}/updates": ("/incidents?limit=100", _takes_updates),
+    "/maintenances/{id}": ("/maintenances?limit=100", _any),
+    "/subscribers/{id}": ("/subscribers", _any),
+    "/deliveries/{id}/retry": ("/deliveries", _any),
+    "/support/{id}": ("/support", _any),
+    "/incidents/{id}/postmortem": ("/incidents?limit=100", _resolved),
+    "/incidents/{id}/postmortem/publish": ("/incidents?limit=100", _resolved),
+}
+
+DEMO = "demo"
+
+
+def _a_record_it_acts_on(case):
+    """A path naming a page names one that exists (the demo page when the generated slug names
+    none); a path naming a record names one of the demo page, when it has one."""
+    parameters = case.path_parameters
+    route = case.path
+    if not parameters or "slug" not in parameters:
+        return
+    if _read(case, "") is None:
+        parameters["slug"] = DEMO
+    if "id" not in parameters:
+        return
+    for ending, (listing, wanted) in RECORDS.items():
+        if route.endswith(ending):
+            parameters["slug"] = DEMO
+            found = _read(case, listing)
+            records = found if isinstance(found, list) else (found or {}).get("items", [])
+            chosen = [r for r in records if isinstance(r, dict) and wanted(r)]
+            # One with a published postmortem first (the postmortem routes then find one).
+            chosen.sort(key=lambda r: r.get("status") != "postmortem")
+            ids = [r["id"] for r in chosen]
+            if ids:
+                parameters["id"] = ids[0]
+            return
+
+
+def _post(path, body):
+    """POST `body` to the API at `path`; the answer."""
+    request = urllib.request.Request(
+        f"{os.environ['HERALD_ST_BASE']}/api/v1{path}",
+        data=json.dumps(body).encode(),
+        headers={
+            "Authorization": f"Bearer {os.environ['HERALD_ST_TOKEN']}",
+            "Content-Type": "application/json",
+        },
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)
+
+
+# What a delete acts on: a record made for it on the spot (the listing it is made in, and its
+# body), so that deletes never use up the records the other routes act on.
+THROWAWAYS = {
+    "/components/{id}": ("/components", lambda: {"name": "Throwaway"}),
+    "/component-groups/{id}": ("/component-groups", lambda: {"name": "Throwaway"}),
+    "/templates/{id}": (
+        "/templates",
+        lambda: {"name": "Throwaway", "title": "Throwaway", "body": "Throwaway."},
+    ),
+    "/subscribers/{id}": (
+        "/subscribers",
+        lambda: {"type": "email", "email": f"throwaway-{uuid.uuid4().hex[:12]}@example.com"},
+    ),
+}
+
+
+def _a_throwaway_to_delete(case):
+    """A delete acts on a record made for it: a page (never the demo page, whose records the
+    other routes act on), or a record of the demo page. So does a change of a page's slug."""
+    method, parameters = case.method.upper(), case.path_parameters or {}
+    renames = isinstance(case.body, dict) and "slug" in case.body
+    if case.path == "/api/v1/pages/{slug}" and method == "PATCH" and renames:
+        method = "DELETE"
+    if method != "DELETE":
+        return
+    if case.path == "/api/v1/pages/{slug}":
+        slug = f"throwaway-{uuid.uuid4().hex[:12]}"
+        _post("/pages", {"slug": slug, "name": "Throwaway"})
+        parameters["slug"] = slug
+        return
+    for ending, (listing, body) in THROWAWAYS.items():
+        if case.path.endswith(ending):
+            parameters["slug"] = DEMO
+            parameters["id"] = _post(f"/pages/{DEMO}{listing}", body())["id"]
+            return
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     meta = case.meta
     if meta is None or not meta.generation.mode.is_positive:
         return
+    _a_record_it_acts_on(case)
+    _a_throwaway_to_delete(case)
     if isinstance(case.body, dict):
         if "components" in case.body:
             _components_of_page(case.body, _page_components(case))
