@@ -163,19 +163,34 @@ struct FormView<'a> {
     notice: Option<&'a str>,
     topics: Vec<Choice>,
     components: Vec<Choice>,
-    values: Values<'a>,
+    values: Values,
     errors: Errors,
     token: &'a str,
     limits: Limits,
 }
 
+/// What was typed, shown again to be fixed.
 #[derive(Serialize)]
-struct Values<'a> {
-    name: &'a str,
-    email: &'a str,
-    account: &'a str,
-    message: &'a str,
+struct Values {
+    name: String,
+    email: String,
+    account: String,
+    message: String,
     copy: bool,
+}
+
+/// `typed` as it can be shown again: a control character (which the form refuses, and which
+/// HTML cannot carry: U+0000 in a page is a parse error) becomes U+FFFD, so the reader sees
+/// where it was; line breaks and tabs stay.
+fn shown(typed: &str) -> String {
+    typed
+        .chars()
+        .map(|c| match c {
+            '\n' | '\r' | '\t' => c,
+            c if c.is_control() => '\u{FFFD}',
+            c => c,
+        })
+        .collect()
 }
 
 /// The first message of each field (absent fields serialize as null, as strict mode needs).
@@ -246,10 +261,10 @@ impl<'a> FormView<'a> {
                 .collect(),
             components,
             values: Values {
-                name: &typed.name,
-                email: &typed.email,
-                account: &typed.account,
-                message: &typed.message,
+                name: shown(&typed.name),
+                email: shown(&typed.email),
+                account: shown(&typed.account),
+                message: shown(&typed.message),
                 copy: !typed.copy.is_empty(),
             },
             errors: Errors {

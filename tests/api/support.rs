@@ -309,6 +309,18 @@ async fn each_invalid_field_is_answered_with_its_message(db: TestDb) {
         html.contains(&format!(r#"value="{token}""#)),
         "the same token, so a quick fix is not 'too fast'"
     );
+    // A control character (U+0000 here) is refused on its field and shown again as U+FFFD
+    // where it was: HTML cannot carry it, and the reader sees what to remove.
+    let mut fields = form_fields(&token, &s.component);
+    fields[5] = ("message", "Down\u{0}since nine.");
+    let (status, _, html) = s.post_form(&fields).await;
+    assert_eq!(status, 422);
+    assert!(html.contains(r#"id="e-message""#), "{html}");
+    assert!(!html.contains('\u{0}'), "no NUL in the page");
+    assert!(
+        html.contains("Down\u{FFFD}since nine.</textarea>"),
+        "{html}"
+    );
     let selected = format!(r#"<option value="{}" selected>"#, s.component);
     assert!(
         html.contains(&selected),
