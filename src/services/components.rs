@@ -17,9 +17,7 @@ use crate::db::models::components::{
 };
 use crate::db::models::pages;
 use crate::db::{DbConn, new_id, now, write_tx};
-use crate::domain::ComponentStatus;
-use crate::domain::IncidentId;
-use crate::domain::{ComponentId, GroupId, PageId};
+use crate::domain::{ComponentId, ComponentStatus, GroupId, IncidentId, PageId};
 use crate::error::{AppError, AppResult};
 
 /// The longest region label, in characters.

@@ -8,8 +8,7 @@ use serde::Serialize;
 use crate::db::DbConn;
 use crate::db::models::deadlines;
 use crate::db::models::incidents::Incident;
-use crate::domain::PageId;
-use crate::domain::{Promise, Punctuality, score};
+use crate::domain::{PageId, Promise, Punctuality, score};
 use crate::error::AppResult;
 
 /// Open incidents whose promised update is overdue at `now`, most overdue first; one page or all.

@@ -13,11 +13,10 @@ use super::pages::{self, NewPageInput};
 use super::postmortems::{self, FollowUpInput, PostmortemInput};
 use crate::db::models::{pages as page_rows, seed};
 use crate::db::{DbConn, write_tx};
-use crate::domain::ComponentId;
 use crate::domain::{
-    ComponentStatus as S, FollowUpState, Impact, IncidentKind, ScopeFigure, TimelineEntry,
+    ComponentId, ComponentStatus as S, FollowUpState, Impact, IncidentId, IncidentKind, PageId,
+    ScopeFigure, TimelineEntry,
 };
-use crate::domain::{IncidentId, PageId};
 use crate::error::AppResult;
 
 /// The demo page's slug.

@@ -7,8 +7,7 @@ use chrono::{DateTime, Utc};
 use super::incidents::{self, PostUpdateInput};
 use crate::db::models::deadlines;
 use crate::db::{DbConn, write_tx};
-use crate::domain::IncidentId;
-use crate::domain::{LifecycleStatus, MaintenanceStatus};
+use crate::domain::{IncidentId, LifecycleStatus, MaintenanceStatus};
 use crate::error::AppResult;
 
 /// A step taken: (maintenance id, new status).

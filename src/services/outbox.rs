@@ -10,8 +10,10 @@ use crate::db::models::incidents::{self, Incident};
 use crate::db::models::notify::{self as rows, NotificationEvent};
 use crate::db::schema::{incidents as incident_table, notification_events};
 use crate::db::{DbConn, new_id, now};
-use crate::domain::{ComponentId, PageId, SubscriberId};
-use crate::domain::{IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus};
+use crate::domain::{
+    ComponentId, IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus, PageId,
+    SubscriberId,
+};
 use crate::error::AppResult;
 use crate::services::incidents::PostedUpdate;
 

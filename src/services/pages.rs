@@ -14,8 +14,7 @@ pub use input::{
 
 use crate::db::models::pages::{self, NewStatusPage, StatusPage, StatusPageChanges};
 use crate::db::{DbConn, now, write_tx};
-use crate::domain::PageId;
-use crate::domain::{EmailAddress, NextUpdateIntervals, Slug, parse_time_zone};
+use crate::domain::{EmailAddress, NextUpdateIntervals, PageId, Slug, parse_time_zone};
 use crate::error::{AppError, AppResult};
 
 /// The longest page, group or component name, in characters.

@@ -11,9 +11,8 @@ use crate::db::models::postmortems::{
     self, FollowUp, NewPostmortem, Postmortem, PostmortemChanges, TimelineEntryRow,
 };
 use crate::db::{DbConn, new_id, now, write_tx};
-use crate::domain::IncidentId;
 use crate::domain::{
-    FollowUpState, IncidentStatus, LifecycleStatus, ScopeFigure, TimelineEntry,
+    FollowUpState, IncidentId, IncidentStatus, LifecycleStatus, ScopeFigure, TimelineEntry,
     check_incident_transition, sort_timeline,
 };
 use crate::error::{AppError, AppResult};

@@ -10,11 +10,10 @@ use crate::db::models::components::{self, Component, ComponentGroup};
 use crate::db::models::incidents::{Incident, IncidentUpdate};
 use crate::db::models::pages::{self, StatusPage};
 use crate::db::models::public;
-use crate::domain::IncidentId;
 use crate::domain::{
-    self, ComponentStatus, IncidentKind, LifecycleStatus, MaintenanceStatus, daily_uptime,
+    self, ComponentId, ComponentStatus, IncidentId, IncidentKind, LifecycleStatus,
+    MaintenanceStatus, PageId, daily_uptime,
 };
-use crate::domain::{ComponentId, PageId};
 use crate::error::{AppError, AppResult};
 use crate::render::data::*;
 use crate::render::markdown::to_safe_html;

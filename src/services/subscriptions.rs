@@ -7,14 +7,13 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::outbox::{self as events, kind};
-use crate::domain::{PageId, SubscriberId};
+use crate::domain::{EmailAddress, PageId, SubscriberId};
 pub mod token;
 
 use crate::db::models::components;
 use crate::db::models::notify::{self as rows, Subscriber};
 use crate::db::states::{Channel, SubscriberState};
 use crate::db::{DbConn, new_id, now, write_tx};
-use crate::domain::EmailAddress;
 use crate::error::{AppError, AppResult};
 use crate::services::pages::FieldCheck;
 use token::{Claims, Purpose, TokenError};

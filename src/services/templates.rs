@@ -10,8 +10,7 @@ use crate::db::models::components;
 use crate::db::models::pages;
 use crate::db::models::templates::{self, IncidentTemplate};
 use crate::db::{DbConn, new_id, now, write_tx};
-use crate::domain::PageId;
-use crate::domain::{ComponentStatus, Impact};
+use crate::domain::{ComponentStatus, Impact, PageId};
 use crate::error::{AppError, AppResult};
 use crate::services::pages::{FieldCheck, MAX_NAME_LEN, found, required_line, required_text};
 

@@ -7,8 +7,7 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::{component_groups, component_status_changes, components};
-use crate::domain::ComponentStatus;
-use crate::domain::{ComponentId, GroupId, IncidentId, PageId};
+use crate::domain::{ComponentId, ComponentStatus, GroupId, IncidentId, PageId};
 
 /// A named group of components on a page, e.g. "EU region".
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable)]

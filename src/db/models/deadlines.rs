@@ -7,8 +7,7 @@ use diesel::prelude::*;
 use super::incidents::Incident;
 use crate::db::DbConn;
 use crate::db::schema::{incident_updates, incidents};
-use crate::domain::PageId;
-use crate::domain::{IncidentKind, LifecycleStatus, MaintenanceStatus};
+use crate::domain::{IncidentKind, LifecycleStatus, MaintenanceStatus, PageId};
 
 /// Open incidents whose promised update time lies in `[from, until)`, soonest first, on one page
 /// or on all.

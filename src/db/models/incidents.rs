@@ -11,8 +11,10 @@ use crate::db::DbConn;
 use crate::db::schema::{
     incident_components, incident_update_components, incident_updates, incidents,
 };
-use crate::domain::{ComponentId, IncidentId, PageId};
-use crate::domain::{ComponentStatus, Impact, IncidentKind, LifecycleStatus, parse_reference};
+use crate::domain::{
+    ComponentId, ComponentStatus, Impact, IncidentId, IncidentKind, LifecycleStatus, PageId,
+    parse_reference,
+};
 
 /// An incident, advisory or maintenance as stored.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable)]

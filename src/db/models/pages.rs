@@ -12,8 +12,7 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::status_pages;
-use crate::domain::PageId;
-use crate::domain::{NextUpdateIntervals, parse_time_zone};
+use crate::domain::{NextUpdateIntervals, PageId, parse_time_zone};
 use crate::error::{AppError, AppResult};
 
 /// Parses a value read from `column` into its domain type. A value the domain does not know can

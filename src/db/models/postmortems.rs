@@ -7,8 +7,7 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::{postmortem_follow_ups, postmortem_timeline_entries, postmortems};
-use crate::domain::IncidentId;
-use crate::domain::{FollowUpState, ScopeFigure, TimelineEntry};
+use crate::domain::{FollowUpState, IncidentId, ScopeFigure, TimelineEntry};
 use crate::error::{AppError, AppResult};
 
 /// A postmortem as stored; at most one per incident.

@@ -11,8 +11,7 @@ use crate::db::schema::{
     component_status_changes, incident_components, incident_update_components, incident_updates,
     incidents, postmortem_follow_ups, postmortem_timeline_entries, postmortems,
 };
-use crate::domain::PageId;
-use crate::domain::{ComponentId, IncidentId};
+use crate::domain::{ComponentId, IncidentId, PageId};
 
 /// Incidents of a page that are open, or started (or scheduled) at or after `since`.
 pub fn incidents_since(

@@ -14,8 +14,9 @@ use super::{ConsoleFrame, preview_of, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
-use crate::domain::IncidentId;
-use crate::domain::{IncidentKind, IncidentStatus, MaintenanceStatus, Promise, lateness};
+use crate::domain::{
+    IncidentId, IncidentKind, IncidentStatus, MaintenanceStatus, Promise, lateness,
+};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::render::markdown::to_safe_html;
 use crate::services::incidents::{self, IncidentDetail};

@@ -8,8 +8,7 @@ use super::body::{Parts, typed};
 use super::run::{self, Api, Record};
 use super::views;
 use crate::auth::Permission;
-use crate::domain::ComponentStatus;
-use crate::domain::{ComponentId, GroupId};
+use crate::domain::{ComponentId, ComponentStatus, GroupId};
 use crate::error::AppResult;
 use crate::services::components::{
     self as service, GroupInput, NewComponentInput, UpdateComponentInput,

@@ -11,8 +11,7 @@ use super::run::{self, Api, Record, change};
 use super::views;
 use crate::auth::Permission;
 use crate::db::DbConn;
-use crate::domain::IncidentKind;
-use crate::domain::PageId;
+use crate::domain::{IncidentKind, PageId};
 use crate::error::{AppError, AppResult};
 use crate::services::idempotency::Answer;
 use crate::services::incidents::{

@@ -9,11 +9,9 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use crate::db::DbConn;
 use crate::db::models::components::{self, Component};
 use crate::db::models::incidents::{self, Incident, IncidentUpdateComponent};
-use crate::domain::ComponentId;
-use crate::domain::PageId;
 use crate::domain::{
-    ComponentStatus, Impact, IncidentStatus, LifecycleStatus, MaintenanceStatus,
-    NextUpdateIntervals, default_next_update_by, validate_next_update_by,
+    ComponentId, ComponentStatus, Impact, IncidentStatus, LifecycleStatus, MaintenanceStatus,
+    NextUpdateIntervals, PageId, default_next_update_by, validate_next_update_by,
 };
 use crate::error::AppResult;
 use crate::services::components::apply_status;

@@ -10,11 +10,9 @@ use super::changes::{
 use crate::db::models::incidents::{self, Incident, NewIncident, NewIncidentUpdate};
 use crate::db::models::pages;
 use crate::db::{DbConn, new_id, write_tx};
-use crate::domain::IncidentId;
-use crate::domain::PageId;
 use crate::domain::{
-    Impact, IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus, format_reference,
-    within_reach,
+    Impact, IncidentId, IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus, PageId,
+    format_reference, within_reach,
 };
 use crate::error::{AppError, AppResult};
 use crate::services::pages::{

@@ -7,9 +7,10 @@ use crate::db::DbConn;
 use crate::db::models::components::{self, Component};
 use crate::db::models::incidents::{self, Incident, IncidentUpdate, IncidentUpdateComponent};
 use crate::db::models::pages;
-use crate::domain::ComponentId;
-use crate::domain::{IncidentId, PageId};
-use crate::domain::{IncidentKind, LifecycleStatus, MaintenanceStatus, PageStatus, page_status};
+use crate::domain::{
+    ComponentId, IncidentId, IncidentKind, LifecycleStatus, MaintenanceStatus, PageId, PageStatus,
+    page_status,
+};
 use crate::error::{AppError, AppResult};
 use crate::services::components::{ComponentTree, list_components};
 use crate::services::pages::{FieldCheck, found, row_time};

@@ -13,11 +13,9 @@ use crate::db::models::components::{self, Component};
 use crate::db::models::incidents::{self, Incident, IncidentChanges, NewIncidentUpdate};
 use crate::db::models::pages;
 use crate::db::{DbConn, new_id, now, write_tx};
-use crate::domain::ComponentId;
-use crate::domain::IncidentId;
 use crate::domain::{
-    ComponentStatus, Impact, IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus,
-    check_lifecycle_transition, within_reach,
+    ComponentId, ComponentStatus, Impact, IncidentId, IncidentKind, IncidentStatus,
+    LifecycleStatus, MaintenanceStatus, check_lifecycle_transition, within_reach,
 };
 use crate::error::{AppError, AppResult};
 use crate::services::pages::{

@@ -1,9 +1,7 @@
 //! Notification events, and expanding one into a delivery per recipient (a chunk at a time).
 
 use super::*;
-use crate::domain::ComponentId;
-use crate::domain::IncidentId;
-use crate::domain::SubscriberId;
+use crate::domain::{ComponentId, IncidentId, SubscriberId};
 
 /// Records an event and the components it concerns, in the caller's transaction.
 pub fn insert_event(
