@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::store::{self, TriageFilter, TriagePatch};
 use crate::auth::{Authenticated, Permission};
-use crate::error::{AppError, AppResult};
+use crate::error::AppResult;
 use crate::http::admin::actor;
 use crate::services::pages;
 use crate::state::AppState;
@@ -50,19 +50,7 @@ pub async fn update_submission(
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Write)?;
     let (slug, key) = path.into_inner();
-    let body = body.into_inner();
-    if !body.is_object() {
-        return Err(AppError::field("body", "must be a JSON object"));
-    }
-    let patch: TriagePatch = serde_json::from_value(body).map_err(|e| {
-        let message = e.to_string();
-        let field = if message.contains("unknown field") {
-            "body"
-        } else {
-            "status"
-        };
-        AppError::field(field, message)
-    })?;
+    let patch: TriagePatch = crate::http::api::body::typed(&body.into_inner())?;
     let actor = actor(&auth);
     let row = state
         .db

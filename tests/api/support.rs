@@ -822,6 +822,14 @@ async fn responders_triage_submissions_through_the_api(db: TestDb) {
         .patch("/pages/acme/support/nope", json!({"status": "open"}))
         .await;
     assert_eq!(status, 404);
+    // A field the route does not take is refused by its name, as on every route.
+    let (status, misspelt) = s
+        .app
+        .api(&responder)
+        .patch(&path, json!({"statos": "open"}))
+        .await;
+    assert_eq!(status, 422, "{misspelt}");
+    assert!(misspelt["fields"]["statos"].is_array(), "{misspelt}");
     // A patch that changes nothing (found by schemathesis: the document allows it) answers the
     // submission as it is, and records nothing.
     for nothing in [json!({}), json!({"status": null})] {
