@@ -60,11 +60,11 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     };
     cfg.route(
         "/admin/support",
-        web::get().to(crate::support::console::show_inbox),
+        web::get().to(super::admin::support::show_inbox),
     )
     .route(
         "/admin/support/{id}",
-        web::post().to(crate::support::console::triage_submission),
+        web::post().to(super::admin::support::triage_submission),
     );
     for prefix in ["/status/{slug}", ""] {
         cfg.service(

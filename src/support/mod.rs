@@ -16,7 +16,6 @@
 //! - Triage for responders ([`store`]): list, filter, mark handled, link to an incident.
 
 pub mod batch;
-pub mod console;
 pub mod form;
 pub mod notice;
 pub mod page;
@@ -25,7 +24,6 @@ pub mod replay;
 pub mod spool;
 pub mod store;
 pub mod token;
-pub mod triage;
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;

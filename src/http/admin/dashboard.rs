@@ -51,7 +51,7 @@ struct Dashboard {
     overdue: usize,
     pages: Vec<PageRow>,
     /// Support messages per topic over the last hour.
-    support: crate::support::console::SupportPanel,
+    support: super::support::SupportPanel,
 }
 
 /// The dashboard; browsers without a session are sent to sign in.
@@ -64,7 +64,7 @@ pub async fn show_dashboard(
     let (rows, pages) = state.db.run(move |c| gather(c, now)).await?;
     let support = state
         .db
-        .run(move |c| crate::support::console::dashboard_panel(c, now))
+        .run(move |c| super::support::dashboard_panel(c, now))
         .await?;
     let view = Dashboard {
         frame: ConsoleFrame::new(&state, &auth, "Console"),

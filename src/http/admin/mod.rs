@@ -23,6 +23,7 @@ mod postmortem_form;
 mod record;
 mod settings;
 mod structure;
+pub mod support;
 mod templates;
 mod timeline;
 mod tokens;

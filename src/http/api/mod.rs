@@ -15,6 +15,7 @@ mod postmortems;
 pub mod query;
 mod run;
 mod subscribers;
+mod support;
 mod templates;
 mod views;
 
@@ -78,8 +79,8 @@ api_routes! {
     delete "/pages/{slug}/subscribers/{id}" => subscribers::delete_subscriber,
     get "/pages/{slug}/deliveries" => subscribers::list_deliveries,
     post "/pages/{slug}/deliveries/{id}/retry" => subscribers::retry_delivery,
-    get "/pages/{slug}/support" => crate::support::triage::list_submissions,
-    patch "/pages/{slug}/support/{id}" => crate::support::triage::update_submission,
+    get "/pages/{slug}/support" => support::list_submissions,
+    patch "/pages/{slug}/support/{id}" => support::update_submission,
 }
 
 /// Routes under [`PREFIX`] that `crate::auth` registers (the caller and API tokens); the

@@ -6,12 +6,12 @@
 use actix_web::{HttpResponse, web};
 use serde_json::{Value, json};
 
-use super::store::{self, TriageFilter, TriagePatch};
 use crate::auth::{Authenticated, Permission};
 use crate::error::AppResult;
 use crate::http::admin::actor;
 use crate::services::pages;
 use crate::state::AppState;
+use crate::support::store::{self, TriageFilter, TriagePatch};
 
 /// `GET /pages/{slug}/support`: newest first, with the paging used.
 #[tracing::instrument(skip_all)]
@@ -19,7 +19,7 @@ pub async fn list_submissions(
     state: web::Data<AppState>,
     auth: Authenticated,
     slug: web::Path<String>,
-    filter: crate::http::api::query::Query<TriageFilter>,
+    filter: super::query::Query<TriageFilter>,
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Write)?;
     let (slug, filter) = (slug.into_inner(), filter.into_inner());
@@ -50,7 +50,7 @@ pub async fn update_submission(
 ) -> AppResult<HttpResponse> {
     auth.require(Permission::Write)?;
     let (slug, key) = path.into_inner();
-    let patch: TriagePatch = crate::http::api::body::typed(&body.into_inner())?;
+    let patch: TriagePatch = super::body::typed(&body.into_inner())?;
     let actor = actor(&auth);
     let row = state
         .db

@@ -9,16 +9,16 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 
-use super::Topic;
-use super::store::{self, TriagePatch};
+use super::{ConsoleFrame, actor, render, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::support::{self as rows, SubmissionQuery};
 use crate::domain::IncidentId;
 use crate::error::{AppError, AppResult};
-use crate::http::admin::{ConsoleFrame, actor, render, see_other};
 use crate::render::html::choice::Choice;
 use crate::services::pages;
 use crate::state::AppState;
+use crate::support::Topic;
+use crate::support::store::{self, TriagePatch};
 
 /// Rows shown at once.
 const SHOWN: i64 = 100;
