@@ -13,12 +13,10 @@
 //! `Authenticated` *before* the body extractor; the other way round fails closed with 403).
 //! Bearer requests need no CSRF token.
 
-pub mod api;
 pub mod csrf;
 pub(crate) mod extract;
 pub mod jwt;
 pub mod limit;
-pub mod login;
 pub mod session;
 pub mod verify;
 
@@ -27,12 +25,6 @@ use crate::error::{AppError, AppResult};
 
 pub use extract::SESSION_COOKIE;
 pub use session::renew_session;
-
-/// Registers the routes of this module: `/api/v1/me`, `/api/v1/tokens`, the sign-in and
-/// sign-out pages.
-pub fn routes(cfg: &mut actix_web::web::ServiceConfig) {
-    cfg.configure(api::routes).configure(login::routes);
-}
 
 /// The caller of a request, resolved from a valid credential.
 #[derive(Debug, Clone, PartialEq, Eq)]

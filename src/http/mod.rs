@@ -8,6 +8,7 @@ pub mod connections;
 pub mod error_page;
 pub mod health;
 pub mod limiter;
+pub mod login;
 pub mod middleware;
 pub mod public;
 pub mod read_path;
@@ -35,7 +36,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         // outermost middleware answers them (`read_path`). Routes are tried in order and each
         // dynamic one is a regex match: sign-in comes first (a flood of attempts is answered
         // after as few as possible), the console and API after.
-        .configure(crate::auth::routes)
+        .configure(api::tokens::routes)
+        .configure(login::routes)
         .configure(support::routes)
         .configure(subscribe::routes)
         .configure(admin::routes)

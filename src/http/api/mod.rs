@@ -17,6 +17,7 @@ mod run;
 mod subscribers;
 mod support;
 mod templates;
+pub mod tokens;
 mod views;
 
 use actix_web::middleware::Compress;

@@ -200,7 +200,7 @@ async fn the_sign_in_form_needs_its_own_csrf_token() {
         .any(|v| v.to_str().unwrap().starts_with("herald_session="));
     assert!(no_session, "no session without the token");
     let html = without.text().await.unwrap();
-    assert!(html.contains(herald::auth::login::FORM_EXPIRED), "{html}");
+    assert!(html.contains(herald::http::login::FORM_EXPIRED), "{html}");
     assert!(
         html.contains(r#"value="ops@example.com""#),
         "the email is kept: {html}"

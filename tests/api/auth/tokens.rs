@@ -309,6 +309,13 @@ async fn a_token_cannot_make_one_that_outlives_it_and_each_creation_and_revocati
         body["fields"]["expires_days"][0],
         "must not outlive the token making this request (7 days at most)"
     );
+    // A misspelt field is refused by its name, as on every route, and makes no token.
+    let (status, body) = app
+        .api(&weekly)
+        .post("/tokens", json!({"name": "typo", "expires_dayz": 1}))
+        .await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body["fields"]["expires_dayz"].is_array(), "{body}");
     let (status, created) = app
         .api(&weekly)
         .post("/tokens", json!({"name": "bot", "expires_days": 7}))
@@ -316,6 +323,7 @@ async fn a_token_cannot_make_one_that_outlives_it_and_each_creation_and_revocati
     assert_eq!(status, 201, "{created}");
     let (_, list) = app.api(&weekly).get("/tokens").await;
     let tokens = list.as_array().unwrap();
+    assert!(tokens.iter().all(|t| t["name"] != "typo"), "{list}");
     let expiry = |name: &str| {
         tokens.iter().find(|t| t["name"] == name).unwrap()["expires_at"]
             .as_str()

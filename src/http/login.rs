@@ -23,7 +23,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use handlebars::Handlebars;
 use serde::{Deserialize, Serialize};
 
-use super::{AuthMethod, Authenticated, csrf, session};
+use crate::auth::{AuthMethod, Authenticated, csrf, session};
 use crate::error::{AppError, AppResult};
 use crate::services;
 use crate::state::AppState;

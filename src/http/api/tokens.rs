@@ -6,7 +6,7 @@ use actix_web::{HttpResponse, web};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Authenticated, Permission};
+use crate::auth::{Authenticated, Permission};
 use crate::db::models::tokens::ApiToken;
 use crate::db::models::users;
 use crate::domain::EmailAddress;
@@ -97,9 +97,9 @@ struct Created {
 async fn create_token(
     auth: Authenticated,
     state: web::Data<AppState>,
-    body: web::Json<CreateToken>,
+    body: web::Json<serde_json::Value>,
 ) -> AppResult<HttpResponse> {
-    let body = body.into_inner();
+    let body: CreateToken = super::body::typed(&body.into_inner())?;
     let email = match body.email.as_deref() {
         Some(raw) => EmailAddress::parse(raw)
             .map_err(|e| AppError::field("email", e.to_string()))?
