@@ -292,7 +292,7 @@ pub async fn form_token(req: HttpRequest, state: web::Data<AppState>) -> AppResu
 pub async fn submit_json(
     req: HttpRequest,
     state: web::Data<AppState>,
-    body: web::Json<SupportJson>,
+    body: web::Json<serde_json::Value>,
 ) -> AppResult<HttpResponse> {
     let Some((page, _)) = locate(&req, &state.site) else {
         return Err(AppError::NotFound("status page".into()));
@@ -300,7 +300,8 @@ pub async fn submit_json(
     let support = &state.support;
     let ip = client_address(&req, &state);
     support.check_rate(ClientNet::of(ip))?;
-    let typed = SupportForm::from(body.into_inner());
+    let body: SupportJson = crate::http::api::body::typed(&body.into_inner())?;
+    let typed = SupportForm::from(body);
     let checked = match typed.check(&page.data, &support.tokens, Utc::now()) {
         Ok(checked) => checked,
         Err(Refusal::Fields(errors)) => return Err(AppError::Validation(errors)),

@@ -284,6 +284,13 @@ async fn each_invalid_field_is_answered_with_its_message(db: TestDb) {
     for field in ["name", "email", "topic", "message"] {
         assert!(answer["fields"][field].is_array(), "{field}: {answer}");
     }
+    // A field the form does not take is refused by its name, and nothing is stored.
+    let mut misspelt = s.body("Everything is down.");
+    misspelt["mesage"] = json!("Everything is down.");
+    let (status, answer, _) = s.post_json(&misspelt).await;
+    assert_eq!(status, 422, "{answer}");
+    assert!(answer["fields"]["mesage"].is_array(), "{answer}");
+    assert!(s.stored().await.is_empty(), "nothing stored");
 
     // The HTML form answers with the form again: messages next to fields, what was typed kept.
     let token = s.token(5);
