@@ -290,6 +290,11 @@ async fn each_invalid_field_is_answered_with_its_message(db: TestDb) {
     let (status, answer, _) = s.post_json(&misspelt).await;
     assert_eq!(status, 422, "{answer}");
     assert!(answer["fields"]["mesage"].is_array(), "{answer}");
+    let mut mistyped = s.body("Everything is down.");
+    mistyped["copy"] = json!("yes");
+    let (status, answer, _) = s.post_json(&mistyped).await;
+    assert_eq!(status, 422, "{answer}");
+    assert!(answer["fields"]["copy"].is_array(), "{answer}");
     assert!(s.stored().await.is_empty(), "nothing stored");
 
     // The HTML form answers with the form again: messages next to fields, what was typed kept.
