@@ -277,11 +277,6 @@ fn window(
     now: DateTime<Utc>,
 ) -> Option<Option<(NaiveDateTime, NaiveDateTime)>> {
     let (from, until) = (input.scheduled_for, input.scheduled_until);
-    let reached = |field: &str, at: Option<DateTime<Utc>>, check: &mut FieldCheck| {
-        at.map(|at| check.check(field, within_reach(at, now)).is_some())
-            .unwrap_or(true)
-    };
-    let in_reach = reached("scheduled_for", from, check) & reached("scheduled_until", until, check);
     if kind != IncidentKind::Maintenance {
         for (field, value) in [("scheduled_for", from), ("scheduled_until", until)] {
             if value.is_some() {
@@ -293,6 +288,12 @@ fn window(
         }
         return (from.is_none() && until.is_none()).then_some(None);
     }
+    let reached = |field: &str, at: Option<DateTime<Utc>>, check: &mut FieldCheck| {
+        at.map(|at| check.check(field, within_reach(at, now)).is_some())
+            .unwrap_or(true)
+    };
+    // Both ends are checked (not `&&`), so each out of reach gets its message.
+    let in_reach = reached("scheduled_for", from, check) & reached("scheduled_until", until, check);
     match (from, until) {
         (Some(_), Some(_)) if !in_reach => None,
         (Some(from), Some(until)) if until > from => Some(Some((row_time(from), row_time(until)))),
