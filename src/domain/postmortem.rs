@@ -9,21 +9,30 @@ use validator::{Validate, ValidationError, ValidationErrors};
 pub const MAX_TIMELINE_DESCRIPTION_LEN: u64 = 2000;
 
 /// One headline figure of a postmortem, such as "Affected customers" / "About 8%".
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Validate)]
 pub struct ScopeFigure {
-    /// What is measured, 1 to 100 characters, not blank, without U+0000.
+    /// What is measured, 1 to 100 characters.
+    #[validate(
+        length(
+            min = 1,
+            max = 100,
+            message = "the label must be 1 to 100 characters long"
+        ),
+        custom(function = "not_blank", message = "the label must not be blank"),
+        custom(function = "no_nul", message = "the label must not contain U+0000")
+    )]
     pub label: String,
-    /// The figure, 1 to 200 characters, not blank, without U+0000.
+    /// The figure, 1 to 200 characters.
+    #[validate(
+        length(
+            min = 1,
+            max = 200,
+            message = "the value must be 1 to 200 characters long"
+        ),
+        custom(function = "not_blank", message = "the value must not be blank"),
+        custom(function = "no_nul", message = "the value must not contain U+0000")
+    )]
     pub value: String,
-}
-
-impl Validate for ScopeFigure {
-    fn validate(&self) -> Result<(), ValidationErrors> {
-        let mut errors = ValidationErrors::new();
-        check_text(&mut errors, "label", &self.label, 100);
-        check_text(&mut errors, "value", &self.value, 200);
-        errors_or_ok(errors)
-    }
 }
 
 impl ScopeFigure {
@@ -43,21 +52,21 @@ impl ScopeFigure {
 }
 
 /// One moment in a postmortem's timeline.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Validate)]
 pub struct TimelineEntry {
     /// When it happened.
     pub at: DateTime<Utc>,
-    /// What happened, 1 to 2000 characters, not blank, without U+0000.
+    /// What happened, 1 to 2000 characters.
+    #[validate(
+        length(
+            min = 1,
+            max = MAX_TIMELINE_DESCRIPTION_LEN,
+            message = "the description must be 1 to 2000 characters long"
+        ),
+        custom(function = "not_blank", message = "the description must not be blank"),
+        custom(function = "no_nul", message = "the description must not contain U+0000")
+    )]
     pub description: String,
-}
-
-impl Validate for TimelineEntry {
-    fn validate(&self) -> Result<(), ValidationErrors> {
-        let mut errors = ValidationErrors::new();
-        let max = MAX_TIMELINE_DESCRIPTION_LEN;
-        check_text(&mut errors, "description", &self.description, max);
-        errors_or_ok(errors)
-    }
 }
 
 /// Sorts a timeline by time; entries with the same time keep their order.
@@ -65,39 +74,19 @@ pub fn sort_timeline(entries: &mut [TimelineEntry]) {
     entries.sort_by_key(|entry| entry.at);
 }
 
-/// The rules of a postmortem's text `field`, each broken one an error with its message (as
-/// `validator`'s `length` and `custom` rules make them): 1 to `max` characters (code
-/// `length`), not only whitespace (`blank`), no NUL, which PostgreSQL cannot store in text
-/// (`nul`).
-fn check_text(errors: &mut ValidationErrors, field: &'static str, value: &str, max: u64) {
-    let length = value.chars().count() as u64;
-    if !(1..=max).contains(&length) {
-        let message = format!("the {field} must be 1 to {max} characters long");
-        let mut err = ValidationError::new("length").with_message(message.into());
-        err.add_param("min".into(), &1);
-        err.add_param("max".into(), &max);
-        err.add_param("value".into(), &value);
-        errors.add(field, err);
-    }
-    let rules = [
-        (value.trim().is_empty(), "blank", "must not be blank"),
-        (value.contains('\0'), "nul", "must not contain U+0000"),
-    ];
-    for (broken, code, rule) in rules {
-        if broken {
-            let message = format!("the {field} {rule}");
-            let mut err = ValidationError::new(code).with_message(message.into());
-            err.add_param("value".into(), &value);
-            errors.add(field, err);
-        }
+/// Refuses the NUL character, which PostgreSQL cannot store in text.
+fn no_nul(value: &str) -> Result<(), ValidationError> {
+    match value.contains('\0') {
+        true => Err(ValidationError::new("nul")),
+        false => Ok(()),
     }
 }
 
-/// `Ok` when no rule was broken.
-fn errors_or_ok(errors: ValidationErrors) -> Result<(), ValidationErrors> {
-    match errors.is_empty() {
-        true => Ok(()),
-        false => Err(errors),
+/// Refuses text made only of whitespace.
+fn not_blank(value: &str) -> Result<(), ValidationError> {
+    match value.trim().is_empty() {
+        true => Err(ValidationError::new("blank")),
+        false => Ok(()),
     }
 }
 
