@@ -307,6 +307,19 @@ pub fn get_component(conn: &mut DbConn, component_id: &ComponentId) -> AppResult
     found(components::find(conn, component_id), "component")
 }
 
+/// The component with this id on this page (404 for one of another page).
+pub fn get_page_component(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    component_id: &ComponentId,
+) -> AppResult<Component> {
+    let component = get_component(conn, component_id)?;
+    if component.page_id != page_id {
+        return Err(AppError::NotFound("component".into()));
+    }
+    Ok(component)
+}
+
 /// A component's status history over `[from, until)`, oldest first, starting with the change
 /// in effect at `from` when there is one.
 pub fn component_history(

@@ -15,7 +15,8 @@ use crate::db::models::incidents::{Incident, IncidentUpdate, IncidentUpdateCompo
 pub use open::{OpenIncidentInput, open_incident};
 pub use query::{
     IncidentDetail, IncidentFilter, PageOverview, UpdateWithChanges, get_incident,
-    get_incident_by_reference, incident_with_updates, list_incidents, page_overview,
+    get_incident_by_reference, get_page_incident, incident_with_updates, list_incidents,
+    page_overview,
 };
 pub use update::{IncidentFieldsInput, PostUpdateInput, post_update, update_incident_fields};
 

@@ -12,7 +12,7 @@ use crate::db::models::support::{
     self as rows, SubmissionChanges, SubmissionQuery, SupportSubmission,
 };
 use crate::db::{DbConn, now, write_tx};
-use crate::domain::{IncidentId, PageId};
+use crate::domain::PageId;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::audit::{self, Actor, Change};
 
@@ -240,21 +240,13 @@ pub fn last_hour(conn: &mut DbConn, at: DateTime<Utc>) -> AppResult<Vec<(String,
 
 /// The id of incident `key` (id or reference) of the page; a field error otherwise.
 fn incident_id(conn: &mut DbConn, page_id: &str, key: &str) -> AppResult<String> {
-    use crate::services::incidents;
-    let page_id = PageId::from(page_id);
-    let found = match incidents::get_incident(conn, &IncidentId::from(key)) {
-        Ok(i) => Some(i),
-        Err(AppError::NotFound(_)) => {
-            incidents::get_incident_by_reference(conn, &page_id, key).ok()
-        }
-        Err(e) => return Err(e),
-    };
-    match found {
-        Some(i) if i.page_id == page_id => Ok(i.id.into()),
-        _ => Err(AppError::field(
+    match crate::services::incidents::get_page_incident(conn, &PageId::from(page_id), key) {
+        Ok(i) => Ok(i.id.into()),
+        Err(AppError::NotFound(_)) => Err(AppError::field(
             "incident",
             "is not an incident of this page",
         )),
+        Err(e) => Err(e),
     }
 }
 

@@ -16,7 +16,7 @@ use crate::db::DbConn;
 use crate::db::models::components::{self as rows, Component, ComponentGroup};
 use crate::db::models::pages::StatusPage;
 use crate::domain::{ComponentId, PageId};
-use crate::error::{AppError, AppResult, FieldErrors};
+use crate::error::{AppResult, FieldErrors};
 use crate::services::components::{self, NewComponentInput, UpdateComponentInput};
 use crate::services::{page_admin, pages};
 
@@ -52,11 +52,7 @@ impl Record for Components {
     }
 
     fn row(c: &mut DbConn, page: &StatusPage, id: &ComponentId) -> AppResult<Component> {
-        let component = components::get_component(c, id)?;
-        if component.page_id != page.id {
-            return Err(AppError::NotFound("component".into()));
-        }
-        Ok(component)
+        components::get_page_component(c, &page.id, id)
     }
 
     fn names(component: &Component) -> (&str, &str) {

@@ -71,7 +71,7 @@ pub async fn update_component(
         slug,
         fields,
         move |c, page| {
-            run::component(c, &page.id, &id)?;
+            service::get_page_component(c, &page.id, &id)?;
             let mut component = service::update_component(c, &id, &input)?;
             if let Some(status) = status {
                 component = service::set_component_status(c, &id, status, None)?;

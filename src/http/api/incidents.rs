@@ -232,7 +232,7 @@ pub async fn get_punctuality(api: Api, slug: web::Path<String>) -> AppResult<Htt
 pub async fn get_incident(api: Api, path: web::Path<(String, String)>) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
     api.page_read(Permission::Read, slug, move |c, page| {
-        let incident = run::incident(c, &page.id, &id)?;
+        let incident = crate::services::incidents::get_page_incident(c, &page.id, &id)?;
         Ok(views::incident_detail(&service::incident_with_updates(
             c,
             &incident.id,
@@ -271,7 +271,7 @@ async fn patch(
 ) -> AppResult<HttpResponse> {
     let input: IncidentFieldsInput = typed(&fields)?;
     api.page_write(Permission::Write, slug, fields, move |c, page| {
-        let incident = run::incident(c, &page.id, &id)?;
+        let incident = crate::services::incidents::get_page_incident(c, &page.id, &id)?;
         if kind.is_some_and(|k| incident.kind != k) {
             return Err(AppError::NotFound("maintenance".into()));
         }
@@ -298,7 +298,7 @@ pub async fn post_update(
     let input: PostUpdateInput = typed(&fields)?;
     let author = api.auth().user_id.clone();
     api.page_write(Permission::Write, slug, fields, move |c, page| {
-        let incident = run::incident(c, &page.id, &id)?;
+        let incident = crate::services::incidents::get_page_incident(c, &page.id, &id)?;
         let posted = service::post_update(c, &incident.id, &input, Some(&author), Utc::now())?;
         run::answered(
             201,

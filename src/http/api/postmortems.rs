@@ -18,7 +18,7 @@ pub async fn get_postmortem(
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
     api.page_read(Permission::Read, slug, move |c, page| {
-        let incident = run::incident(c, &page.id, &id)?;
+        let incident = crate::services::incidents::get_page_incident(c, &page.id, &id)?;
         Ok(views::postmortem(&service::get_postmortem(
             c,
             &incident.id,
@@ -37,7 +37,7 @@ pub async fn save_postmortem(
     let ((slug, id), fields) = (path.into_inner(), body.into_inner());
     let input: PostmortemInput = typed(&fields)?;
     api.page_write(Permission::Write, slug, fields, move |c, page| {
-        let incident = run::incident(c, &page.id, &id)?;
+        let incident = crate::services::incidents::get_page_incident(c, &page.id, &id)?;
         let detail = service::save_postmortem(c, &incident.id, &input)?;
         let record = Record::new("postmortem.save", "incident", &incident.id);
         run::answered(200, views::postmortem(&detail), record)
@@ -53,7 +53,7 @@ pub async fn publish_postmortem(
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
     api.page_write(Permission::Write, slug, Value::Null, move |c, page| {
-        let incident = run::incident(c, &page.id, &id)?;
+        let incident = crate::services::incidents::get_page_incident(c, &page.id, &id)?;
         let detail = service::publish_postmortem(c, &incident.id, Utc::now())?;
         let record = Record::new("postmortem.publish", "incident", &incident.id);
         run::answered(200, views::postmortem(&detail), record)

@@ -1,7 +1,8 @@
 //! How a handler runs: the permission check, reads on the pool, and writes in one transaction
 //! with their audit row and stored idempotent answer, followed by the wake-ups of
 //! [`crate::http::committed`] (the answer waits until the public pages show the change).
-//! Also the lookups that keep a record inside the page of its URL.
+//! Also the lookup of the page of its URL (a record of the page is found by the services:
+//! `get_page_component`, `get_page_incident`).
 
 use actix_web::dev::Payload;
 use actix_web::http::{Method, StatusCode};
@@ -11,14 +12,12 @@ use serde_json::{Value, json};
 
 use crate::auth::{Authenticated, Permission};
 use crate::db::DbConn;
-use crate::db::models::components::Component;
-use crate::db::models::incidents::Incident;
 use crate::db::models::pages::StatusPage;
-use crate::domain::{ComponentId, IncidentId, PageId};
+use crate::domain::PageId;
 use crate::error::{AppError, AppResult};
 use crate::services::audit::{self, Actor, Change};
 use crate::services::idempotency::{Answer, IdempotencyKey, idempotent};
-use crate::services::{components, incidents, pages};
+use crate::services::pages;
 use crate::state::AppState;
 
 /// The header that makes a POST idempotent.
@@ -239,25 +238,4 @@ pub fn change(
 /// The page with this slug (404 when unknown).
 pub fn page(conn: &mut DbConn, slug: &str) -> AppResult<StatusPage> {
     pages::get_page_by_slug(conn, slug)
-}
-
-/// The component with this id on this page (404 for one of another page).
-pub fn component(conn: &mut DbConn, page_id: &PageId, id: &ComponentId) -> AppResult<Component> {
-    let component = components::get_component(conn, id)?;
-    if component.page_id != page_id {
-        return Err(AppError::NotFound("component".into()));
-    }
-    Ok(component)
-}
-
-/// The incident with this id or reference on this page (404 for one of another page).
-pub fn incident(conn: &mut DbConn, page_id: &PageId, id: &str) -> AppResult<Incident> {
-    let incident = match incidents::get_incident(conn, &IncidentId::from(id)) {
-        Err(AppError::NotFound(_)) => incidents::get_incident_by_reference(conn, page_id, id)?,
-        other => other?,
-    };
-    if incident.page_id != page_id {
-        return Err(AppError::NotFound("incident".into()));
-    }
-    Ok(incident)
 }

@@ -76,6 +76,19 @@ pub fn get_incident_by_reference(
         .ok_or_else(|| AppError::NotFound(format!("incident {normalized}")))
 }
 
+/// The incident of a page named by its id or its reference (404 for none, and for one of
+/// another page).
+pub fn get_page_incident(conn: &mut DbConn, page_id: &PageId, key: &str) -> AppResult<Incident> {
+    let incident = match get_incident(conn, &IncidentId::from(key)) {
+        Err(AppError::NotFound(_)) => get_incident_by_reference(conn, page_id, key)?,
+        other => other?,
+    };
+    if incident.page_id != page_id {
+        return Err(AppError::NotFound("incident".into()));
+    }
+    Ok(incident)
+}
+
 impl IncidentFilter {
     /// The list's `limit` (1 to the largest, the default when absent) and `offset` (not
     /// negative), or a refusal naming each that is out of range.
