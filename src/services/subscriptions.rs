@@ -330,19 +330,6 @@ pub fn subscriber_of_token(
     Ok(subscriber)
 }
 
-/// Runs `change` on the subscriber a link names (see [`subscriber_of_token`]) in one
-/// transaction.
-fn with_link_subscriber(
-    conn: &mut DbConn,
-    (key, purpose, token, now): (&[u8], Purpose, &str, DateTime<Utc>),
-    change: impl FnOnce(&mut DbConn, Subscriber) -> AppResult<Subscriber>,
-) -> AppResult<Subscriber> {
-    write_tx(conn, |c| {
-        let subscriber = subscriber_of_token(c, key, purpose, token, now)?;
-        change(c, subscriber)
-    })
-}
-
 /// Confirms an email subscription from its link (a second click changes nothing).
 pub fn confirm(
     conn: &mut DbConn,
@@ -350,8 +337,8 @@ pub fn confirm(
     token: &str,
     now: DateTime<Utc>,
 ) -> AppResult<Subscriber> {
-    let link = (key, Purpose::Confirm, token, now);
-    with_link_subscriber(conn, link, |c, subscriber| {
+    write_tx(conn, |c| {
+        let subscriber = subscriber_of_token(c, key, Purpose::Confirm, token, now)?;
         if subscriber.state == SubscriberState::Pending {
             rows::set_state(
                 c,
@@ -373,8 +360,8 @@ pub fn unsubscribe(
     token: &str,
     now: DateTime<Utc>,
 ) -> AppResult<Subscriber> {
-    let link = (key, Purpose::Manage, token, now);
-    with_link_subscriber(conn, link, |c, subscriber| {
+    write_tx(conn, |c| {
+        let subscriber = subscriber_of_token(c, key, Purpose::Manage, token, now)?;
         let at = crate::db::now();
         rows::set_state(c, &subscriber.id, SubscriberState::Unsubscribed, at)?;
         rows::skip_pending_of(c, &subscriber.id, at)?;
