@@ -425,3 +425,65 @@ diesel::table! {
         updated_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    integrations (id) {
+        id -> Text,
+        page_id -> Text,
+        kind -> Text,
+        name -> Text,
+        token_hash -> Text,
+        component_label -> Text,
+        component_map -> Text,
+        severity_label -> Text,
+        severity_map -> Text,
+        default_status -> Text,
+        hold_secs -> Integer,
+        template_id -> Nullable<Text>,
+        incident_mode -> Text,
+        notify_subscribers -> Bool,
+        last_used_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    alert_states (integration_id, fingerprint) {
+        integration_id -> Text,
+        fingerprint -> Text,
+        component_id -> Text,
+        alert_name -> Text,
+        summary -> Nullable<Text>,
+        status -> Text,
+        firing -> Bool,
+        starts_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    alert_marks (component_id) {
+        component_id -> Text,
+        integration_id -> Nullable<Text>,
+        integration -> Text,
+        alert_name -> Text,
+        set_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    incident_drafts (id) {
+        id -> Text,
+        page_id -> Text,
+        integration_id -> Nullable<Text>,
+        template_id -> Nullable<Text>,
+        component_id -> Text,
+        alert_name -> Text,
+        summary -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(alert_states -> integrations (integration_id));
+diesel::allow_tables_to_appear_in_same_query!(integrations, alert_states, alert_marks, components);

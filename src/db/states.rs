@@ -184,6 +184,8 @@ stored_as_text!(crate::domain::IncidentKind);
 stored_as_text!(crate::domain::LifecycleStatus);
 stored_as_text!(crate::domain::Role);
 stored_as_text!(crate::domain::FollowUpState);
+stored_as_text!(crate::domain::IntegrationKind);
+stored_as_text!(crate::domain::IncidentMode);
 
 // The ids, stored as their text.
 stored_as_text!(crate::domain::PageId);
@@ -191,6 +193,7 @@ stored_as_text!(crate::domain::ComponentId);
 stored_as_text!(crate::domain::GroupId);
 stored_as_text!(crate::domain::IncidentId);
 stored_as_text!(crate::domain::SubscriberId);
+stored_as_text!(crate::domain::IntegrationId);
 
 #[cfg(test)]
 mod tests {

@@ -142,6 +142,11 @@ id_type! {
     SubscriberId
 }
 
+id_type! {
+    /// An integration's id (alerts in from monitoring).
+    IntegrationId
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

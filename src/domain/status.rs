@@ -240,6 +240,30 @@ string_enum! {
     }
 }
 
+string_enum! {
+    /// Where an integration's alerts come from, and so the body its endpoint reads.
+    pub enum IntegrationKind ("integration kind") {
+        /// Prometheus Alertmanager's webhook (version 4).
+        Alertmanager => ("alertmanager", "Alertmanager"),
+        /// Grafana Alerting's webhook contact point.
+        Grafana => ("grafana", "Grafana"),
+        /// Herald's own JSON body: a component, a status and a summary.
+        Generic => ("generic", "Generic"),
+    }
+}
+
+string_enum! {
+    /// What an integration does when an alert puts a component in major outage.
+    pub enum IncidentMode ("incident mode") {
+        /// Nothing beyond the component's status.
+        Off => ("off", "Off"),
+        /// Proposes an incident from the integration's template; a responder publishes it.
+        Draft => ("draft", "Draft for a responder"),
+        /// Opens the incident from the template at once, with the page's usual deadline.
+        Publish => ("publish", "Publish at once"),
+    }
+}
+
 /// The status carried by an update: incident statuses for incidents and advisories,
 /// maintenance statuses for maintenances. Serializes as the bare status name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
