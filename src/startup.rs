@@ -70,6 +70,7 @@ impl Application {
         mut runner: RunnerConfig,
     ) -> anyhow::Result<Self> {
         crate::support::notice::Notifier::new(&settings)?.register(&mut registry);
+        crate::services::alerts::register(&mut registry);
         let settings = Arc::new(settings);
         let for_db = settings.clone();
         let (db, secret) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {

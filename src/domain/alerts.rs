@@ -37,6 +37,19 @@ pub const MAX_HOLD_SECS: i32 = 86_400;
 /// default, but a larger group is a configuration to fix, not one to take in).
 pub const MAX_ALERTS: usize = 1_000;
 
+/// The longest fingerprint taken (Alertmanager's and Grafana's are 16 hex digits).
+pub const MAX_FINGERPRINT_LEN: usize = 128;
+/// Where an alert's name is cut, in characters.
+const NAME_CUT: usize = 200;
+/// Where an alert's summary is cut, in characters (a tool's description may be long; the
+/// status page shows a line).
+const SUMMARY_CUT: usize = 1_000;
+
+/// `text` cut to at most `max` characters.
+fn cut(text: &str, max: usize) -> String {
+    text.chars().take(max).collect()
+}
+
 /// The status each severity asks for, unless the integration maps them otherwise.
 pub fn default_severities() -> BTreeMap<String, ComponentStatus> {
     BTreeMap::from([
@@ -107,7 +120,10 @@ pub enum Asks {
 /// One alert, whichever tool sent it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Alert {
+    /// Its sender's fingerprint; see [`Alert::fingerprint_on`].
     pub fingerprint: String,
+    /// A generic body without a key: one alert per component, however the component is named.
+    pub per_component: bool,
     /// `alertname`, or the generic body's key.
     pub name: String,
     pub summary: Option<String>,
@@ -116,6 +132,16 @@ pub struct Alert {
     pub firing: bool,
     pub asks: Asks,
     pub starts_at: DateTime<Utc>,
+}
+
+impl Alert {
+    /// The fingerprint it is stored under once its component is known.
+    pub fn fingerprint_on(&self, component_id: &str) -> String {
+        match self.per_component {
+            true => format!("generic:{component_id}"),
+            false => self.fingerprint.clone(),
+        }
+    }
 }
 
 /// How an integration reads its alerts.
@@ -204,7 +230,36 @@ pub fn from_wire(
                 "lies more than a day ahead; check the sender's clock",
             ));
         }
+        // No text Herald keeps may hold U+0000 (PostgreSQL cannot store it).
+        let nul = |map: &BTreeMap<String, String>| {
+            map.iter()
+                .any(|(k, v)| k.contains('\0') || v.contains('\0'))
+        };
+        for (field, holds) in [
+            ("labels", nul(&alert.labels)),
+            ("annotations", nul(&alert.annotations)),
+            (
+                "fingerprint",
+                alert
+                    .fingerprint
+                    .as_deref()
+                    .is_some_and(|f| f.contains('\0')),
+            ),
+        ] {
+            if holds {
+                return Err(Malformed::new(
+                    format!("alerts[{i}].{field}"),
+                    "must not contain the NUL character (U+0000)",
+                ));
+            }
+        }
         let fingerprint = match alert.fingerprint.as_deref().map(str::trim) {
+            Some(f) if f.chars().count() > MAX_FINGERPRINT_LEN => {
+                return Err(Malformed::new(
+                    format!("alerts[{i}].fingerprint"),
+                    format!("must be at most {MAX_FINGERPRINT_LEN} characters long"),
+                ));
+            }
             Some(f) if !f.is_empty() => f.to_owned(),
             _ => label_fingerprint(&alert.labels),
         };
@@ -218,11 +273,12 @@ pub fn from_wire(
         let summary = ["summary", "description", "message"]
             .iter()
             .find_map(|key| alert.annotations.get(*key))
-            .map(|s| s.trim().to_owned())
+            .map(|s| cut(s.trim(), SUMMARY_CUT))
             .filter(|s| !s.is_empty());
         alerts.push(Alert {
             fingerprint,
-            name: label("alertname").unwrap_or_else(|| "alert".to_owned()),
+            per_component: false,
+            name: label("alertname").map_or_else(|| "alert".to_owned(), |n| cut(&n, NAME_CUT)),
             summary,
             component: label(&mapping.component_label),
             firing: alert.status == AlertState::Firing,
@@ -239,16 +295,23 @@ pub fn from_generic(body: GenericAlert, now: DateTime<Utc>) -> Result<Alert, Mal
     if component.is_empty() {
         return Err(Malformed::new("component", "must name a component"));
     }
+    if body.status == ComponentStatus::UnderMaintenance {
+        return Err(Malformed::new(
+            "status",
+            "an alert cannot ask for under_maintenance (planned work is announced by people)",
+        ));
+    }
     let key = body
         .key
-        .map(|k| k.trim().to_owned())
+        .map(|k| cut(k.trim(), NAME_CUT))
         .filter(|k| !k.is_empty());
     Ok(Alert {
         fingerprint: format!("generic:{}", key.as_deref().unwrap_or(&component)),
+        per_component: key.is_none(),
         name: key.unwrap_or_else(|| "generic".to_owned()),
         summary: body
             .summary
-            .map(|s| s.trim().to_owned())
+            .map(|s| cut(s.trim(), SUMMARY_CUT))
             .filter(|s| !s.is_empty()),
         component: Some(component),
         firing: body.status != ComponentStatus::Operational,
@@ -456,6 +519,10 @@ mod tests {
             "alerts": [one("2026-12-02T09:00:00Z"), one("2026-12-04T09:00:00Z")]}));
         let err = from_wire(IntegrationKind::Grafana, n, &Mapping::default(), at(10, 0));
         assert_eq!(err.unwrap_err().field, "alerts[1].startsAt");
+        let n = wire(serde_json::json!({"status": "firing", "alerts": [
+            {"status": "firing", "labels": {"a": "b\0"}, "startsAt": "2026-12-02T09:00:00Z"}]}));
+        let err = from_wire(IntegrationKind::Grafana, n, &Mapping::default(), at(10, 0));
+        assert_eq!(err.unwrap_err().field, "alerts[0].labels");
     }
 
     #[test]
@@ -478,10 +545,22 @@ mod tests {
             key: None,
         };
         let alert = from_generic(body(MajorOutage), at(10, 0)).unwrap();
-        assert_eq!(alert.fingerprint, "generic:Public API");
+        assert_eq!(
+            alert.fingerprint_on("c1"),
+            "generic:c1",
+            "however the component is named"
+        );
         assert!(alert.firing && alert.summary.is_none());
         assert_eq!(alert.asks, Asks::Status(MajorOutage));
         assert!(!from_generic(body(Operational), at(10, 0)).unwrap().firing);
+        let keyed = GenericAlert {
+            key: Some("disk".into()),
+            ..body(MajorOutage)
+        };
+        assert_eq!(
+            from_generic(keyed, at(10, 0)).unwrap().fingerprint_on("c1"),
+            "generic:disk"
+        );
         let blank = GenericAlert {
             component: " ".into(),
             ..body(MajorOutage)

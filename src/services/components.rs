@@ -268,6 +268,8 @@ pub fn apply_status(
         return Ok(None);
     }
     components::set_status(conn, &component.id, status, at)?;
+    // Whoever set it now, it is no longer the status an alert set.
+    crate::db::models::integrations::remove_mark(conn, &component.id)?;
     record_change(conn, &component.id, Some(old), status, incident_id, at)?;
     Ok(Some(old))
 }

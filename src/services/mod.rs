@@ -1,6 +1,7 @@
 //! Use cases as plain synchronous functions on a connection. They own their transactions and
 //! enqueue jobs in the same transaction as the write.
 
+pub mod alerts;
 pub mod audit;
 pub mod auth;
 pub mod components;
@@ -8,6 +9,7 @@ pub mod deadlines;
 pub mod demo;
 pub mod idempotency;
 pub mod incidents;
+pub mod integrations;
 pub mod maintenance;
 pub mod outbox;
 pub mod page_admin;

@@ -9,6 +9,7 @@ mod helpers;
 mod hung_db;
 mod pg_server;
 
+mod alerts;
 mod api_v1;
 mod auth;
 mod browser;

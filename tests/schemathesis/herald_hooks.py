@@ -20,6 +20,12 @@ be accepted. Negative cases are sent as generated.
 - A delete acts on a record made for it on the spot (a page, or a record of the demo page), so
   that deletes never use up the records the other routes act on; so does a change of a page's
   slug (the demo page keeps its own).
+- An integration's settings name components and a template of the page, severities and label
+  values that are not blank, and a template whenever incidents are opened (incident_mode).
+- Alerts are posted to an integration of their kind with its token (made on the spot, the
+  token in the URL), and start no later than now.
+- A proposed incident that is published or dismissed is one proposed on the spot (an alert on
+  a component made for it).
 - An Idempotency-Key is not reused with another body (the server answers 422, as the IETF
   draft asks): each positive case that carries one gets a fresh key.
 """
@@ -258,6 +264,7 @@ THROWAWAYS = {
         "/subscribers",
         lambda: {"type": "email", "email": f"throwaway-{uuid.uuid4().hex[:12]}@example.com"},
     ),
+    "/integrations/{id}": ("/integrations", lambda: {"kind": "generic", "name": "Throwaway"}),
 }
 
 
@@ -282,6 +289,106 @@ def _a_throwaway_to_delete(case):
             return
 
 
+# Integrations: one of each kind on the demo page, made when first needed, with its token.
+INTEGRATIONS = {}
+
+
+def _integration(kind, **settings):
+    """The demo page's integration of `kind` (and settings) made for the run: (id, token)."""
+    key = (kind, tuple(sorted(settings.items())))
+    if key not in INTEGRATIONS:
+        made = _post(f"/pages/{DEMO}/integrations", dict(kind=kind, name=f"Run {kind}", **settings))
+        INTEGRATIONS[key] = (made["id"], made["token"])
+    return INTEGRATIONS[key]
+
+
+def _a_template():
+    """A template of the demo page made for the run."""
+    if "template" not in INTEGRATIONS:
+        body = {"name": f"Alert {uuid.uuid4().hex[:8]}", "title": "Alert", "body": "Looking."}
+        INTEGRATIONS["template"] = _post(f"/pages/{DEMO}/templates", body)["id"]
+    return INTEGRATIONS["template"]
+
+
+def _a_draft():
+    """An incident proposed on the spot: an alert on a component made for it."""
+    iid, token = _integration(
+        "generic", template_id=_a_template(), incident_mode="draft", hold_seconds=0
+    )
+    component = _post(f"/pages/{DEMO}/components", {"name": f"Throwaway {uuid.uuid4().hex[:8]}"})
+    alert = {"component": component["id"], "status": "major_outage"}
+    answer = _post(f"/pages/{DEMO}/integrations/{iid}/generic?token={token}", alert)
+    return answer["drafts"][0]
+
+
+def _clean_map(value, cut):
+    """A map with its keys trimmed, not blank, at most `cut` characters, unique when lowercased."""
+    if not isinstance(value, dict):
+        return value
+    kept, seen = {}, set()
+    for key, item in value.items():
+        key = key.strip()
+        if key and len(key) <= cut and key.lower() not in seen:
+            seen.add(key.lower())
+            kept[key] = item
+    return kept
+
+
+def _integration_settings(case):
+    """An integration's settings that the page can take."""
+    body = case.body
+    if not (isinstance(body, dict) and case.path.endswith(("/integrations", "/integrations/{id}"))):
+        return
+    if body.get("template_id") is not None or body.get("incident_mode") in ("draft", "publish"):
+        case.path_parameters["slug"] = DEMO
+    if isinstance(body.get("components"), dict):
+        ids = _page_components(case)
+        keys = list(_clean_map(body["components"], 100))[: len(ids)]
+        body["components"] = dict(zip(keys, ids))
+    if "severities" in body:
+        body["severities"] = _clean_map(body["severities"], 64)
+    if case.path_parameters.get("slug") == DEMO and (
+        body.get("template_id") is not None or body.get("incident_mode") in ("draft", "publish")
+    ):
+        body["template_id"] = _a_template()
+
+
+def _alerts_to_an_integration(case):
+    """Alerts go to an integration of their kind, with its token, and start no later than now."""
+    for kind in ("alertmanager", "grafana", "generic"):
+        if case.path.endswith("/integrations/{id}/" + kind):
+            iid, token = _integration(kind)
+            case.path_parameters.update(slug=DEMO, id=iid)
+            case.query = dict(case.query or {}, token=token)
+    body = case.body
+    if isinstance(body, dict) and isinstance(body.get("alerts"), list):
+        now = datetime.now(timezone.utc)
+        for alert in body["alerts"]:
+            if not isinstance(alert, dict):
+                continue
+            started = _parsed(str(alert.get("startsAt")))
+            if started is not None and started > now:
+                alert["startsAt"] = now.isoformat()
+            for field in ("labels", "annotations"):
+                if isinstance(alert.get(field), dict):
+                    alert[field] = {k: v for k, v in alert[field].items() if "\x00" not in k}
+
+
+def _an_integration_it_changes(case):
+    """A change of an integration (or of its token) acts on one kept for that, never on one
+    whose token the run posts alerts with."""
+    if case.method.upper() != "DELETE" and case.path.endswith(
+        ("/integrations/{id}", "/integrations/{id}/token")
+    ):
+        case.path_parameters.update(slug=DEMO, id=_integration("generic", hold_seconds=299)[0])
+
+
+def _a_draft_it_acts_on(case):
+    """A proposal published or dismissed is one proposed on the spot."""
+    if "/incident-drafts/{id}" in case.path:
+        case.path_parameters.update(slug=DEMO, id=_a_draft())
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     meta = case.meta
@@ -289,8 +396,12 @@ def before_call(context, case, kwargs):
         return
     _a_record_it_acts_on(case)
     _a_throwaway_to_delete(case)
+    _a_draft_it_acts_on(case)
+    _an_integration_it_changes(case)
+    _alerts_to_an_integration(case)
+    _integration_settings(case)
     if isinstance(case.body, dict):
-        if "components" in case.body:
+        if "components" in case.body and "/integrations" not in case.path:
             _components_of_page(case.body, _page_components(case))
         _in_reach(case.body)
         _window_in_order(case)

@@ -5,6 +5,7 @@ pub mod components;
 pub mod deadlines;
 pub mod idempotency;
 pub mod incidents;
+pub mod integrations;
 pub mod notify;
 pub mod page_admin;
 pub mod page_webhooks;

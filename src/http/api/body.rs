@@ -110,6 +110,28 @@ pub fn typed<T: DeserializeOwned>(body: &Value) -> AppResult<T> {
     Ok(value)
 }
 
+/// The body as `T`, ignoring the fields `T` does not take: for the bodies other tools send
+/// (an Alertmanager or Grafana notification), which carry more than Herald reads and gain
+/// fields between versions. A missing field or a value of the wrong type is a 422 on its full
+/// path (`alerts[0].startsAt`). What `T` keeps is its reader's to check (for the NUL
+/// character, say): what it ignores may hold anything.
+pub fn lenient<T: DeserializeOwned>(body: &Value) -> AppResult<T> {
+    if !body.is_object() {
+        return Err(AppError::field("body", "must be a JSON object"));
+    }
+    serde_path_to_error::deserialize(body.clone()).map_err(|e| {
+        let message = clean(e.inner());
+        let path = e.path().to_string();
+        let field = match (missing_field(&message), path.as_str()) {
+            (Some(name), "." | "") => name,
+            (Some(name), path) => format!("{path}.{name}"),
+            (None, "." | "") => "body".to_owned(),
+            (None, path) => path.to_owned(),
+        };
+        AppError::field(&field, message)
+    })
+}
+
 /// Refuses a body that is not a JSON object (a 422 on `body`), or that holds the NUL character
 /// anywhere (a 422 on the field that does): no text Herald keeps may hold it, and PostgreSQL
 /// could not store it.
@@ -314,6 +336,39 @@ mod tests {
             "a literal route is not an id of the pattern beside it"
         );
         assert!(allowed_methods("/pages/acme/nothing").is_empty());
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Outer {
+        items: Vec<Inner>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Inner {
+        #[serde(rename = "startsAt")]
+        starts_at: u8,
+    }
+
+    #[test]
+    fn a_lenient_body_ignores_extra_fields_and_names_a_bad_one_by_its_path() {
+        let fields = |body: Value| match lenient::<Outer>(&body) {
+            Err(AppError::Validation(fields)) => fields.into_keys().collect::<Vec<_>>(),
+            other => panic!("{body} answered {other:?}"),
+        };
+        let ok = serde_json::json!({"items": [{"startsAt": 1, "extra": true}], "more": 1});
+        assert!(lenient::<Outer>(&ok).is_ok());
+        assert_eq!(
+            fields(serde_json::json!({"items": [{"startsAt": 1}, {"startsAt": "x"}]})),
+            ["items[1].startsAt"]
+        );
+        assert_eq!(
+            fields(serde_json::json!({"items": [{}]})),
+            ["items[0].startsAt"]
+        );
+        assert_eq!(fields(serde_json::json!({})), ["items"]);
+        assert_eq!(fields(serde_json::json!([])), ["body"]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod audit;
 pub mod body;
 mod components;
 mod incidents;
+mod integrations;
 mod openapi;
 mod pages;
 mod postmortems;
@@ -82,6 +83,18 @@ api_routes! {
     post "/pages/{slug}/deliveries/{id}/retry" => subscribers::retry_delivery,
     get "/pages/{slug}/support" => support::list_submissions,
     patch "/pages/{slug}/support/{id}" => support::update_submission,
+    post "/pages/{slug}/integrations" => integrations::create_integration,
+    get "/pages/{slug}/integrations" => integrations::list_integrations,
+    get "/pages/{slug}/integrations/{id}" => integrations::get_integration,
+    patch "/pages/{slug}/integrations/{id}" => integrations::update_integration,
+    delete "/pages/{slug}/integrations/{id}" => integrations::delete_integration,
+    post "/pages/{slug}/integrations/{id}/token" => integrations::rotate_token,
+    post "/pages/{slug}/integrations/{id}/alertmanager" => integrations::alertmanager,
+    post "/pages/{slug}/integrations/{id}/grafana" => integrations::grafana,
+    post "/pages/{slug}/integrations/{id}/generic" => integrations::generic,
+    get "/pages/{slug}/incident-drafts" => integrations::list_drafts,
+    post "/pages/{slug}/incident-drafts/{id}/publish" => integrations::publish_draft,
+    delete "/pages/{slug}/incident-drafts/{id}" => integrations::dismiss_draft,
 }
 
 /// Routes under [`PREFIX`] that `crate::auth` registers (the caller and API tokens); the
