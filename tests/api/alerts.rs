@@ -5,7 +5,10 @@
 use herald::domain::Role;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestDb};
+use herald::jobs::runner::Registry;
+
+use crate::helpers::{Console, TestApp, TestDb};
+use crate::notify::sinks::Receiver;
 
 on_both_backends!(
     alertmanager_alerts_set_a_status_a_repeat_changes_nothing_and_a_resolve_restores_it,
@@ -17,6 +20,8 @@ on_both_backends!(
     grafana_and_generic_bodies_set_statuses_too,
     integrations_are_owners_and_their_settings_are_checked,
     a_major_outage_opens_or_proposes_the_template_s_incident,
+    the_console_adds_integrations_shows_what_alerts_set_and_publishes_proposals,
+    subscribers_hear_of_statuses_alerts_set_only_when_the_owner_says_so,
 );
 
 /// A notification as the tool sends it, from `tests/fixtures/alerts`.
@@ -574,4 +579,122 @@ async fn a_major_outage_opens_or_proposes_the_template_s_incident(db: TestDb) {
     again["alerts"][0]["startsAt"] = json!("2026-12-02T09:40:00Z");
     let (_, outcome) = app.api(&token).post(&endpoint, again).await;
     assert_eq!(outcome["incidents"], json!([]), "{outcome}");
+}
+
+async fn the_console_adds_integrations_shows_what_alerts_set_and_publishes_proposals(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    app.acme().await;
+    let owner = Console::sign_in(&app, "console-owner@example.com", Role::Owner).await;
+    let api_owner = app.token(Role::Owner).await;
+    let template =
+        json!({"name": "API down", "title": "The API is unavailable", "body": "Looking."});
+    let (_, template) = app
+        .api(&api_owner)
+        .post("/pages/acme/templates", template)
+        .await;
+    let page = "/admin/pages/acme/integrations";
+    let csrf = owner.csrf.clone();
+    let template_id = template["id"].as_str().unwrap();
+    // A refused form keeps what was typed and names the field.
+    let refused = [
+        ("csrf_token", csrf.as_str()),
+        ("kind", "alertmanager"),
+        ("name", "Prometheus"),
+        ("hold_seconds", "soon"),
+    ];
+    let (status, _, body) = owner.post(page, &refused).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body.contains("is not a whole number") && body.contains("value=\"Prometheus\""),
+        "{body}"
+    );
+    let form = [
+        ("csrf_token", csrf.as_str()),
+        ("kind", "alertmanager"),
+        ("name", "Prometheus"),
+        ("hold_seconds", "0"),
+        ("template_id", template_id),
+        ("incident_mode", "draft"),
+    ];
+    let (status, _, body) = owner.post(page, &form).await;
+    assert_eq!(status, 200, "{body}");
+    let token = body
+        .split("data-secret class=\"console-secret\">")
+        .nth(1)
+        .and_then(|rest| rest.split('<').next())
+        .expect("the token is shown once")
+        .to_owned();
+    let endpoint = body
+        .split("<code>")
+        .filter_map(|c| c.split('<').next())
+        .find(|c| c.ends_with("/alertmanager"))
+        .expect("the endpoint is shown")
+        .to_owned();
+    let path = endpoint.split("/api/v1").nth(1).unwrap();
+    let (_, listed) = owner.get(page).await;
+    assert!(!listed.contains(&token), "shown once only");
+
+    let (status, outcome) = app
+        .api(&token)
+        .post(path, fixture("alertmanager_firing"))
+        .await;
+    assert_eq!(status, 200, "{outcome}");
+    let (_, dashboard) = owner.get("/admin").await;
+    assert!(
+        dashboard.contains("1 incident proposed by alerts"),
+        "{dashboard}"
+    );
+    let (_, listed) = owner.get(page).await;
+    assert!(
+        listed.contains("HighErrorRate") && listed.contains("Major Outage"),
+        "{listed}"
+    );
+    let publish = listed
+        .match_indices("/admin/pages/acme/incident-drafts/")
+        .map(|(i, _)| listed[i..].split('"').next().unwrap().to_owned())
+        .find(|p| p.ends_with("/publish"))
+        .expect("a publish button");
+    let viewer = Console::sign_in(&app, "viewer@example.com", Role::Viewer).await;
+    let fields = [("csrf_token", viewer.csrf.as_str())];
+    assert_eq!(viewer.post(&publish, &fields).await.0, 403);
+    let (status, location, body) = owner.post(&publish, &[("csrf_token", csrf.as_str())]).await;
+    assert_eq!(status, 303, "{body}");
+    assert!(location.starts_with("/admin/incidents/"), "{location}");
+    app.wait_for_text(
+        "/status/acme/api/v2/incidents/unresolved.json",
+        "The API is unavailable",
+    )
+    .await;
+}
+
+async fn subscribers_hear_of_statuses_alerts_set_only_when_the_owner_says_so(db: TestDb) {
+    let extra = [("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true")];
+    let app = TestApp::spawn_with(db, &extra, Registry::standard()).await;
+    app.acme().await;
+    let owner = app.token(Role::Owner).await;
+    let receiver = Receiver::start();
+    app.subscriber("acme")
+        .webhook(&receiver.url("/hook"))
+        .with(json!({"contact_email": "ops@example.com", "component_updates": true}))
+        .add(&owner)
+        .await;
+    let (endpoint, token) = integration(&app, &owner, "generic", json!({"hold_seconds": 0})).await;
+    let down = json!({"component": "Public API", "status": "major_outage"});
+    let (status, outcome) = app.api(&token).post(&endpoint, down).await;
+    assert_eq!(status, 200, "{outcome}");
+    app.deliver_pending().await;
+    assert_eq!(receiver.count(), 0, "not told by default");
+    let id = endpoint.split('/').nth(4).unwrap();
+    let (status, _) = app
+        .api(&owner)
+        .patch(
+            &format!("/pages/acme/integrations/{id}"),
+            json!({"notify_subscribers": true}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let up = json!({"component": "Public API", "status": "operational"});
+    app.api(&token).post(&endpoint, up).await;
+    app.deliver_pending().await;
+    assert_eq!(receiver.count(), 1, "told once the owner turned it on");
 }

@@ -42,6 +42,8 @@ struct PageRow {
     punctuality_90: Option<f64>,
     deadlines_30: u32,
     deadlines_90: u32,
+    /// Incidents integrations propose on the page, waiting for a responder.
+    drafts: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -94,7 +96,9 @@ fn gather(conn: &mut DbConn, now: DateTime<Utc>) -> AppResult<(Vec<Row>, Vec<Pag
             rows.push(row(&page, incident, now)?);
         }
         let score = deadlines::punctuality(conn, &page.id, now)?;
+        let drafts = crate::services::alerts::list_drafts(conn, &page.id)?.len();
         page_rows.push(PageRow {
+            drafts,
             new_incident: format!("/admin/pages/{}/incidents/new", page.slug),
             name: page.name,
             slug: page.slug,

@@ -15,6 +15,7 @@ mod form;
 mod groups;
 mod history;
 mod incidents;
+mod integrations;
 mod maintenance;
 mod new_page;
 mod open;
@@ -77,6 +78,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .configure(new_page::routes)
         .configure(settings::routes)
         .configure(templates::routes)
+        .configure(integrations::routes)
         .configure(postmortem::routes)
         .configure(details::routes)
         .configure(users::routes)
