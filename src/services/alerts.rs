@@ -154,6 +154,11 @@ pub fn receive(
                 continue;
             }
             rows::put_state(conn, &state)?;
+            // An alert that now names another component (a generic key moved) leaves the
+            // one it named before: that one is settled too.
+            if let Some(before) = before.filter(|b| b.component_id != component_id) {
+                touched.insert(before.component_id, alert);
+            }
             touched.insert(component_id, alert);
         }
         for (component_id, alert) in touched {

@@ -415,6 +415,15 @@ async fn grafana_and_generic_bodies_set_statuses_too(db: TestDb) {
     let ok = json!({"component": "Public API", "status": "operational"});
     app.api(&token).post(&generic, ok).await;
     assert_eq!(shown(&app, "Public API").await, "operational");
+    // A keyed alert that moves to another component leaves the one it named.
+    let disk = json!({"component": "Public API", "status": "major_outage", "key": "disk"});
+    app.api(&token).post(&generic, disk).await;
+    assert_eq!(shown(&app, "Public API").await, "major_outage");
+    let moved = json!({"component": "Dashboard", "status": "major_outage", "key": "disk"});
+    let (status, outcome) = app.api(&token).post(&generic, moved).await;
+    assert_eq!(status, 200, "{outcome}");
+    assert_eq!(shown(&app, "Public API").await, "operational", "{outcome}");
+    assert_eq!(shown(&app, "Dashboard").await, "major_outage");
 }
 
 async fn integrations_are_owners_and_their_settings_are_checked(db: TestDb) {
