@@ -227,43 +227,25 @@ fn malformed(m: alerts::Malformed) -> AppError {
     AppError::field(&m.field, m.message)
 }
 
-/// `POST /pages/{slug}/integrations/{id}/alertmanager`: Prometheus Alertmanager's webhook.
+/// `POST /pages/{slug}/integrations/{id}/alertmanager` (Prometheus Alertmanager's webhook),
+/// `.../grafana` (Grafana Alerting's webhook contact point) and `.../generic`
+/// (`{"component", "status", "summary"}`): the kind is the path's last segment.
 #[tracing::instrument(skip_all)]
-pub async fn alertmanager(
+pub async fn alerts(
     state: web::Data<AppState>,
     req: HttpRequest,
     path: web::Path<(String, IntegrationId)>,
     query: web::Query<TokenQuery>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
+    let kind = req
+        .path()
+        .rsplit('/')
+        .next()
+        .and_then(|k| k.parse::<IntegrationKind>().ok())
+        .ok_or_else(|| AppError::NotFound(format!("route {}", req.path())))?;
     let (path, query, body) = (path.into_inner(), query.into_inner(), body.into_inner());
-    receive(state, req, path, query, body, IntegrationKind::Alertmanager).await
-}
-
-/// `POST /pages/{slug}/integrations/{id}/grafana`: Grafana Alerting's webhook contact point.
-#[tracing::instrument(skip_all)]
-pub async fn grafana(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    path: web::Path<(String, IntegrationId)>,
-    query: web::Query<TokenQuery>,
-    body: web::Json<Value>,
-) -> AppResult<HttpResponse> {
-    let (path, query, body) = (path.into_inner(), query.into_inner(), body.into_inner());
-    receive(state, req, path, query, body, IntegrationKind::Grafana).await
-}
-
-/// `POST /pages/{slug}/integrations/{id}/generic`: `{"component", "status", "summary"}`.
-#[tracing::instrument(skip_all)]
-pub async fn generic(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    path: web::Path<(String, IntegrationId)>,
-    query: web::Query<TokenQuery>,
-    body: web::Json<Value>,
-) -> AppResult<HttpResponse> {
-    let (path, query, body) = (path.into_inner(), query.into_inner(), body.into_inner());
-    receive(state, req, path, query, body, IntegrationKind::Generic).await
+    receive(state, req, path, query, body, kind).await
 }
 
 /// A proposed incident as the API shows it.
