@@ -70,3 +70,13 @@ fn stored_key(conn: &mut DbConn) -> anyhow::Result<Option<String>> {
         .first::<String>(conn)
         .optional()?)
 }
+
+/// Whether two secrets (or their digests) are equal, compared in constant time: how long it
+/// takes says nothing about where they differ.
+pub fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}

@@ -485,5 +485,5 @@ diesel::table! {
     }
 }
 
-diesel::joinable!(alert_states -> integrations (integration_id));
-diesel::allow_tables_to_appear_in_same_query!(integrations, alert_states, alert_marks, components);
+// The marks of a page's components (`integrations::page_marks`).
+diesel::allow_tables_to_appear_in_same_query!(alert_marks, components);

@@ -6,14 +6,16 @@
 //! publishes). Everything an integration changes is in the audit log with the integration as
 //! the actor, in the transaction of the change.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::db::models::components::{self, Component};
 use crate::db::models::integrations::{self as rows, AlertMark, AlertState, IncidentDraft};
-use crate::db::models::{components, incidents, templates};
+use crate::db::models::{incidents, templates};
 use crate::db::{DbConn, new_id, write_tx};
 use crate::domain::alerts::{self, Alert, Candidate, Decision};
 use crate::domain::{ComponentId, ComponentStatus, IncidentMode, IntegrationId, PageId};
@@ -161,14 +163,17 @@ pub fn receive(
             }
             touched.insert(component_id, alert);
         }
+        // Each component is settled once, so the statuses read above are still its own.
         for (component_id, alert) in touched {
-            settle(
-                conn,
-                &component_id,
-                Some((integration, alert)),
-                now,
-                &mut outcome,
-            )?;
+            if let Some(component) = page_components.iter().find(|c| c.id == component_id) {
+                settle(
+                    conn,
+                    component,
+                    Some((integration, alert)),
+                    now,
+                    &mut outcome,
+                )?;
+            }
         }
         if outcome.touched_anything() {
             rows::touch(conn, &row.id, at)?;
@@ -198,16 +203,15 @@ fn says_the_same(before: &AlertState, now: &AlertState) -> bool {
 /// when the settle job runs; the mark's integration is then asked for the hold).
 fn settle(
     conn: &mut DbConn,
-    component_id: &ComponentId,
+    component: &Component,
     by: Option<(&IntegrationView, &Alert)>,
     now: DateTime<Utc>,
     outcome: &mut Outcome,
 ) -> AppResult<()> {
-    let component = components::find(conn, component_id)?;
-    let wanted = alerts::desired(rows::firing_statuses(conn, component_id)?);
-    let mark = rows::find_mark(conn, component_id)?;
+    let wanted = alerts::desired(rows::firing_statuses(conn, &component.id)?);
+    let mark = rows::find_mark(conn, &component.id)?;
     let marked_by = match (&by, &mark) {
-        (Some((integration, _)), _) => Some((*integration).clone()),
+        (Some((integration, _)), _) => Some(Cow::Borrowed(*integration)),
         (
             None,
             Some(AlertMark {
@@ -215,7 +219,7 @@ fn settle(
                 ..
             }),
         ) => match rows::find(conn, id) {
-            Ok(row) => Some(IntegrationView::of(row)?),
+            Ok(row) => Some(Cow::Owned(IntegrationView::of(row)?)),
             Err(diesel::result::Error::NotFound) => None,
             Err(e) => return Err(e.into()),
         },
@@ -223,7 +227,7 @@ fn settle(
     };
     let hold = marked_by
         .as_ref()
-        .map_or(chrono::Duration::zero(), IntegrationView::hold);
+        .map_or(chrono::Duration::zero(), |i| i.hold());
     let set_by_alert = mark.as_ref().map(|m| m.set_at.and_utc());
     let name = component.name.clone();
     match alerts::decide(component.status, set_by_alert, wanted, hold, now) {
@@ -266,7 +270,7 @@ fn settle(
             apply(
                 conn,
                 &integration,
-                &component,
+                component,
                 status,
                 &alert_name,
                 now,
@@ -287,7 +291,7 @@ fn settle(
 fn apply(
     conn: &mut DbConn,
     integration: &IntegrationView,
-    component: &components::Component,
+    component: &Component,
     status: ComponentStatus,
     alert_name: &str,
     now: DateTime<Utc>,
@@ -420,7 +424,7 @@ pub fn settle_later(
     write_tx(conn, |conn| {
         let mut outcome = Outcome::default();
         match components::find(conn, component_id) {
-            Ok(_) => settle(conn, component_id, None, now, &mut outcome)?,
+            Ok(component) => settle(conn, &component, None, now, &mut outcome)?,
             // The component was deleted meanwhile: nothing to settle.
             Err(diesel::result::Error::NotFound) => {}
             Err(e) => return Err(e.into()),
@@ -448,6 +452,11 @@ pub fn register(registry: &mut crate::jobs::runner::Registry) {
 /// The page's proposed incidents.
 pub fn list_drafts(conn: &mut DbConn, page_id: &PageId) -> AppResult<Vec<IncidentDraft>> {
     Ok(rows::list_drafts(conn, page_id)?)
+}
+
+/// How many proposed incidents wait on the page.
+pub fn count_drafts(conn: &mut DbConn, page_id: &PageId) -> AppResult<i64> {
+    Ok(rows::count_drafts(conn, page_id)?)
 }
 
 /// The proposal of the page with this id (404 otherwise).

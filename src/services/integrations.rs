@@ -117,15 +117,6 @@ fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-/// Whether two equal-length texts are equal, compared in constant time.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
-}
-
 /// Makes an integration on a page; answers it with its token (shown once).
 #[tracing::instrument(skip_all, fields(page_id = %page_id))]
 pub fn create_integration(
@@ -261,7 +252,10 @@ pub fn authenticate(
         Err(diesel::result::Error::NotFound) => return Err(AppError::Unauthorized),
         Err(e) => return Err(e.into()),
     };
-    if !same(&token_hash(token), &row.token_hash) || page.slug != slug || row.kind != kind {
+    if !crate::secret::same(&token_hash(token), &row.token_hash)
+        || page.slug != slug
+        || row.kind != kind
+    {
         return Err(AppError::Unauthorized);
     }
     IntegrationView::of(row)
@@ -448,9 +442,9 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(hash, token_hash(&a));
         assert!(!hash.contains(&a[TOKEN_PREFIX.len()..]));
-        assert!(same(&hash, &token_hash(&a)));
-        assert!(!same(&hash, &token_hash(&b)));
-        assert!(!same("abc", "abcd"));
+        assert!(crate::secret::same(&hash, &token_hash(&a)));
+        assert!(!crate::secret::same(&hash, &token_hash(&b)));
+        assert!(!crate::secret::same("abc", "abcd"));
     }
 
     #[test]

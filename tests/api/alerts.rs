@@ -214,10 +214,10 @@ async fn the_default_hold_keeps_an_alert_s_status_and_a_short_one_lets_it_go_lat
     assert_eq!(shown(&app, "Public API").await, "major_outage");
 
     // With a one-second hold the settle job restores it once the second has passed.
-    let (path, _) = (endpoint.trim_end_matches("/alertmanager").to_owned(), ());
+    let path = endpoint.trim_end_matches("/alertmanager");
     let (status, body) = app
         .api(&owner)
-        .patch(&path, json!({"hold_seconds": 1}))
+        .patch(path, json!({"hold_seconds": 1}))
         .await;
     assert_eq!(status, 200, "{body}");
     let mut firing = fixture("alertmanager_firing");

@@ -212,6 +212,14 @@ pub fn list_drafts(conn: &mut DbConn, page_id: &PageId) -> QueryResult<Vec<Incid
         .load(conn)
 }
 
+/// How many proposals wait on the page.
+pub fn count_drafts(conn: &mut DbConn, page_id: &PageId) -> QueryResult<i64> {
+    incident_drafts::table
+        .filter(incident_drafts::page_id.eq(page_id))
+        .count()
+        .get_result(conn)
+}
+
 /// Whether a proposal for this component waits already.
 pub fn draft_waits(conn: &mut DbConn, component_id: &ComponentId) -> QueryResult<bool> {
     diesel::select(diesel::dsl::exists(

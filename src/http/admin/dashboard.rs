@@ -43,7 +43,7 @@ struct PageRow {
     deadlines_30: u32,
     deadlines_90: u32,
     /// Incidents integrations propose on the page, waiting for a responder.
-    drafts: usize,
+    drafts: i64,
 }
 
 #[derive(Debug, Serialize)]
@@ -96,7 +96,7 @@ fn gather(conn: &mut DbConn, now: DateTime<Utc>) -> AppResult<(Vec<Row>, Vec<Pag
             rows.push(row(&page, incident, now)?);
         }
         let score = deadlines::punctuality(conn, &page.id, now)?;
-        let drafts = crate::services::alerts::list_drafts(conn, &page.id)?.len();
+        let drafts = crate::services::alerts::count_drafts(conn, &page.id)?;
         page_rows.push(PageRow {
             drafts,
             new_incident: format!("/admin/pages/{}/incidents/new", page.slug),

@@ -217,9 +217,6 @@ async fn receive(
     if !outcome.changed.is_empty() || !outcome.incidents.is_empty() {
         crate::http::committed::public_change(&state).await;
     }
-    if !outcome.held.is_empty() {
-        crate::http::committed::jobs_queued(&state);
-    }
     Ok(HttpResponse::Ok().json(outcome))
 }
 
