@@ -144,6 +144,8 @@ pub struct Settings {
     pub support_spool_max_mb: u64,
     /// Minutes before an incident's promised next update that responders are reminded.
     pub reminder_lead_minutes: u32,
+    /// How often each vendor's summary a component mirrors is fetched.
+    pub mirror_poll: Duration,
     /// How often the notification engine polls the database for work written by other
     /// processes ([`NOTIFY_POLL`]). Not an environment setting: this process's own writes wake
     /// the engine at once, and tests lengthen the poll to show that they do.
@@ -158,6 +160,8 @@ pub const SUPPORT_RATE_DEFAULT: u32 = 5;
 pub const SUPPORT_SPOOL_DEFAULT_MB: u64 = 64;
 /// Minutes before a promised update that responders are reminded, by default.
 pub const REMINDER_LEAD_DEFAULT: u32 = 10;
+/// Seconds between two fetches of a vendor's summary, by default: every minute.
+pub const MIRROR_POLL_DEFAULT_SECS: u64 = 60;
 
 impl std::fmt::Debug for Settings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -185,6 +189,7 @@ impl std::fmt::Debug for Settings {
             .field("support_rate_per_min", &self.support_rate_per_min)
             .field("support_spool_max_mb", &self.support_spool_max_mb)
             .field("reminder_lead_minutes", &self.reminder_lead_minutes)
+            .field("mirror_poll", &self.mirror_poll)
             .finish()
     }
 }
@@ -303,6 +308,12 @@ impl Settings {
             1..=1440,
             "minutes",
         )?;
+        let mirror_poll_secs = src.number(
+            MIRROR_POLL_SECS,
+            MIRROR_POLL_DEFAULT_SECS,
+            1..=3600,
+            "seconds",
+        )?;
         let webhook_host_concurrency = src.number(WEBHOOK_HOST_CONCURRENCY, 8, 1..=1024, "")?;
         let webhook_ca = src
             .parsed(WEBHOOK_CA_FILE, |raw, name| {
@@ -332,6 +343,7 @@ impl Settings {
             support_rate_per_min,
             support_spool_max_mb,
             reminder_lead_minutes,
+            mirror_poll: Duration::from_secs(mirror_poll_secs),
             notify_poll: NOTIFY_POLL,
         })
     }

@@ -111,6 +111,9 @@ impl Application {
             notify: crate::notify::NotifyHandle::new(&settings),
             jobs: Arc::default(),
             support,
+            fetcher: crate::delivery::fetch::Fetcher::new(
+                crate::delivery::outbound::Policy::from_settings(&settings),
+            ),
         };
         let app_state = state.clone();
         let connections = Arc::new(http::connections::Connections::default());
@@ -218,6 +221,13 @@ impl Application {
         let pages = tokio::spawn(refresh::run(refresher, lifecycle.token()));
         tokio::spawn(jobs::maintenance::run(
             state.db.clone(),
+            state.site.clone(),
+            lifecycle.token(),
+        ));
+        tokio::spawn(jobs::mirrors::run(
+            state.db.clone(),
+            state.fetcher.clone(),
+            state.settings.mirror_poll,
             state.site.clone(),
             lifecycle.token(),
         ));

@@ -31,4 +31,6 @@ pub struct AppState {
     pub jobs: Arc<crate::passes::Passes>,
     /// The support contact form: its token key, spool and rate limiter.
     pub support: Arc<crate::support::Support>,
+    /// Reads vendors' pages (mirrors, imports) under the outbound rules.
+    pub fetcher: crate::delivery::fetch::Fetcher,
 }

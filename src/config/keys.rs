@@ -48,6 +48,7 @@ keys! {
     SUPPORT_RATE_PER_MIN = ("support_rate_per_min", "HERALD_SUPPORT_RATE_PER_MIN"),
     SUPPORT_SPOOL_MAX_MB = ("support_spool_max_mb", "HERALD_SUPPORT_SPOOL_MAX_MB"),
     REMINDER_LEAD_MINUTES = ("reminder_lead_minutes", "HERALD_REMINDER_LEAD_MINUTES"),
+    MIRROR_POLL_SECS = ("mirror_poll_secs", "HERALD_MIRROR_POLL_SECS"),
 }
 
 /// Where values come from: the environment first, then the file's table.

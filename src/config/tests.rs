@@ -24,6 +24,13 @@ fn mail_and_webhook_settings_are_checked() {
     assert!(!s.allow_private_webhooks);
     assert_eq!(s.reminder_lead_minutes, 10);
     assert_eq!(
+        s.mirror_poll,
+        Duration::from_secs(60),
+        "a vendor's page is read every minute"
+    );
+    let poll = load("", &[("HERALD_MIRROR_POLL_SECS", "15")]).unwrap();
+    assert_eq!(poll.mirror_poll, Duration::from_secs(15));
+    assert_eq!(
         s.support_spool_max_mb, 64,
         "the spool cap fits a small disk"
     );
@@ -56,6 +63,8 @@ fn mail_and_webhook_settings_are_checked() {
         ("HERALD_REMINDER_LEAD_MINUTES", "0"),
         ("HERALD_REMINDER_LEAD_MINUTES", "1441"),
         ("HERALD_REMINDER_LEAD_MINUTES", "soon"),
+        ("HERALD_MIRROR_POLL_SECS", "0"),
+        ("HERALD_MIRROR_POLL_SECS", "3601"),
     ] {
         let err = load("", &[(key, value)]).unwrap_err().to_string();
         assert!(err.starts_with(key), "{err}");

@@ -485,5 +485,39 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    mirror_sources (url) {
+        url -> Text,
+        etag -> Nullable<Text>,
+        vendor_name -> Text,
+        vendor_url -> Nullable<Text>,
+        confirmed_at -> Nullable<Timestamp>,
+        failing_since -> Nullable<Timestamp>,
+        last_error -> Nullable<Text>,
+        checked_at -> Nullable<Timestamp>,
+        next_poll_at -> Timestamp,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    mirrors (component_id) {
+        component_id -> Text,
+        page_id -> Text,
+        source_url -> Text,
+        vendor_component -> Text,
+        vendor_label -> Text,
+        vendor_status -> Nullable<Text>,
+        incidents -> Text,
+        problem -> Nullable<Text>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(mirrors -> mirror_sources (source_url));
+
 // The marks of a page's components (`integrations::page_marks`).
 diesel::allow_tables_to_appear_in_same_query!(alert_marks, components);
+// A page's mirrors with their sources (`mirrors::of_page`).
+diesel::allow_tables_to_appear_in_same_query!(mirrors, mirror_sources);

@@ -9,6 +9,7 @@ pub mod body;
 pub mod breaker;
 pub mod chat;
 pub mod connections;
+pub mod fetch;
 pub mod mail;
 pub mod outbound;
 pub mod signature;

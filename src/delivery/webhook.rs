@@ -88,7 +88,7 @@ impl WebhookClient {
     }
 
     fn with_resolver(policy: Policy, clock: Arc<dyn Clock>, resolver: GuardedResolver) -> Self {
-        let http = http_client(&policy, resolver).map_err(|e| {
+        let http = connections(&policy, resolver).map_err(|e| {
             tracing::error!(error = %e, "the webhook HTTP client could not be built");
             format!("the webhook HTTP client could not be built: {e}")
         });
@@ -251,7 +251,10 @@ fn signed_headers(req: &WebhookRequest, body: &[u8]) -> Result<HeaderMap, String
 /// timeout, idle connections kept a minute, as many per host as the host's cap; names
 /// resolved through `resolver` (the SSRF guard) at every connection; https receivers trusted
 /// by the public (webpki) roots and the policy's extra CAs.
-fn http_client(policy: &Policy, resolver: GuardedResolver) -> Result<Connections, rustls::Error> {
+pub(super) fn connections(
+    policy: &Policy,
+    resolver: GuardedResolver,
+) -> Result<Connections, rustls::Error> {
     let mut http = HttpConnector::new_with_resolver(resolver);
     http.enforce_http(false);
     http.set_nodelay(true);

@@ -21,6 +21,7 @@ pub mod status;
 pub mod timezone;
 pub mod transitions;
 pub mod uptime;
+pub mod vendor;
 
 pub use deadline::*;
 pub use email::*;

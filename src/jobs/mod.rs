@@ -3,6 +3,7 @@
 //! backoff, dead-letters after the last attempt, and hands back what it holds at shutdown.
 
 pub mod maintenance;
+pub mod mirrors;
 pub mod queue;
 pub mod runner;
 

@@ -130,7 +130,7 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
             json!({"page": page_view}),
             ChatMessage::default(),
         ),
-        (kind::COMPONENT_STATUS_CHANGED, _) => {
+        (kind::COMPONENT_STATUS_CHANGED | kind::VENDOR_STATUS_CHANGED, _) => {
             let (view, chat) = component_event(conn, &event, &data, &mut webhook)?;
             ("notification", view, chat)
         }
@@ -260,6 +260,14 @@ fn component_event(
         .map_err(|e| AppError::Internal(e.into()))?;
     let url = data.page.url.clone();
     let status = component.status.label();
+    // A vendor's change says whose report it is.
+    let said = match (&component.vendor, event.kind == kind::VENDOR_STATUS_CHANGED) {
+        (Some(vendor), true) => format!(
+            "{} is now {}, as {} reports on its own status page.",
+            component.name, status, vendor.name
+        ),
+        _ => format!("{} is now {}.", component.name, status),
+    };
     let view = json!({
         "page": {"name": data.page.name, "url": url},
         "headline": "Component status changed",
@@ -267,8 +275,8 @@ fn component_event(
         "reference": Value::Null,
         "status": status,
         "impact": Value::Null,
-        "body": format!("{} is now {}.", component.name, status),
-        "body_html": handlebars::html_escape(&format!("{} is now {}.", component.name, status)),
+        "body": said.clone(),
+        "body_html": handlebars::html_escape(&said),
         "url": url,
         "window": Value::Null,
         "next_update_by": Value::Null,
@@ -276,7 +284,7 @@ fn component_event(
     });
     let chat = ChatMessage {
         title: format!("{}: {}", data.page.name, component.name),
-        text: format!("{} is now {}.", component.name, status),
+        text: said,
         url,
         status: component.status.as_str().to_owned(),
         author: Author::Responder,

@@ -32,6 +32,44 @@ pub struct PageData {
     pub incidents: Vec<IncidentInfo>,
     /// Maintenances, latest window first (by `scheduled_for`).
     pub maintenances: Vec<IncidentInfo>,
+    /// Vendors' open incidents and active maintenances naming a component this page mirrors,
+    /// newest first (shown labelled as the vendor's, never in the v2 JSON's incidents).
+    pub vendor_incidents: Vec<VendorIncidentInfo>,
+}
+
+/// Where a mirrored component's status comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VendorInfo {
+    /// The vendor's page name.
+    pub name: String,
+    /// Where people read the vendor's page.
+    pub url: Option<String>,
+    /// The vendor's component ("Group - Component").
+    pub component: String,
+    /// When the vendor's page was last read.
+    pub confirmed_at: Option<DateTime<Utc>>,
+    /// Since when the vendor's page cannot be read (its status is then the last known one).
+    pub failing_since: Option<DateTime<Utc>>,
+    /// Why the vendor's page, though read, does not serve this component any more.
+    pub problem: Option<String>,
+}
+
+impl VendorInfo {
+    /// Whether the status shown is only the last one known.
+    pub fn stale(&self) -> bool {
+        self.failing_since.is_some() || self.problem.is_some()
+    }
+}
+
+/// One of a vendor's incidents, shown on a page that mirrors a component it names.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VendorIncidentInfo {
+    pub vendor: String,
+    pub vendor_url: Option<String>,
+    /// This page's components it concerns.
+    pub components: Vec<String>,
+    #[serde(flatten)]
+    pub incident: crate::domain::vendor::Named,
 }
 
 /// The page itself.
@@ -91,6 +129,8 @@ pub struct ComponentInfo {
     pub uptime: UptimeBar,
     /// Per day of the bar, the ids of the incidents that affected this component that day.
     pub incidents_by_day: Vec<Vec<String>>,
+    /// Set when the component mirrors a vendor's.
+    pub vendor: Option<VendorInfo>,
 }
 
 /// An incident, advisory or maintenance.

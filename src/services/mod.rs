@@ -11,6 +11,7 @@ pub mod idempotency;
 pub mod incidents;
 pub mod integrations;
 pub mod maintenance;
+pub mod mirrors;
 pub mod outbox;
 pub mod page_admin;
 pub mod page_webhooks;

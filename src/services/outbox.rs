@@ -29,6 +29,9 @@ pub mod kind {
     pub const MAINTENANCE_UPDATED: &str = "maintenance.updated";
     pub const MAINTENANCE_COMPLETED: &str = "maintenance.completed";
     pub const COMPONENT_STATUS_CHANGED: &str = "component.status_changed";
+    /// A mirrored component moved with its vendor's status: only subscribers who chose the
+    /// component themselves hear of it.
+    pub const VENDOR_STATUS_CHANGED: &str = "component.vendor_status_changed";
     /// The double opt-in mail to one new email subscriber.
     pub const SUBSCRIBER_CONFIRMATION: &str = "subscriber.confirmation";
     /// The notice to a quarantined webhook's contact address.
@@ -115,6 +118,19 @@ pub fn component_status_changed(
     at: NaiveDateTime,
 ) -> AppResult<()> {
     let mut e = event(page_id, kind::COMPONENT_STATUS_CHANGED, at);
+    e.component_id = Some(component_id.to_owned());
+    rows::insert_event(conn, &e, &[component_id.to_owned()])?;
+    Ok(())
+}
+
+/// A mirrored component's status changed with its vendor's, in the caller's transaction.
+pub fn vendor_status_changed(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    component_id: &ComponentId,
+    at: NaiveDateTime,
+) -> AppResult<()> {
+    let mut e = event(page_id, kind::VENDOR_STATUS_CHANGED, at);
     e.component_id = Some(component_id.to_owned());
     rows::insert_event(conn, &e, &[component_id.to_owned()])?;
     Ok(())

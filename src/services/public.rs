@@ -64,7 +64,8 @@ fn load_snapshot(
         &comp_ids,
         bar_start.and_hms_opt(0, 0, 0).unwrap_or(since),
     )?;
-    let components = component_infos(&comps, &groups, history, &incidents, as_of)?;
+    let mut components = component_infos(&comps, &groups, history, &incidents, as_of)?;
+    let vendor_incidents = vendors(conn, page_id, &mut components)?;
     let (maintenances, incidents): (Vec<_>, Vec<_>) = incidents
         .into_iter()
         .partition(|i| i.kind == IncidentKind::Maintenance);
@@ -81,7 +82,53 @@ fn load_snapshot(
         components,
         incidents,
         maintenances,
+        vendor_incidents,
     })
+}
+
+/// Marks the components that mirror a vendor's with where their status comes from, and
+/// answers the vendors' incidents that name them (one entry per vendor incident, listing
+/// every component of the page it concerns), newest first.
+fn vendors(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    components: &mut [ComponentInfo],
+) -> AppResult<Vec<VendorIncidentInfo>> {
+    let mut incidents: Vec<(String, VendorIncidentInfo)> = Vec::new();
+    for (mirror, source) in crate::db::models::mirrors::of_page(conn, page_id)? {
+        let Some(component) = components
+            .iter_mut()
+            .find(|c| c.id == mirror.component_id.as_str())
+        else {
+            continue;
+        };
+        component.vendor = Some(VendorInfo {
+            name: source.vendor_name.clone(),
+            url: source.vendor_url.clone(),
+            component: mirror.vendor_label.clone(),
+            confirmed_at: source.confirmed_at.map(utc),
+            failing_since: source.failing_since.map(utc),
+            problem: mirror.problem.clone(),
+        });
+        for named in crate::services::mirrors::incidents_of(&mirror.incidents) {
+            let key = format!("{}\n{}", source.url, named.id);
+            match incidents.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, seen)) => seen.components.push(component.name.clone()),
+                None => incidents.push((
+                    key,
+                    VendorIncidentInfo {
+                        vendor: source.vendor_name.clone(),
+                        vendor_url: source.vendor_url.clone(),
+                        components: vec![component.name.clone()],
+                        incident: named,
+                    },
+                )),
+            }
+        }
+    }
+    let mut incidents: Vec<VendorIncidentInfo> = incidents.into_iter().map(|(_, i)| i).collect();
+    incidents.sort_by_key(|i| std::cmp::Reverse(i.incident.started_at));
+    Ok(incidents)
 }
 
 fn page_info(page: &StatusPage, base_url: &str) -> AppResult<PageInfo> {
@@ -329,6 +376,7 @@ fn component_infos(
                 updated_at: utc(c.updated_at),
                 uptime,
                 incidents_by_day,
+                vendor: None,
             })
         })
         .collect::<AppResult<Vec<_>>>()?;

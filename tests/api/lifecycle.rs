@@ -370,35 +370,10 @@ async fn an_upload_in_flight_at_sigterm_is_received_handled_and_answered(db: Tes
     let dir = tempfile::tempdir().unwrap();
     let url = db.url();
     tokio::task::spawn_blocking(move || {
-        let mut add = crate::process::herald(dir.path())
-            .args([
-                "user",
-                "add",
-                "--email",
-                "ops@example.com",
-                "--role",
-                "owner",
-                "--password-stdin",
-            ])
-            .env("DATABASE_URL", &url)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        add.stdin
-            .take()
-            .unwrap()
-            .write_all(b"correct horse battery staple\n")
-            .unwrap();
-        assert!(add.wait().unwrap().success());
+        crate::process::add_owner(dir.path(), &url, "ops@example.com");
         // The default settings: no shutdown delay, the default grace.
         let mut herald = Serving::start(dir.path(), &url, &[]);
-        let token = crate::process::herald(dir.path())
-            .args(["token", "create", "--email", "ops@example.com"])
-            .env("DATABASE_URL", &url)
-            .output()
-            .unwrap();
-        let token = String::from_utf8(token.stdout).unwrap();
+        let token = crate::process::create_token(dir.path(), &url, "ops@example.com");
         let body = br#"{"slug": "drained", "name": "Created while draining"}"#;
         let mut stream = TcpStream::connect(("127.0.0.1", herald.port)).unwrap();
         stream

@@ -24,6 +24,7 @@ mod lifecycle;
 mod logs;
 mod maintenance;
 mod migrations;
+mod mirrors;
 mod model;
 mod notify;
 mod pool;

@@ -13,6 +13,43 @@ pub fn herald(dir: &Path) -> Command {
     cmd
 }
 
+/// Adds the owner `email` as an operator does: `herald user add`, the password on stdin.
+pub fn add_owner(dir: &Path, database_url: &str, email: &str) {
+    use std::io::Write;
+    let mut add = herald(dir)
+        .args(["user", "add", "--email", email, "--role", "owner"])
+        .arg("--password-stdin")
+        .env("DATABASE_URL", database_url)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("herald user add starts");
+    add.stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(b"correct horse battery staple\n")
+        .expect("password written");
+    assert!(add.wait().expect("user add ends").success());
+}
+
+/// Issues `email` an API token as an operator does (`herald token create`); answers it.
+pub fn create_token(dir: &Path, database_url: &str, email: &str) -> String {
+    let out = herald(dir)
+        .args(["token", "create", "--email", email])
+        .env("DATABASE_URL", database_url)
+        .output()
+        .expect("herald token create runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .trim()
+        .to_owned()
+}
+
 /// A `herald serve` child with its stderr collected.
 pub struct Serving {
     pub child: Child,

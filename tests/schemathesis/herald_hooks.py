@@ -26,6 +26,9 @@ be accepted. Negative cases are sent as generated.
   token in the URL), and start no later than now.
 - A proposed incident that is published or dismissed is one proposed on the spot (an alert on
   a component made for it).
+- A vendor a component follows is one that can be read: the run's own demo page (Herald
+  mirroring itself), naming one of its components; a mirror read or stopped is one made for
+  it.
 - An Idempotency-Key is not reused with another body (the server answers 422, as the IETF
   draft asks): each positive case that carries one gets a fresh key.
 """
@@ -389,6 +392,48 @@ def _a_draft_it_acts_on(case):
         case.path_parameters.update(slug=DEMO, id=_a_draft())
 
 
+def _get(url):
+    """GET `url` (no credentials); the JSON answer."""
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return json.load(answer)
+
+
+def _a_vendor():
+    """The run's own demo page as a vendor: its page address and one of its components."""
+    page = f"{os.environ['HERALD_ST_BASE']}/status/{DEMO}"
+    summary = _get(f"{page}/api/v2/summary.json")
+    return page, summary["components"][0]["id"]
+
+
+def _a_mirror():
+    """A component of the demo page made to follow the vendor on the spot: its id."""
+    url, component = _a_vendor()
+    return _post(f"/pages/{DEMO}/mirrors", {"url": url, "vendor_component": component})[
+        "component_id"
+    ]
+
+
+def _a_vendor_it_follows(case):
+    """A component follows a vendor that can be read; a mirror read or stopped is one made for
+    it."""
+    if case.path.endswith("/mirrors/{component_id}"):
+        if case.method.upper() == "DELETE":
+            mirror = _a_mirror()
+        else:
+            if "mirror" not in INTEGRATIONS:
+                INTEGRATIONS["mirror"] = _a_mirror()
+            mirror = INTEGRATIONS["mirror"]
+        case.path_parameters.update(slug=DEMO, component_id=mirror)
+        return
+    if not (case.path.endswith("/mirrors") and isinstance(case.body, dict)):
+        return
+    case.path_parameters["slug"] = DEMO
+    case.body["url"], case.body["vendor_component"] = _a_vendor()
+    if case.body.get("component_id") is not None:
+        ids = _page_components(case)
+        case.body["component_id"] = ids[-1]
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     meta = case.meta
@@ -400,6 +445,7 @@ def before_call(context, case, kwargs):
     _an_integration_it_changes(case)
     _alerts_to_an_integration(case)
     _integration_settings(case)
+    _a_vendor_it_follows(case)
     if isinstance(case.body, dict):
         if "components" in case.body and "/integrations" not in case.path:
             _components_of_page(case.body, _page_components(case))

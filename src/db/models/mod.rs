@@ -6,6 +6,7 @@ pub mod deadlines;
 pub mod idempotency;
 pub mod incidents;
 pub mod integrations;
+pub mod mirrors;
 pub mod notify;
 pub mod page_admin;
 pub mod page_webhooks;

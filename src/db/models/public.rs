@@ -214,6 +214,8 @@ pub fn page_revisions(conn: &mut DbConn) -> QueryResult<Vec<PageRevision>> {
                 count(postmortems::id),
             ))
             .load(conn)?,
+        // A vendor's status, incidents or reachability changed for a mirrored component.
+        super::mirrors::tally(conn)?,
     ];
     Ok(pages
         .into_iter()

@@ -29,6 +29,7 @@ mod templates;
 mod timeline;
 mod tokens;
 mod users;
+mod vendors;
 mod view;
 mod write;
 
@@ -79,6 +80,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .configure(settings::routes)
         .configure(templates::routes)
         .configure(integrations::routes)
+        .configure(vendors::routes)
         .configure(postmortem::routes)
         .configure(details::routes)
         .configure(users::routes)

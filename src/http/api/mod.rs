@@ -10,6 +10,7 @@ pub mod body;
 mod components;
 mod incidents;
 mod integrations;
+mod mirrors;
 mod openapi;
 mod pages;
 mod postmortems;
@@ -95,6 +96,10 @@ api_routes! {
     get "/pages/{slug}/incident-drafts" => integrations::list_drafts,
     post "/pages/{slug}/incident-drafts/{id}/publish" => integrations::publish_draft,
     delete "/pages/{slug}/incident-drafts/{id}" => integrations::dismiss_draft,
+    post "/pages/{slug}/mirrors" => mirrors::follow,
+    get "/pages/{slug}/mirrors" => mirrors::list,
+    get "/pages/{slug}/mirrors/{component_id}" => mirrors::get,
+    delete "/pages/{slug}/mirrors/{component_id}" => mirrors::unfollow,
 }
 
 /// Routes under [`PREFIX`] that `crate::auth` registers (the caller and API tokens); the

@@ -293,12 +293,14 @@ pub(super) fn hand_over(
 
 /// Who an event reaches.
 pub(super) fn audience(conn: &mut DbConn, event: &rows::NotificationEvent) -> AppResult<Audience> {
-    let component_event = event.kind == events::kind::COMPONENT_STATUS_CHANGED;
+    let vendor_event = event.kind == events::kind::VENDOR_STATUS_CHANGED;
+    let component_event = event.kind == events::kind::COMPONENT_STATUS_CHANGED || vendor_event;
     let critical = event.impact.as_deref() == Some("critical")
         && (event.kind.starts_with("incident.") || event.kind.starts_with("postmortem."));
     let unfiltered = !component_event && rows::event_components(conn, &event.id)?.is_empty();
     Ok(Audience {
         everyone: critical || unfiltered,
         component_updates_only: component_event,
+        chosen_only: vendor_event,
     })
 }

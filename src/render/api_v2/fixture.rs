@@ -76,6 +76,7 @@ pub fn page() -> PageData {
         ],
         incidents: vec![open_incident(), resolved_incident()],
         maintenances: vec![upcoming_maintenance(), active_maintenance()],
+        vendor_incidents: Vec::new(),
     }
 }
 
@@ -132,6 +133,7 @@ fn component(
             percent: None,
         },
         incidents_by_day: vec![],
+        vendor: None,
     }
 }
 

@@ -43,6 +43,7 @@ pub fn page() -> PageData {
         updated_at: created,
         uptime: daily_uptime(&[(created, ComponentStatus::Operational)], now, UPTIME_DAYS),
         incidents_by_day: vec![Vec::new(); UPTIME_DAYS as usize],
+        vendor: None,
     };
     let mut api = component("c-api", "API", Some("g-core"), 1);
     api.uptime = daily_uptime(&api_history, now, UPTIME_DAYS);
@@ -80,6 +81,7 @@ pub fn page() -> PageData {
         components: vec![api, dashboard, cdn],
         incidents: Vec::new(),
         maintenances: Vec::new(),
+        vendor_incidents: Vec::new(),
     };
     refresh_status(&mut data);
     data

@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::events::EventCard;
-use super::format::{StatusLook, day_text, percent_text, sentence_case};
+use super::format::{StatusLook, TimeView, day_text, percent_text, sentence_case};
 use super::frame::{Frame, Links, Section};
 use super::history::{day_href, event_day};
 use crate::domain::{ComponentStatus, DayUptime, severity};
@@ -31,6 +31,36 @@ pub struct OverviewView {
     pub time_zone: String,
     /// "Can't sign in? Contact support", while something is wrong.
     pub support_prompt: Option<SupportPrompt>,
+    /// Vendors' incidents naming components this page mirrors.
+    pub vendor_incidents: Vec<VendorIncidentView>,
+}
+
+/// One of a vendor's incidents, labelled as the vendor's.
+#[derive(Debug, Serialize)]
+pub struct VendorIncidentView {
+    pub vendor: String,
+    pub name: String,
+    /// E.g. "Investigating", "In progress".
+    pub status: String,
+    pub maintenance: bool,
+    /// The vendor's own page about it.
+    pub url: Option<String>,
+    pub started: Option<TimeView>,
+    /// This page's components it concerns, e.g. "Payments API, Card processing".
+    pub components: String,
+}
+
+/// Where a mirrored component's status comes from.
+#[derive(Debug, Serialize)]
+pub struct VendorView {
+    pub name: String,
+    pub url: Option<String>,
+    pub component: String,
+    /// The status shown is only the last one known.
+    pub stale: bool,
+    pub as_of: Option<TimeView>,
+    pub failing_since: Option<TimeView>,
+    pub problem: Option<String>,
 }
 
 /// The pointer to the support form shown while an incident is open or a component marked as
@@ -84,6 +114,7 @@ pub struct ComponentView {
     pub region: Option<String>,
     pub status: StatusLook,
     pub uptime: UptimeView,
+    pub vendor: Option<VendorView>,
 }
 
 /// A component's uptime bar.
@@ -128,6 +159,19 @@ impl OverviewView {
             support_prompt: SupportPrompt::new(data, &Links::new(path)),
             links: Links::new(path),
             time_zone: tz.name().to_owned(),
+            vendor_incidents: data
+                .vendor_incidents
+                .iter()
+                .map(|v| VendorIncidentView {
+                    vendor: v.vendor.clone(),
+                    name: v.incident.name.clone(),
+                    status: sentence_case(&v.incident.status.replace('_', " ")),
+                    maintenance: v.incident.maintenance,
+                    url: v.incident.url.clone(),
+                    started: v.incident.started_at.map(|t| TimeView::new(t, tz)),
+                    components: v.components.join(", "),
+                })
+                .collect(),
         }
     }
 }
@@ -199,6 +243,19 @@ fn component_view(c: &ComponentInfo, data: &PageData, targets: &DayTargets) -> C
         description: c.description.clone(),
         region: c.region.clone(),
         status: StatusLook::component(c.status),
+        vendor: c.vendor.as_ref().map(|v| VendorView {
+            name: v.name.clone(),
+            url: v.url.clone(),
+            component: v.component.clone(),
+            stale: v.stale(),
+            as_of: v
+                .confirmed_at
+                .map(|t| TimeView::new(t, data.page.time_zone)),
+            failing_since: v
+                .failing_since
+                .map(|t| TimeView::new(t, data.page.time_zone)),
+            problem: v.problem.clone(),
+        }),
         uptime: UptimeView {
             percent: match c.uptime.percent {
                 Some(p) => format!("{} uptime", percent_text(p, 2)),

@@ -229,44 +229,11 @@ async fn owners_list_every_token_and_others_only_their_own(db: TestDb) {
 
 #[test]
 fn an_operator_adds_a_user_then_a_cli_token_works_against_herald_serve() {
-    use std::io::Write;
-    use std::process::Stdio;
-
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("herald.db").display());
-    let mut add = herald(dir.path())
-        .args([
-            "user",
-            "add",
-            "--email",
-            "ops@example.com",
-            "--role",
-            "owner",
-        ])
-        .arg("--password-stdin")
-        .env("DATABASE_URL", &url)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    add.stdin
-        .take()
-        .unwrap()
-        .write_all(b"correct horse battery staple\n")
-        .unwrap();
-    assert!(add.wait().unwrap().success());
+    crate::process::add_owner(dir.path(), &url, "ops@example.com");
     let serving = crate::process::Serving::start(dir.path(), &url, &[]);
-    let out = herald(dir.path())
-        .args(["token", "create", "--email", "ops@example.com"])
-        .env("DATABASE_URL", &url)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let token = String::from_utf8(out.stdout).unwrap();
+    let token = crate::process::create_token(dir.path(), &url, "ops@example.com");
     let me: Value = reqwest::blocking::Client::new()
         .get(format!("http://127.0.0.1:{}/api/v1/me", serving.port))
         .bearer_auth(token.trim())

@@ -23,6 +23,7 @@ async fn an_event_is_expanded_chunk_by_chunk_into_one_delivery_per_recipient(db:
     let audience = Audience {
         everyone: false,
         component_updates_only: false,
+        chosen_only: false,
     };
     let steps = db
         .run(move |c| {
@@ -78,6 +79,7 @@ async fn an_expansion_step_leases_its_first_deliveries_to_the_expanding_worker(d
     let audience = Audience {
         everyone: false,
         component_updates_only: false,
+        chosen_only: false,
     };
     let (step, listed, claimed, until) = db
         .run(move |c| {

@@ -64,6 +64,9 @@ pub struct Audience {
     pub everyone: bool,
     /// Only subscribers who asked for component status changes.
     pub component_updates_only: bool,
+    /// Only subscribers who chose one of the event's components themselves (a whole-page
+    /// subscription does not count): a vendor's change reaches those who opted in to it.
+    pub chosen_only: bool,
 }
 
 /// Deliveries an expansion step leases to the expanding worker as it writes them, as a claim
@@ -204,11 +207,11 @@ pub fn expand_event(
                FROM subscribers s \
                WHERE s.page_id = $7 AND s.state = '{confirmed}' \
                AND ($8 = FALSE OR s.component_updates = TRUE) \
-               AND ($9 = TRUE OR s.whole_page = TRUE OR EXISTS ( \
+               AND ($9 = TRUE OR (s.whole_page = TRUE AND $10 = FALSE) OR EXISTS ( \
                  SELECT 1 FROM subscriber_components sc \
                  JOIN notification_event_components ec ON ec.component_id = sc.component_id \
                  WHERE sc.subscriber_id = s.id AND ec.event_id = $1)) \
-               AND s.id > $10 AND s.id <= $11) r \
+               AND s.id > $11 AND s.id <= $12) r \
              WHERE TRUE \
              ON CONFLICT DO NOTHING{returning}",
             pending = DeliveryState::Pending.as_str(),
@@ -230,6 +233,7 @@ pub fn expand_event(
             .bind::<Text, _>(&event.page_id)
             .bind::<Bool, _>(audience.component_updates_only)
             .bind::<Bool, _>(audience.everyone)
+            .bind::<Bool, _>(audience.chosen_only)
             .bind::<Text, _>(&after)
             .bind::<Text, _>(&upto);
         let (inserted, leased) = if returning {

@@ -1,0 +1,2 @@
+DROP TABLE mirrors;
+DROP TABLE mirror_sources;
