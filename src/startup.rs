@@ -280,6 +280,9 @@ impl Application {
                 "closing the listener; answering what has arrived, closing idle connections"
             );
             handle.pause().await;
+            if let Err(e) = http::connections::stop_listening(&listening) {
+                tracing::warn!(error = %e, "the listener could not be shut; the accept loop is paused");
+            }
             let drained = connections.drain(grace).await;
             tracing::info!(drained, "connections drained; stopping the server");
             handle.stop(true).await;

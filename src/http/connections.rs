@@ -204,6 +204,15 @@ async fn probe(addr: std::net::SocketAddr) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Stops the kernel from taking connections on `listener` at once: new ones are refused.
+/// actix-server's `pause` only asks its accept thread to stop (its answer comes before the
+/// thread has done so), so a client arriving just after could still be taken, even after the
+/// drain had begun closing idle connections. Called after [`Connections::accept_queued`], so
+/// nothing that came before is lost.
+pub fn stop_listening(listener: &OwnedFd) -> std::io::Result<()> {
+    socket2::SockRef::from(listener).shutdown(std::net::Shutdown::Read)
+}
+
 /// Connections in a listening socket's accept queue: taken by the kernel (their bytes may have
 /// arrived), not yet accepted (Linux reports it as `tcpi_unacked` for a socket in LISTEN).
 pub fn accept_queue(listener: &OwnedFd) -> Option<u32> {
