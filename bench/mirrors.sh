@@ -28,7 +28,9 @@ SETTLE_SECS="${SETTLE_SECS:-70}"
 MEASURE_SECS="${MEASURE_SECS:-180}"
 
 cargo build --release --quiet --bin herald
-herald="$(pwd)/${CARGO_TARGET_DIR:-target}/release/herald"
+target_dir="${CARGO_TARGET_DIR:-target}"
+[[ "$target_dir" == /* ]] || target_dir="$(pwd)/$target_dir"
+herald="$target_dir/release/herald"
 work="$(mktemp -d)"
 pids=()
 cleanup() {
