@@ -38,6 +38,7 @@ diesel::table! {
         next_update_critical_mins -> Nullable<Integer>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        embed_origins -> Text,
     }
 }
 

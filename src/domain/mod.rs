@@ -9,6 +9,7 @@ pub mod alerts;
 pub mod backoff;
 pub mod deadline;
 pub mod email;
+pub mod embed;
 pub mod ids;
 pub mod password;
 pub mod postmortem;

@@ -19,12 +19,8 @@ pub mod support;
 
 pub use client_ip::{ClientNet, client_ip, client_net};
 
-/// The Content-Security-Policy of every HTML answer (public pages, their forms, sign-in and the
-/// console): nothing from elsewhere, no inline code, no plugins, forms post to Herald only, and
-/// no framing.
-pub const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; \
-                       script-src 'self'; object-src 'none'; base-uri 'none'; \
-                       form-action 'self'; frame-ancestors 'none'";
+/// The Content-Security-Policy of every HTML answer (one policy, the render's).
+pub use crate::render::representation::CSP;
 
 use actix_web::web;
 

@@ -184,12 +184,20 @@ fn key(tail: &str, query: &str) -> String {
 fn serve(req: &HttpRequest, rep: &Representation) -> HttpResponse {
     let mut res = rep.respond(req);
     if rep.content_type.starts_with("text/html") {
-        res.headers_mut().insert(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(CSP),
-        );
-        res.headers_mut()
-            .insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        let headers = res.headers_mut();
+        match &rep.framed_by {
+            // Framable by the sites the page lists: X-Frame-Options cannot say that.
+            Some(policy) => {
+                headers.insert(header::CONTENT_SECURITY_POLICY, policy.clone());
+            }
+            None => {
+                headers.insert(
+                    header::CONTENT_SECURITY_POLICY,
+                    HeaderValue::from_static(CSP),
+                );
+                headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+            }
+        }
     }
     res
 }

@@ -65,6 +65,12 @@ impl Assets {
         format!("{PREFIX}{file}")
     }
 
+    /// The bytes of the asset `name` (by its plain name).
+    pub fn source(&self, name: &str) -> Option<bytes::Bytes> {
+        let file = self.names.get(name)?;
+        self.files.get(file).map(|rep| rep.identity.clone())
+    }
+
     /// The asset served under a fingerprinted file name.
     pub fn get(&self, fingerprinted_file_name: &str) -> Option<Arc<Representation>> {
         self.files.get(fingerprinted_file_name).cloned()

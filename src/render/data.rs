@@ -91,6 +91,8 @@ pub struct PageInfo {
     pub support_email: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// The sites that may frame the page's status embed (none when empty).
+    pub embed_origins: Vec<String>,
 }
 
 fn serialize_tz<S: serde::Serializer>(tz: &Tz, s: S) -> Result<S::Ok, S::Error> {
@@ -279,6 +281,18 @@ impl PageData {
     /// A component by id.
     pub fn component(&self, id: &str) -> Option<&ComponentInfo> {
         self.components.iter().find(|c| c.id == id)
+    }
+
+    /// Whether a component marked as meaning "signing in" is affected: not operational, or
+    /// named by an open incident (the support form is then the way in).
+    pub fn signin_affected(&self) -> bool {
+        self.components.iter().any(|c| {
+            c.signin
+                && (c.status != ComponentStatus::Operational
+                    || self
+                        .open_incidents()
+                        .any(|i| i.affected_components.iter().any(|a| a.id == c.id)))
+        })
     }
 }
 

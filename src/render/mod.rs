@@ -4,6 +4,7 @@ pub mod api_v2;
 pub mod assets;
 pub mod badge;
 pub mod data;
+pub mod embed;
 pub mod feeds;
 pub mod html;
 pub mod markdown;

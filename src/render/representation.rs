@@ -8,6 +8,13 @@ use actix_web::{HttpRequest, HttpResponse};
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
+/// The Content-Security-Policy of every HTML answer (public pages, their forms, sign-in and the
+/// console): nothing from elsewhere, no inline code, no plugins, forms post to Herald only, and
+/// no framing.
+pub const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; \
+                       script-src 'self'; object-src 'none'; base-uri 'none'; \
+                       form-action 'self'; frame-ancestors 'none'";
+
 /// Bodies smaller than this are not worth compressing.
 const MIN_COMPRESS_LEN: usize = 256;
 /// Brotli quality: rendering happens once per change, so spend CPU for smaller bodies.
@@ -59,6 +66,9 @@ pub struct Representation {
     pub cache: CachePolicy,
     /// `Access-Control-Allow-Origin: *` (the public JSON API).
     pub cors: bool,
+    /// For HTML that other sites may frame (the status embed): its own Content-Security-Policy,
+    /// [`CSP`] with these `frame-ancestors`, and no `X-Frame-Options`. `None`: no framing.
+    pub framed_by: Option<HeaderValue>,
     /// Header values made once, not per request.
     headers: Prepared,
 }
@@ -114,8 +124,23 @@ impl Representation {
             tag,
             cache,
             cors: false,
+            framed_by: None,
             headers,
         }
+    }
+
+    /// The same representation, framable by `sources` (CSP `frame-ancestors` sources; with
+    /// none, it stays unframable).
+    pub fn framable_by(mut self, sources: &[String]) -> Self {
+        if sources.is_empty() {
+            return self;
+        }
+        let policy = CSP.replace(
+            "frame-ancestors 'none'",
+            &format!("frame-ancestors {}", sources.join(" ")),
+        );
+        self.framed_by = HeaderValue::from_str(&policy).ok();
+        self
     }
 
     /// The same representation, marked for cross-origin reads.

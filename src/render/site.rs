@@ -11,7 +11,9 @@ use crate::passes::Passes;
 
 use super::assets::Assets;
 use super::html::{self, Templates};
-use super::{PageData, Representation, api_v2, badge, feeds};
+use anyhow::Context;
+
+use super::{CachePolicy, PageData, Representation, api_v2, badge, embed, feeds};
 
 /// Everything one page serves, keyed by the path below the page's prefix (`""` is the overview,
 /// `"api/v2/summary.json"`, `"incidents/{id}"`, `"history?page=2"`, ...).
@@ -65,6 +67,8 @@ impl SiteSnapshot {
 pub struct Renderer {
     pub templates: Templates,
     pub assets: Assets,
+    /// `embed.js`, served below every page (the same bytes: it finds its page from its URL).
+    pub embed_js: Arc<Representation>,
     pub not_found: Arc<Representation>,
     pub unavailable: Arc<Representation>,
 }
@@ -76,7 +80,16 @@ impl Renderer {
         let assets = Assets::load();
         let not_found = Arc::new(html::render_not_found(&templates, &assets)?);
         let unavailable = Arc::new(html::render_unavailable(&templates, &assets)?);
+        let embed_js = assets
+            .source("embed.js")
+            .context("the embed.js asset is missing")?;
+        let embed_js = Arc::new(Representation::new(
+            "text/javascript; charset=utf-8",
+            embed_js,
+            CachePolicy::PUBLIC,
+        ));
         Ok(Self {
+            embed_js,
             templates,
             assets,
             not_found,
@@ -91,6 +104,8 @@ impl Renderer {
         api_v2::render(&data, &mut reps)?;
         feeds::render(&data, &mut reps)?;
         reps.insert("badge.svg".to_owned(), Arc::new(badge::render(&data)));
+        embed::render(&data, &self.templates, &self.assets, &mut reps)?;
+        reps.insert("embed.js".to_owned(), self.embed_js.clone());
         let wake_at = wake_at(&data);
         Ok(PageSnapshot {
             data: Arc::new(data),

@@ -60,6 +60,8 @@ pub struct UpdatePageInput {
     pub next_update_intervals: Option<NextUpdateIntervals>,
     pub is_default: Option<bool>,
     pub is_public: Option<bool>,
+    /// The sites that may frame the status embed (`[]`: none).
+    pub embed_origins: Option<Vec<String>>,
 }
 
 /// Creates a page. Setting it default takes the flag from the others; the first page of an
@@ -198,6 +200,11 @@ fn page_changes(input: &UpdatePageInput) -> AppResult<StatusPageChanges> {
         .map(|i| interval_columns(&i))
         .transpose();
     let intervals = check.check("next_update_intervals", intervals).flatten();
+    let embed_origins = input
+        .embed_origins
+        .as_deref()
+        .map(|o| crate::domain::embed::parse_origins(o).map(|o| crate::domain::embed::stored(&o)))
+        .transpose();
     let description = |v: &str| required_text(v, MAX_DESCRIPTION_LEN);
     let changes = StatusPageChanges {
         slug: check.check("slug", slug).flatten(),
@@ -223,6 +230,7 @@ fn page_changes(input: &UpdatePageInput) -> AppResult<StatusPageChanges> {
         next_update_minor_mins: intervals.map(|i| i[1]),
         next_update_major_mins: intervals.map(|i| i[2]),
         next_update_critical_mins: intervals.map(|i| i[3]),
+        embed_origins: check.check("embed_origins", embed_origins).flatten(),
         updated_at: now(),
     };
     check.done(Some(changes))

@@ -150,6 +150,7 @@ fn page_info(page: &StatusPage, base_url: &str) -> AppResult<PageInfo> {
         support_email: page.support_email.clone(),
         created_at: utc(page.created_at),
         updated_at: utc(page.updated_at),
+        embed_origins: crate::domain::embed::listed(&page.embed_origins),
     })
 }
 

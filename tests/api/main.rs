@@ -17,6 +17,7 @@ mod cli;
 mod console;
 mod deadlines;
 mod delivery;
+mod embed;
 mod error_pages;
 mod health;
 mod jobs;

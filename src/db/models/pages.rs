@@ -49,6 +49,9 @@ pub struct StatusPage {
     pub next_update_critical_mins: Option<i32>,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// The sites that may frame its status embed, separated by spaces (CSP's
+    /// `frame-ancestors` sources); empty, none may.
+    pub embed_origins: String,
 }
 
 impl StatusPage {
@@ -113,6 +116,7 @@ pub struct StatusPageChanges {
     pub next_update_minor_mins: Option<Option<i32>>,
     pub next_update_major_mins: Option<Option<i32>>,
     pub next_update_critical_mins: Option<Option<i32>>,
+    pub embed_origins: Option<String>,
     /// Always set, so a change set is never empty.
     pub updated_at: NaiveDateTime,
 }

@@ -33,6 +33,7 @@ const FIELDS: &[&str] = &[
     "public_url",
     "support_webhook_url",
     "responder_webhook_url",
+    "embed_origins",
     "interval_none",
     "interval_minor",
     "interval_major",
@@ -111,6 +112,10 @@ fn stored(page: &StatusPage, hooks: &serde_json::Map<String, Value>) -> Submitte
         ("public_url", opt(&page.public_url)),
         ("support_webhook_url", hook(Purpose::Support)),
         ("responder_webhook_url", hook(Purpose::Responder)),
+        (
+            "embed_origins",
+            crate::domain::embed::listed(&page.embed_origins).join("\n"),
+        ),
         ("interval_none", minutes(page.next_update_none_mins)),
         ("interval_minor", minutes(page.next_update_minor_mins)),
         ("interval_major", minutes(page.next_update_major_mins)),
@@ -159,6 +164,12 @@ fn settings_input(form: &Submitted) -> Result<UpdatePageInput, FieldErrors> {
         next_update_intervals: Some(intervals),
         is_default: Some(ticked(form, "is_default")),
         is_public: Some(ticked(form, "is_public")),
+        embed_origins: Some(
+            form.get("embed_origins")
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
+        ),
     };
     errors.is_empty().then_some(input).ok_or(errors)
 }

@@ -30,6 +30,7 @@ pub fn page(p: &StatusPage) -> Value {
         "time_zone": p.time_zone, "support_email": p.support_email,
         "is_default": p.is_default, "is_public": p.is_public,
         "next_update_intervals": p.intervals(),
+        "embed_origins": crate::domain::embed::listed(&p.embed_origins),
         "created_at": time(p.created_at), "updated_at": time(p.updated_at),
     })
 }

@@ -45,6 +45,7 @@ pub fn page() -> PageData {
             support_email: None,
             created_at: at(-70, 9, 0),
             updated_at: at(-10, 9, 0),
+            embed_origins: Vec::new(),
         },
         as_of: at(0, 12, 0),
         stale_since: None,

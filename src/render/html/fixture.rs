@@ -63,6 +63,7 @@ pub fn page() -> PageData {
         support_email: None,
         created_at: created,
         updated_at: created,
+        embed_origins: Vec::new(),
     };
     let mut data = PageData {
         page,

@@ -10,7 +10,7 @@ use super::events::EventCard;
 use super::format::{StatusLook, TimeView, day_text, percent_text, sentence_case};
 use super::frame::{Frame, Links, Section};
 use super::history::{day_href, event_day};
-use crate::domain::{ComponentStatus, DayUptime, severity};
+use crate::domain::{DayUptime, severity};
 use crate::render::PageData;
 use crate::render::assets::Assets;
 use crate::render::data::ComponentInfo;
@@ -74,13 +74,7 @@ pub struct SupportPrompt {
 impl SupportPrompt {
     fn new(data: &PageData, links: &Links) -> Option<Self> {
         let open = data.open_incidents().next().is_some();
-        let urgent = data.components.iter().any(|c| {
-            c.signin
-                && (c.status != ComponentStatus::Operational
-                    || data
-                        .open_incidents()
-                        .any(|i| i.affected_components.iter().any(|a| a.id == c.id)))
-        });
+        let urgent = data.signin_affected();
         (open || urgent).then(|| Self {
             href: links.support.clone(),
             urgent,

@@ -22,6 +22,20 @@ pub fn chromium_path() -> Option<PathBuf> {
     path.exists().then_some(path)
 }
 
+/// Chromium's path; `None` (the test then says it is skipped) where it is not installed, which
+/// CI never allows.
+pub fn chromium_or_skip() -> Option<PathBuf> {
+    let found = chromium_path();
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").is_err(),
+            "Chromium must be installed in CI (.ci/run installs it)"
+        );
+        eprintln!("skipped: no Chromium at /usr/bin/chromium (apt-get install chromium)");
+    }
+    found
+}
+
 /// A running headless Chromium.
 pub struct Browser {
     child: Child,
@@ -82,7 +96,25 @@ impl Browser {
             .as_str()
             .expect("page websocket url")
             .to_owned();
-        let (socket, _) = tungstenite::connect(url.as_str()).expect("devtools websocket");
+        Self::connect(&url)
+    }
+
+    /// Connects to the frame showing `url` that the browser runs as a target of its own (a
+    /// frame of another site than its document's), if there is one.
+    pub fn frame(&self, url: &str) -> Option<Page> {
+        let body = http(self.port, "GET", "/json/list");
+        let targets: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+        let socket = targets
+            .as_array()?
+            .iter()
+            .find(|t| t["type"] == "iframe" && t["url"] == url)?["webSocketDebuggerUrl"]
+            .as_str()?
+            .to_owned();
+        Some(Self::connect(&socket))
+    }
+
+    fn connect(url: &str) -> Page {
+        let (socket, _) = tungstenite::connect(url).expect("devtools websocket");
         if let MaybeTlsStream::Plain(stream) = socket.get_ref() {
             // A read that gets nothing fails the test instead of hanging it.
             stream
