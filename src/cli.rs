@@ -42,6 +42,25 @@ pub enum Command {
     /// Manage API tokens.
     #[command(subcommand)]
     Token(TokenCommand),
+    /// Move from another status page.
+    #[command(subcommand)]
+    Import(ImportCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// Copy a Statuspage-compatible page (components, groups, incidents with their updates,
+    /// scheduled maintenance) into a Herald page, made when missing. Running it again adds only
+    /// what is new.
+    Statuspage {
+        /// The source page: its address, or its /api/v2/ base (e.g.
+        /// https://status.example.com/api/v2/).
+        #[arg(long = "from")]
+        from: String,
+        /// The Herald page to import into (its slug).
+        #[arg(long)]
+        page: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -98,6 +117,9 @@ pub fn main() -> ExitCode {
             name,
             expires_days,
         }) => token_create(&settings, &email, &name, expires_days),
+        Command::Import(ImportCommand::Statuspage { from, page }) => {
+            import_statuspage(&settings, &from, &page)
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -191,6 +213,36 @@ fn demo(settings: &Settings) -> Result<(), CliError> {
     match seeded {
         services::demo::Seeded::Created => println!("created the demo page: {url}"),
         services::demo::Seeded::AlreadyThere => println!("the demo page already exists: {url}"),
+    }
+    Ok(())
+}
+
+/// `herald import statuspage`: reads the source page, then writes it in one transaction;
+/// progress on stderr, the summary on stdout.
+fn import_statuspage(settings: &Settings, from: &str, slug: &str) -> Result<(), CliError> {
+    let base = crate::domain::statuspage::api_base(from)
+        .map_err(|e| CliError::Usage(format!("--from {e}")))?;
+    crate::domain::Slug::parse(slug).map_err(|e| CliError::Usage(format!("--page: {e}")))?;
+    let fetcher = crate::delivery::fetch::Fetcher::new(
+        crate::delivery::outbound::Policy::from_settings(settings),
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(anyhow::Error::from)?;
+    let mut progress = |line: &str| eprintln!("{line}");
+    let source = runtime
+        .block_on(crate::importer::read_statuspage(
+            &fetcher,
+            &base,
+            &mut progress,
+        ))
+        .map_err(|e| CliError::Failed(anyhow::anyhow!(e)))?;
+    let (mut conn, _) = startup::open_connection(settings)?;
+    let report = services::imports::import_statuspage(&mut conn, slug, &source, &mut progress)
+        .map_err(|e| anyhow::anyhow!(e.to_string()))?;
+    for line in report.lines() {
+        println!("{line}");
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ pub mod delivery;
 pub mod domain;
 pub mod error;
 pub mod http;
+pub mod importer;
 pub mod jobs;
 pub mod lifecycle;
 pub mod notify;

@@ -518,6 +518,16 @@ diesel::table! {
 
 diesel::joinable!(mirrors -> mirror_sources (source_url));
 
+diesel::table! {
+    imported_records (page_id, kind, source_id) {
+        page_id -> Text,
+        kind -> Text,
+        source_id -> Text,
+        local_id -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 // The marks of a page's components (`integrations::page_marks`).
 diesel::allow_tables_to_appear_in_same_query!(alert_marks, components);
 // A page's mirrors with their sources (`mirrors::of_page`).

@@ -19,6 +19,7 @@ pub mod reference;
 pub mod rollup;
 pub mod slug;
 pub mod status;
+pub mod statuspage;
 pub mod timezone;
 pub mod transitions;
 pub mod uptime;

@@ -12,6 +12,7 @@ mod update;
 
 use crate::db::models::incidents::{Incident, IncidentUpdate, IncidentUpdateComponent};
 
+pub(crate) use open::{MAX_BODY_LEN, MAX_INCIDENT_NAME_LEN};
 pub use open::{OpenIncidentInput, open_incident};
 pub use query::{
     IncidentDetail, IncidentFilter, PageOverview, UpdateWithChanges, get_incident,

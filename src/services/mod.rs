@@ -8,6 +8,7 @@ pub mod components;
 pub mod deadlines;
 pub mod demo;
 pub mod idempotency;
+pub mod imports;
 pub mod incidents;
 pub mod integrations;
 pub mod maintenance;

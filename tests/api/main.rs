@@ -20,6 +20,7 @@ mod delivery;
 mod embed;
 mod error_pages;
 mod health;
+mod imports;
 mod jobs;
 mod lifecycle;
 mod logs;

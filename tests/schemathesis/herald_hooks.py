@@ -29,6 +29,8 @@ be accepted. Negative cases are sent as generated.
 - A vendor a component follows is one that can be read: the run's own demo page (Herald
   mirroring itself), naming one of its components; a mirror read or stopped is one made for
   it.
+- A Statuspage import reads a page that can be read (the run's own demo page) into one page
+  kept for it (`imported`), so that repeated imports add nothing.
 - An Idempotency-Key is not reused with another body (the server answers 422, as the IETF
   draft asks): each positive case that carries one gets a fresh key.
 """
@@ -434,6 +436,13 @@ def _a_vendor_it_follows(case):
         case.body["component_id"] = ids[-1]
 
 
+def _a_page_to_import(case):
+    """An import reads the demo page into the page kept for imports."""
+    if case.path.endswith("/imports/statuspage") and isinstance(case.body, dict):
+        case.body["from"] = f"{os.environ['HERALD_ST_BASE']}/status/{DEMO}"
+        case.body["page"] = "imported"
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     meta = case.meta
@@ -446,6 +455,7 @@ def before_call(context, case, kwargs):
     _alerts_to_an_integration(case)
     _integration_settings(case)
     _a_vendor_it_follows(case)
+    _a_page_to_import(case)
     if isinstance(case.body, dict):
         if "components" in case.body and "/integrations" not in case.path:
             _components_of_page(case.body, _page_components(case))

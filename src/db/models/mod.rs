@@ -4,6 +4,7 @@ pub mod audit;
 pub mod components;
 pub mod deadlines;
 pub mod idempotency;
+pub mod imports;
 pub mod incidents;
 pub mod integrations;
 pub mod mirrors;

@@ -8,6 +8,7 @@
 mod audit;
 pub mod body;
 mod components;
+mod imports;
 mod incidents;
 mod integrations;
 mod mirrors;
@@ -100,6 +101,7 @@ api_routes! {
     get "/pages/{slug}/mirrors" => mirrors::list,
     get "/pages/{slug}/mirrors/{component_id}" => mirrors::get,
     delete "/pages/{slug}/mirrors/{component_id}" => mirrors::unfollow,
+    post "/imports/statuspage" => imports::import_statuspage,
 }
 
 /// Routes under [`PREFIX`] that `crate::auth` registers (the caller and API tokens); the

@@ -20,9 +20,9 @@ use crate::services::pages::{
 };
 
 /// The longest incident name, in characters.
-pub(super) const MAX_INCIDENT_NAME_LEN: usize = 200;
+pub(crate) const MAX_INCIDENT_NAME_LEN: usize = 200;
 /// The longest update body (markdown), in characters.
-pub(super) const MAX_BODY_LEN: usize = 20_000;
+pub(crate) const MAX_BODY_LEN: usize = 20_000;
 /// The longest user impact, scope or root cause text, in characters.
 pub(super) const MAX_FIELD_LEN: usize = 5_000;
 /// How often a reference is allocated again after losing a race for it.

@@ -10,11 +10,13 @@ mod app;
 mod builders;
 mod db;
 mod requests;
+mod vendor;
 
 pub use app::TestApp;
 pub use builders::PASSWORD;
 pub use db::TestDb;
 pub use requests::Console;
+pub use vendor::Vendor;
 
 /// Declares an async test body once and runs it on each backend: `NAME::sqlite` always, and
 /// `NAME::postgres` against a fresh database on the suite's PostgreSQL ([`crate::pg_server`]:
