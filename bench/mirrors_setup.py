@@ -5,15 +5,25 @@ import http.client
 import json
 import os
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 MIRRORS = 1000
 
 
+# Set-up requests go 16 at a time (each connection its own), so the servers' refreshers render
+# one page for many changes instead of one per change.
+WORKERS = 16
+
+
 def api(port, token):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    local = threading.local()
 
     def call(method, path, body=None):
+        conn = getattr(local, "conn", None)
+        if conn is None:
+            conn = local.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         conn.request(
             method,
             "/api/v1" + path,
@@ -36,8 +46,9 @@ def vendor(port, token):
     call = api(int(port), token)
     for slug, count in (("big", MIRRORS), ("small", 10)):
         made(call("POST", "/pages", {"slug": slug, "name": f"Vendor {slug}"}))
-        for i in range(count):
-            made(call("POST", f"/pages/{slug}/components", {"name": f"Service {i:04}"}))
+        with ThreadPoolExecutor(WORKERS) as pool:
+            list(pool.map(lambda i: made(call("POST", f"/pages/{slug}/components",
+                                              {"name": f"Service {i:04}"})), range(count)))
     print("vendor: page big (1,000 components) and page small (10)", flush=True)
 
 
@@ -47,7 +58,7 @@ def mirrors(shape, port, token, vendor_port, base_port, base_token):
     base = api(int(base_port), base_token)
     made(base("POST", "/pages", {"slug": "acme", "name": "Acme"}))
     started = time.monotonic()
-    for i in range(MIRRORS):
+    def one(i):
         if shape == "one-vendor":
             url = f"http://127.0.0.1:{vendor_port}/status/big"
             wanted = f"Service {i:04}"
@@ -56,6 +67,9 @@ def mirrors(shape, port, token, vendor_port, base_port, base_token):
             wanted = f"Service {i % 10:04}"
         made(call("POST", "/pages/acme/mirrors", {"url": url, "vendor_component": wanted}))
         made(base("POST", "/pages/acme/components", {"name": f"Service {i:04}"}))
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        list(pool.map(one, range(MIRRORS)))
     listed = made(call("GET", "/pages/acme/mirrors"))
     sources = len({m["url"] for m in listed})
     print(

@@ -151,7 +151,17 @@ pub fn follow(conn: &mut DbConn, page_id: &PageId, follow: &Follow<'_>) -> AppRe
                 )?;
             }
             None => {
-                rows::insert_source(conn, &source)?;
+                // Another owner may add the same vendor at the same moment: theirs stands, and
+                // this summary (as new) is saved over it. The insert runs in a savepoint, so a
+                // refused one leaves the transaction usable.
+                use diesel::result::{DatabaseErrorKind, Error};
+                match write_tx(conn, |c| rows::insert_source(c, &source)) {
+                    Ok(_) => {}
+                    Err(Error::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
+                        rows::save_source(conn, &source)?;
+                    }
+                    Err(e) => return Err(e.into()),
+                }
             }
         }
         let previous = rows::find(conn, &component.id)?;

@@ -133,6 +133,13 @@ pub fn list(
     {
         errors.insert("status".into(), vec!["must be open or handled".into()]);
     }
+    // No id or reference holds it, and PostgreSQL refuses it in a query's text.
+    if blank(&filter.incident).is_some_and(|i| i.contains('\0')) {
+        errors.insert(
+            "incident".into(),
+            vec!["must not contain the NUL character (U+0000)".into()],
+        );
+    }
     if !errors.is_empty() {
         return Err(AppError::Validation(errors));
     }

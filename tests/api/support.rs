@@ -789,6 +789,14 @@ async fn responders_triage_submissions_through_the_api(db: TestDb) {
         .await;
     assert_eq!(status, 422, "{bad}");
     assert!(bad["fields"]["topic"].is_array() && bad["fields"]["limit"].is_array());
+    // A NUL character (which PostgreSQL refuses in text) is the caller's mistake, not a 500.
+    let (status, bad) = s
+        .app
+        .api(&responder)
+        .get("/pages/acme/support?incident=a%00b")
+        .await;
+    assert_eq!(status, 422, "{bad}");
+    assert!(bad["fields"]["incident"].is_array(), "{bad}");
 
     let incident = json!({"name": "Sign-in failures", "body": "Investigating."});
     let (status, opened) = s

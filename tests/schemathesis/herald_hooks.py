@@ -327,13 +327,14 @@ def _a_draft():
 
 
 def _clean_map(value, cut):
-    """A map with its keys trimmed, not blank, at most `cut` characters, unique when lowercased."""
+    """A map with its keys trimmed, not blank, without NUL, at most `cut` characters, unique
+    when lowercased."""
     if not isinstance(value, dict):
         return value
     kept, seen = {}, set()
     for key, item in value.items():
         key = key.strip()
-        if key and len(key) <= cut and key.lower() not in seen:
+        if key and "\x00" not in key and len(key) <= cut and key.lower() not in seen:
             seen.add(key.lower())
             kept[key] = item
     return kept
