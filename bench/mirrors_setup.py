@@ -20,10 +20,20 @@ WORKERS = 16
 def api(port, token):
     local = threading.local()
 
-    def call(method, path, body=None):
+    def call(method, path, body=None, retried=False):
         conn = getattr(local, "conn", None)
         if conn is None:
             conn = local.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        try:
+            return send(conn, method, path, body)
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # The server closed a connection left idle past its keep-alive: a new one.
+            local.conn = None
+            if retried:
+                raise
+            return call(method, path, body, retried=True)
+
+    def send(conn, method, path, body):
         conn.request(
             method,
             "/api/v1" + path,
