@@ -4,8 +4,6 @@
 //! whole-request time limit, a size limit, and redirects followed only a few times, each
 //! checked again.
 
-use std::time::Duration;
-
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::StatusCode;
@@ -113,11 +111,7 @@ impl Fetcher {
             let request = request
                 .body(Full::new(Bytes::new()))
                 .map_err(|_| FetchError::Refused(UrlRefusal::Malformed))?;
-            let key = format!(
-                "{}:{}",
-                url.host_str().unwrap_or(""),
-                url.port_or_known_default().unwrap_or(0)
-            );
+            let key = super::webhook::host_key(&url);
             let reply = http
                 .exchange(&key, &url, request, max_body.saturating_add(1))
                 .await
@@ -152,11 +146,6 @@ impl Fetcher {
             }
         }
         Err(FetchError::Redirects)
-    }
-
-    /// How long one GET may take.
-    pub fn timeout(&self) -> Duration {
-        self.policy.timeout
     }
 }
 

@@ -210,7 +210,7 @@ impl WebhookClient {
 }
 
 /// `host:port`, the unit of circuits (and of the engine's lanes).
-fn host_key(url: &url::Url) -> String {
+pub(super) fn host_key(url: &url::Url) -> String {
     format!(
         "{}:{}",
         url.host_str().unwrap_or(""),

@@ -275,9 +275,8 @@ pub fn claim_due(
 ) -> AppResult<Vec<(String, Option<String>)>> {
     let next = at + chrono::Duration::from_std(poll).unwrap_or_default();
     let mut claimed = Vec::new();
-    for url in rows::due_sources(conn, at, limit)? {
+    for (url, etag) in rows::due_sources(conn, at, limit)? {
         if rows::claim_source(conn, &url, at, next)? {
-            let etag = rows::find_source(conn, &url)?.and_then(|s| s.etag);
             claimed.push((url, etag));
         }
     }

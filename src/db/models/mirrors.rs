@@ -78,13 +78,17 @@ pub fn delete_source_if_unused(conn: &mut DbConn, url: &str) -> QueryResult<usiz
     diesel::delete(mirror_sources::table.find(url)).execute(conn)
 }
 
-/// Up to `limit` sources due at `at`, most overdue first.
-pub fn due_sources(conn: &mut DbConn, at: NaiveDateTime, limit: i64) -> QueryResult<Vec<String>> {
+/// Up to `limit` sources due at `at`, most overdue first: each URL with its ETag.
+pub fn due_sources(
+    conn: &mut DbConn,
+    at: NaiveDateTime,
+    limit: i64,
+) -> QueryResult<Vec<(String, Option<String>)>> {
     mirror_sources::table
         .filter(mirror_sources::next_poll_at.le(at))
         .order(mirror_sources::next_poll_at)
         .limit(limit)
-        .select(mirror_sources::url)
+        .select((mirror_sources::url, mirror_sources::etag))
         .load(conn)
 }
 
