@@ -61,6 +61,20 @@ pub enum ImportCommand {
         #[arg(long)]
         page: String,
     },
+    /// Subscribe the people and webhooks of a subscriber file (Statuspage's export or import
+    /// template) to a Herald page, with the components they chose. Email addresses get one
+    /// mail to confirm, unless --confirmed; addresses the page already has are skipped.
+    Subscribers {
+        /// The Herald page (its slug); it must exist (import the page first).
+        #[arg(long)]
+        page: String,
+        /// The CSV file.
+        #[arg(long, value_name = "FILE")]
+        csv: PathBuf,
+        /// The addresses were confirmed where they come from: subscribe them without a mail.
+        #[arg(long)]
+        confirmed: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -120,6 +134,11 @@ pub fn main() -> ExitCode {
         Command::Import(ImportCommand::Statuspage { from, page }) => {
             import_statuspage(&settings, &from, &page)
         }
+        Command::Import(ImportCommand::Subscribers {
+            page,
+            csv,
+            confirmed,
+        }) => import_subscribers(&settings, &page, &csv, confirmed),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -247,6 +266,61 @@ fn import_statuspage(settings: &Settings, from: &str, slug: &str) -> Result<(), 
     Ok(())
 }
 
+/// `herald import subscribers`: reads the file, checks its webhooks' endpoints, then writes
+/// the subscribers in one transaction; progress on stderr, the summary on stdout.
+fn import_subscribers(
+    settings: &Settings,
+    slug: &str,
+    file: &std::path::Path,
+    confirmed: bool,
+) -> Result<(), CliError> {
+    crate::domain::Slug::parse(slug).map_err(|e| CliError::Usage(format!("--page: {e}")))?;
+    let shown = file.display();
+    let bytes = std::fs::read(file)
+        .map_err(|e| CliError::Usage(format!("--csv: cannot read {shown}: {e}")))?;
+    let rows = crate::domain::subscriber_csv::read(&bytes)
+        .map_err(|e| CliError::Usage(format!("--csv {shown}: {e}")))?;
+    eprintln!("read {} rows from {shown}", rows.len());
+    let policy = crate::delivery::outbound::Policy::from_settings(settings);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(anyhow::Error::from)?;
+    let rows = runtime.block_on(crate::importer::check_webhooks(rows, &policy));
+    let (mut conn, _) = startup::open_connection(settings)?;
+    let mut progress = |line: &str| eprintln!("{line}");
+    let report = services::imports::import_subscribers(
+        &mut conn,
+        slug,
+        &rows,
+        confirmed,
+        &mut crate::delivery::signature::new_secret,
+        &mut progress,
+    )
+    .map_err(|e| match e {
+        crate::error::AppError::Validation(fields) => usage_of(&fields),
+        other => CliError::Failed(anyhow::anyhow!(other.to_string())),
+    })?;
+    for line in report.lines() {
+        println!("{line}");
+    }
+    if !confirmed && report.created.contains_key("email subscribers") {
+        println!("each new email subscriber gets one mail to confirm; until then, nothing else");
+    }
+    Ok(())
+}
+
+/// A usage error naming the flags of a service's field errors.
+fn usage_of(fields: &crate::error::FieldErrors) -> CliError {
+    CliError::Usage(
+        fields
+            .iter()
+            .map(|(field, msgs)| format!("--{}: {}", field.replace('_', "-"), msgs.join("; ")))
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
+}
+
 fn user_add(
     settings: &Settings,
     email: &str,
@@ -302,13 +376,7 @@ fn token_create(settings: &Settings, email: &str, name: &str, days: i64) -> Resu
         Err(crate::error::AppError::NotFound(_)) => {
             Err(CliError::Usage(format!("no account has the email {email}")))
         }
-        Err(crate::error::AppError::Validation(fields)) => Err(CliError::Usage(
-            fields
-                .iter()
-                .map(|(field, msgs)| format!("--{}: {}", field.replace('_', "-"), msgs.join("; ")))
-                .collect::<Vec<_>>()
-                .join(", "),
-        )),
+        Err(crate::error::AppError::Validation(fields)) => Err(usage_of(&fields)),
         Err(other) => Err(CliError::Failed(anyhow::anyhow!(other.to_string()))),
     }
 }

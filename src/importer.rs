@@ -1,10 +1,13 @@
-//! Reading a Statuspage-compatible page for an import (`herald import statuspage`, and
-//! `POST /api/v1/imports/statuspage`): its three public documents below `/api/v2/`, fetched
-//! under the outbound rules (`delivery::fetch`), parsed off the executor. Writing them is
-//! `services::imports`.
+//! Reading what an import brings, under the outbound rules: a Statuspage-compatible page
+//! (`herald import statuspage`, `POST /api/v1/imports/statuspage`), its three public documents
+//! below `/api/v2/` fetched with `delivery::fetch` and parsed off the executor; and the webhook
+//! endpoints of a subscriber file (`herald import subscribers`), checked as a webhook
+//! subscribing on the page is. Writing them is `services::imports`.
 
 use crate::delivery::fetch::{Fetched, Fetcher};
+use crate::delivery::outbound::{self, Policy};
 use crate::domain::statuspage::{self, IncidentsDoc, MaintenancesDoc, SummaryDoc};
+use crate::domain::subscriber_csv::{Entry, Row};
 use crate::services::imports::StatuspageSource;
 
 /// Reads the page at `base` (its `/api/v2/` base); `progress` hears of each document.
@@ -44,4 +47,49 @@ async fn document<T: serde::de::DeserializeOwned + Send + 'static>(
     tokio::task::spawn_blocking(move || statuspage::parse::<T>(name, &body))
         .await
         .map_err(|e| e.to_string())?
+}
+
+/// The longest a webhook row's address may take to resolve.
+const RESOLVE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
+/// Webhook rows checked at once.
+const CHECKS_AT_ONCE: usize = 16;
+
+/// Checks each webhook row's endpoint against the outbound rules (as a webhook subscribing on
+/// the page is checked); a refused endpoint turns its row into a refusal with the reason.
+pub async fn check_webhooks(rows: Vec<Row>, policy: &Policy) -> Vec<Row> {
+    use futures_util::StreamExt;
+    futures_util::stream::iter(rows)
+        .map(|row| async move {
+            let Entry::Webhook { url, .. } = &row.entry else {
+                return row;
+            };
+            match refusal(url, policy).await {
+                None => row,
+                Some(reason) => Row {
+                    line: row.line,
+                    entry: Entry::Refused {
+                        shown: url.chars().take(200).collect(),
+                        reason,
+                    },
+                },
+            }
+        })
+        .buffered(CHECKS_AT_ONCE)
+        .collect()
+        .await
+}
+
+async fn refusal(url: &str, policy: &Policy) -> Option<String> {
+    let parsed = match outbound::check_url(url, policy) {
+        Ok(parsed) => parsed,
+        Err(e) => return Some(format!("endpoint: {e}")),
+    };
+    match tokio::time::timeout(RESOLVE_WITHIN, outbound::check_destination(&parsed, policy)).await {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(format!("endpoint: {e}")),
+        Err(_) => Some(format!(
+            "endpoint: its host did not resolve within {} s",
+            RESOLVE_WITHIN.as_secs()
+        )),
+    }
 }

@@ -20,6 +20,7 @@ pub mod rollup;
 pub mod slug;
 pub mod status;
 pub mod statuspage;
+pub mod subscriber_csv;
 pub mod timezone;
 pub mod transitions;
 pub mod uptime;

@@ -125,6 +125,11 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
             json!({"page": page_view}),
             ChatMessage::default(),
         ),
+        (kind::SUBSCRIBER_MOVED, _) => (
+            "confirm_moved",
+            json!({"page": page_view}),
+            ChatMessage::default(),
+        ),
         (kind::SUBSCRIBER_QUARANTINED, _) => (
             "quarantined",
             json!({"page": page_view}),

@@ -83,7 +83,8 @@ impl Recipient {
 /// be sent (unsubscribed or quarantined since, or already confirmed).
 pub fn recipient(content: &EventContent, subscriber: &Addressee) -> Option<Recipient> {
     match content.event.kind.as_str() {
-        kind::SUBSCRIBER_CONFIRMATION => (subscriber.state == SubscriberState::Pending)
+        kind::SUBSCRIBER_CONFIRMATION | kind::SUBSCRIBER_MOVED => (subscriber.state
+            == SubscriberState::Pending)
             .then(|| subscriber.email.clone().map(Recipient::Email))
             .flatten(),
         kind::SUBSCRIBER_QUARANTINED => subscriber.contact_email.clone().map(Recipient::Email),
@@ -135,7 +136,7 @@ pub fn build(
             view["manage_url"] = json!(manage_url);
             view["unsubscribe_url"] = json!(manage_url);
             match content.event.kind.as_str() {
-                kind::SUBSCRIBER_CONFIRMATION => {
+                kind::SUBSCRIBER_CONFIRMATION | kind::SUBSCRIBER_MOVED => {
                     view["confirm_url"] = json!(links.confirm_url(slug, subscriber));
                 }
                 kind::SUBSCRIBER_QUARANTINED => {

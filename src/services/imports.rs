@@ -8,6 +8,10 @@
 
 use std::collections::BTreeMap;
 
+pub mod subscribers;
+
+pub use subscribers::import_subscribers;
+
 use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
 
@@ -63,11 +67,15 @@ impl Report {
     }
 
     fn refused(&mut self, kind: &'static str, source_id: &str, name: &str, reason: impl ToString) {
+        // NUL is dropped: the report may be stored (an idempotent answer), and PostgreSQL's
+        // text takes no NUL.
+        let clean =
+            |text: &str, most: usize| text.chars().filter(|c| *c != '\0').take(most).collect();
         self.refused.push(Refused {
             kind,
-            source_id: source_id.chars().take(100).collect(),
-            name: name.chars().take(200).collect(),
-            reason: reason.to_string(),
+            source_id: clean(source_id, 100),
+            name: clean(name, 200),
+            reason: clean(&reason.to_string(), 1000),
         });
     }
 
@@ -86,7 +94,7 @@ impl Report {
         let mut lines = vec![
             format!("page: {}", self.page),
             format!("created: {}", list(&self.created)),
-            format!("skipped (imported before): {}", list(&self.skipped)),
+            format!("skipped (already there): {}", list(&self.skipped)),
             format!("refused: {}", self.refused.len()),
         ];
         lines.extend(

@@ -34,6 +34,8 @@ pub mod kind {
     pub const VENDOR_STATUS_CHANGED: &str = "component.vendor_status_changed";
     /// The double opt-in mail to one new email subscriber.
     pub const SUBSCRIBER_CONFIRMATION: &str = "subscriber.confirmation";
+    /// The opt-in mail to an email subscriber imported from another status page.
+    pub const SUBSCRIBER_MOVED: &str = "subscriber.moved_confirmation";
     /// The notice to a quarantined webhook's contact address.
     pub const SUBSCRIBER_QUARANTINED: &str = "subscriber.quarantined";
 }

@@ -33,5 +33,6 @@ mod pool;
 mod process;
 mod public;
 mod schemathesis;
+mod subscriber_imports;
 mod support;
 mod support_notices;

@@ -30,7 +30,8 @@ be accepted. Negative cases are sent as generated.
   mirroring itself), naming one of its components; a mirror read or stopped is one made for
   it.
 - A Statuspage import reads a page that can be read (the run's own demo page) into one page
-  kept for it (`imported`), so that repeated imports add nothing.
+  kept for it (`imported`), so that repeated imports add nothing; a subscriber import brings a
+  file of one new address for the demo page.
 - An Idempotency-Key is not reused with another body (the server answers 422, as the IETF
   draft asks): each positive case that carries one gets a fresh key.
 """
@@ -438,10 +439,14 @@ def _a_vendor_it_follows(case):
 
 
 def _a_page_to_import(case):
-    """An import reads the demo page into the page kept for imports."""
+    """An import reads the demo page into the page kept for imports; a subscriber file is a
+    real one (a new address, the whole page) for the demo page."""
     if case.path.endswith("/imports/statuspage") and isinstance(case.body, dict):
         case.body["from"] = f"{os.environ['HERALD_ST_BASE']}/status/{DEMO}"
         case.body["page"] = "imported"
+    if case.path.endswith("/imports/subscribers") and isinstance(case.body, dict):
+        case.body["page"] = DEMO
+        case.body["csv"] = f"email,st-{uuid.uuid4().hex}@example.com,no,\n"
 
 
 @schemathesis.hook

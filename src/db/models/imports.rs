@@ -41,3 +41,16 @@ pub fn remember(
         ))
         .execute(conn)
 }
+
+/// Every record of `kind` imported into the page: (source id, local id).
+pub fn all_of_kind(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    kind: &str,
+) -> QueryResult<Vec<(String, String)>> {
+    imported_records::table
+        .filter(imported_records::page_id.eq(page_id))
+        .filter(imported_records::kind.eq(kind))
+        .select((imported_records::source_id, imported_records::local_id))
+        .load(conn)
+}

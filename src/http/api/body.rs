@@ -34,6 +34,41 @@ pub fn json_config() -> web::JsonConfig {
         })
 }
 
+/// A JSON body of up to `limit` bytes, for the one route whose bodies may outgrow
+/// [`BODY_LIMIT`] (a subscriber file); errors as [`json_config`] answers them.
+pub async fn json_within(
+    req: &HttpRequest,
+    payload: web::Payload,
+    limit: usize,
+) -> AppResult<Value> {
+    use actix_web::HttpMessage;
+    let json = req
+        .mime_type()
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.subtype() == "json" || m.suffix().is_some_and(|s| s == "json"));
+    if !json {
+        return Err(AppError::BadRequest(
+            "the request body must be JSON (Content-Type: application/json)".to_owned(),
+        ));
+    }
+    let bytes = match payload.to_bytes_limited(limit).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => {
+            return Err(AppError::BadRequest(format!(
+                "the request body is larger than {limit} bytes"
+            )));
+        }
+        Err(e) => {
+            return Err(AppError::BadRequest(format!(
+                "the request body could not be read: {e}"
+            )));
+        }
+    };
+    serde_json::from_slice(&bytes)
+        .map_err(|e| AppError::BadRequest(format!("the request body is not valid JSON: {e}")))
+}
+
 /// Any request under the API that no route takes: 405 with `Allow` when the path is a route's
 /// and only the method is wrong, 404 otherwise.
 pub async fn not_found(req: HttpRequest) -> AppResult<HttpResponse> {

@@ -102,6 +102,7 @@ api_routes! {
     get "/pages/{slug}/mirrors/{component_id}" => mirrors::get,
     delete "/pages/{slug}/mirrors/{component_id}" => mirrors::unfollow,
     post "/imports/statuspage" => imports::import_statuspage,
+    post "/imports/subscribers" => imports::import_subscribers,
 }
 
 /// Routes under [`PREFIX`] that `crate::auth` registers (the caller and API tokens); the

@@ -92,6 +92,20 @@ pub fn find_by_email(
         .optional()
 }
 
+/// The webhook subscriber of a page with this URL, whatever its state.
+pub fn find_by_url(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    url: &str,
+) -> QueryResult<Option<Subscriber>> {
+    subscribers::table
+        .filter(subscribers::page_id.eq(page_id))
+        .filter(subscribers::url.eq(url))
+        .select(Subscriber::as_select())
+        .first(conn)
+        .optional()
+}
+
 /// A page's subscribers (unsubscribed ones excluded), oldest first.
 pub fn list_subscribers(conn: &mut DbConn, page_id: &PageId) -> QueryResult<Vec<Subscriber>> {
     subscribers::table
