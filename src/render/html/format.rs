@@ -49,13 +49,16 @@ pub fn day_text(day: NaiveDate) -> String {
     day.format("%-d %b %Y").to_string()
 }
 
-/// A percentage cut (not rounded) to `decimals`, so that anything short of 100 never reads
-/// "100", with a thin trailing zero trimmed: `99.2 %`, `100 %`.
+/// A percentage rounded to `decimals` (6 of 9 reads `66.7 %`), except that anything short of
+/// 100 never reads "100" (99.996 at two decimals reads `99.99 %`), with trailing zeros trimmed:
+/// `99.2 %`, `100 %`.
 pub fn percent_text(value: f64, decimals: u32) -> String {
     let scale = 10f64.powi(decimals as i32);
-    // The epsilon keeps 99.2 (stored as 99.19999...) from being cut to 99.1.
-    let cut = ((value * scale) + 1e-6).floor() / scale;
-    let text = format!("{cut:.prec$}", prec = decimals as usize);
+    let mut rounded = (value * scale).round() / scale;
+    if value < 100.0 && rounded >= 100.0 {
+        rounded = (100.0 * scale - 1.0) / scale;
+    }
+    let text = format!("{rounded:.prec$}", prec = decimals as usize);
     let text = if text.contains('.') {
         text.trim_end_matches('0').trim_end_matches('.')
     } else {
@@ -185,12 +188,15 @@ mod tests {
     }
 
     #[test]
-    fn percentages_are_cut_not_rounded() {
+    fn percentages_are_rounded_but_short_of_100_never_read_100() {
         let cases = [
             (100.0, 2, "100 %"),
+            (600.0 / 9.0, 1, "66.7 %"),
+            (200.0 / 3.0, 2, "66.67 %"),
             (99.999, 2, "99.99 %"),
-            (99.2, 1, "99.2 %"),
             (99.95, 1, "99.9 %"),
+            (99.2, 1, "99.2 %"),
+            (99.26, 1, "99.3 %"),
             (75.0, 1, "75 %"),
             (0.0, 2, "0 %"),
         ];

@@ -69,10 +69,16 @@ impl IncidentView {
     /// The page of `event`, one of `data`'s incidents or maintenances.
     pub fn new(event: &IncidentInfo, data: &PageData, assets: &Assets) -> Self {
         let (path, tz, as_of) = (&data.page.path, data.page.time_zone, data.as_of);
+        // Once the postmortem is out, its root cause is the word on it; what was said during
+        // the incident stays, labelled for what it was.
+        let root_cause = match event.postmortem {
+            Some(_) => "Root cause as first reported",
+            None => "Preliminary root cause",
+        };
         let fields = [
             ("User impact", &event.user_impact),
             ("Scope of impact", &event.scope),
-            ("Preliminary root cause", &event.root_cause),
+            (root_cause, &event.root_cause),
         ]
         .into_iter()
         .filter_map(|(label, value)| {

@@ -88,7 +88,7 @@ fn each_component_has_a_ninety_day_bar_of_labelled_links_into_the_history() {
     ), "a day links to where its incident is listed");
     assert!(html.contains(r#"<li class="day s-none" title="2 Sep 2026: no data"></li>"#));
     assert!(
-        html.contains(r#"<span class="bar-percent">99.93 % uptime</span>"#),
+        html.contains(r#"<span class="bar-percent">99.94 % uptime</span>"#),
         "{html}"
     );
     assert!(html.contains(r#"<span class="region">eu-west</span>"#));

@@ -34,6 +34,23 @@ fn the_incident_page_has_the_timeline_fields_and_postmortem() {
 }
 
 #[test]
+fn the_root_cause_said_during_an_incident_is_preliminary_until_the_postmortem_is_out() {
+    let mut data = fixture::page();
+    let mut done = resolved_incident("i-done", "Route missing", 29);
+    done.root_cause = Some("A route was removed.".to_owned());
+    let mut open = resolved_incident("i-open", "Slow logins", 28);
+    open.root_cause = Some("A cache is cold.".to_owned());
+    open.postmortem = None;
+    data.incidents.extend([done, open]);
+    let site = render(&data);
+    let done = page(&site, "incidents/i-done");
+    assert!(done.contains("<dt>Root cause as first reported</dt><dd>A route was removed.</dd>"));
+    assert!(!done.contains("Preliminary root cause"));
+    let open = page(&site, "incidents/i-open");
+    assert!(open.contains("<dt>Preliminary root cause</dt><dd>A cache is cold.</dd>"));
+}
+
+#[test]
 fn every_incident_and_maintenance_gets_a_page() {
     let mut data = resolved_and_open();
     let from = as_of() + Duration::days(3);
