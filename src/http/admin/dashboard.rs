@@ -28,7 +28,6 @@ struct Row {
     impact: String,
     status: String,
     updated: TimeView,
-    time_zone: String,
     deadline: Option<DeadlineView>,
 }
 
@@ -122,7 +121,6 @@ fn row(page: &StatusPage, incident: Incident, now: DateTime<Utc>) -> AppResult<R
         kind: incident.kind.label().to_owned(),
         updated: TimeView::new(incident.updated_at, tz),
         deadline: DeadlineView::new(incident.next_update_by, tz, now),
-        time_zone: page.time_zone.clone(),
         reference: incident.reference,
         name: incident.name,
         page_name: page.name.clone(),

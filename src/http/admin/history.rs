@@ -36,7 +36,6 @@ struct Row {
 struct HistoryPage {
     frame: ConsoleFrame,
     page_name: String,
-    time_zone: String,
     rows: Vec<Row>,
     newer: Option<String>,
     older: Option<String>,
@@ -87,7 +86,6 @@ pub async fn list_page_incidents(
         older: (incidents.len() as i64 > PER_PAGE)
             .then(|| format!("{base}?offset={}", offset + PER_PAGE)),
         page_name: page.name,
-        time_zone: page.time_zone,
         rows,
     };
     render(&state, StatusCode::OK, "admin/history", &view)

@@ -59,6 +59,13 @@ async fn the_dashboard_lists_overdue_incidents_first_and_marks_them(db: TestDb) 
     assert!(forgotten < fresh, "the overdue incident comes first");
     assert!(body.contains("Update overdue by 1 d"), "{body}");
     assert!(body.contains("Deadlines met, 30 days"));
+    // Each time names one zone, its own: no page zone in brackets after it.
+    let line = body.split("Last update ").nth(1).expect("a last update");
+    let line = &line[..line.find("</p>").unwrap()];
+    assert!(line.ends_with("</time>") && !line.contains('('), "{line}");
+    let (status, list) = console.get("/admin/pages/acme/incidents").await;
+    assert_eq!(status, 200, "{list}");
+    assert!(list.contains(r#"<th scope="col">Started</th>"#), "{list}");
 }
 
 async fn opening_an_incident_through_the_form_publishes_it(db: TestDb) {
