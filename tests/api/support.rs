@@ -187,6 +187,11 @@ async fn valid_submissions_are_stored_and_referenced(db: TestDb) {
     assert!(html.contains(r#"name="form_token" value=""#), "{html}");
     assert!(html.contains(r#"name="website""#), "the honeypot is there");
     assert!(html.contains("Public API"), "components are offered");
+    assert!(
+        html.contains(r#"<input id="f-copy" name="copy" type="checkbox" value="on">"#)
+            && html.contains(r#"<label for="f-copy">Send me a copy by email</label>"#),
+        "the 'send me a copy' box, not ticked: {html}"
+    );
     let first_token = html.split(r#"name="form_token" value=""#).nth(1).unwrap();
     let again = s
         .app
@@ -204,7 +209,9 @@ async fn valid_submissions_are_stored_and_referenced(db: TestDb) {
 
     // The HTML form: 303 to the reference page.
     let token = s.token(5);
-    let (status, location, _) = s.post_form(&form_fields(&token, &s.component)).await;
+    let mut fields = form_fields(&token, &s.component);
+    fields.push(("copy", "on"));
+    let (status, location, _) = s.post_form(&fields).await;
     assert_eq!(status, 303);
     assert!(
         location.starts_with("/status/acme/support/sent?reference=SUP-"),
@@ -231,6 +238,7 @@ async fn valid_submissions_are_stored_and_referenced(db: TestDb) {
     assert_eq!(stored.len(), 2);
     let html_row = stored.iter().find(|r| r.reference == reference).unwrap();
     assert_eq!(html_row.email, "grace@example.com");
+    assert!(html_row.wants_copy, "the ticked box asks for a copy");
     assert_eq!(html_row.topic, "outage");
     assert!(
         html_row.message.contains("<script>"),
@@ -302,6 +310,7 @@ async fn each_invalid_field_is_answered_with_its_message(db: TestDb) {
     let mut fields = form_fields(&token, &s.component);
     fields[1] = ("email", "grace at example");
     fields[5] = ("message", "<b>hi");
+    fields.push(("copy", "on"));
     let (status, _, html) = s.post_form(&fields).await;
     assert_eq!(status, 422);
     assert!(
@@ -309,6 +318,10 @@ async fn each_invalid_field_is_answered_with_its_message(db: TestDb) {
         "{html}"
     );
     assert!(html.contains(r#"value="Grace Hopper""#), "the name is kept");
+    assert!(
+        html.contains(r#"name="copy" type="checkbox" value="on" checked>"#),
+        "the ticked box stays ticked"
+    );
     assert!(
         html.contains(r#"value="grace at example""#),
         "the wrong email is kept to fix"
