@@ -212,9 +212,13 @@ fn form_view(site: &PublicSite, data: &PageData, fields: &[(String, String)]) ->
         components: data
             .components
             .iter()
-            .map(
-                |c| json!({"id": c.id, "name": c.name, "checked": chosen.contains(&c.id.as_str())}),
-            )
+            .map(|c| {
+                json!({
+                    "id": c.id,
+                    "name": crate::domain::component_label(&c.name, c.region.as_deref()),
+                    "checked": chosen.contains(&c.id.as_str()),
+                })
+            })
             .collect(),
     }
 }

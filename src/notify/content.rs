@@ -221,7 +221,7 @@ fn incident_event(
         "window": window,
         "next_update_by": incident.next_update_by.filter(|_| incident.status.is_open()).map(utc_text),
         "components": incident.affected_components.iter()
-            .map(|c| json!({"name": c.name, "status": c.status.map(|s| s.label())}))
+            .map(|c| json!({"name": c.label(), "status": c.status.map(|s| s.label())}))
             .collect::<Vec<_>>(),
     });
     let chat = ChatMessage {

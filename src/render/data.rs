@@ -172,9 +172,18 @@ pub struct IncidentInfo {
 pub struct AffectedComponent {
     pub id: String,
     pub name: String,
+    /// Where it runs, when set: people read [`AffectedComponent::label`].
+    pub region: Option<String>,
     /// What the incident's own updates last set it to ([`status_in_incident`]); `None` for an
     /// ended incident that never set it. Never today's status from another incident.
     pub status: Option<ComponentStatus>,
+}
+
+impl AffectedComponent {
+    /// The name people read: with the region, so that two components of one name differ.
+    pub fn label(&self) -> String {
+        crate::domain::component_label(&self.name, self.region.as_deref())
+    }
 }
 
 /// The status an incident shows for a component it affects: the newest status one of its

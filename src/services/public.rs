@@ -211,6 +211,7 @@ fn load_incidents(
                 AffectedComponent {
                     id: c.id.to_string(),
                     name: c.name.clone(),
+                    region: c.region.clone(),
                     status: None,
                 },
                 c.status,

@@ -296,7 +296,10 @@ fn load(conn: &mut DbConn, id: &str) -> crate::error::AppResult<Option<Found>> {
     let component = match &submission.component_id {
         Some(cid) => components::find(conn, &ComponentId::from(cid.as_str()))
             .optional()?
-            .map(|c| (c.id.into(), c.name)),
+            .map(|c| {
+                let label = crate::domain::component_label(&c.name, c.region.as_deref());
+                (c.id.into(), label)
+            }),
         None => None,
     };
     let webhook = page_webhooks::find(conn, &page.id, "support")?;

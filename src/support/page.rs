@@ -237,7 +237,7 @@ impl<'a> FormView<'a> {
         components.extend(data.components.iter().map(|c| Choice {
             selected: c.id == component,
             value: c.id.clone(),
-            label: c.name.clone(),
+            label: crate::domain::component_label(&c.name, c.region.as_deref()),
         }));
         Self {
             frame: Frame::page(

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use herald::jobs::Registry;
 use herald::services::{demo, pages};
+use serde_json::json;
 
 use crate::helpers::{TestApp, TestDb};
 
@@ -22,7 +23,8 @@ on_both_backends!(
     the_same_data_renders_to_the_same_bytes_all_day,
     seeding_the_demo_twice_changes_nothing,
     a_cross_origin_preflight_of_the_json_feeds_and_badge_is_answered_and_of_a_page_is_not,
-    a_write_s_answer_comes_once_the_public_pages_show_it
+    a_write_s_answer_comes_once_the_public_pages_show_it,
+    components_of_one_name_are_told_apart_by_region_everywhere,
 );
 
 async fn a_cross_origin_preflight_of_the_json_feeds_and_badge_is_answered_and_of_a_page_is_not(
@@ -689,4 +691,72 @@ async fn a_write_s_answer_comes_once_the_public_pages_show_it(db: TestDb) {
         );
         assert_eq!(summary["components"][0]["status"], "major_outage");
     }
+}
+
+/// Two components of one name in two regions: every place a person picks or reads one names
+/// its region (the v2 JSON keeps the plain name).
+async fn components_of_one_name_are_told_apart_by_region_everywhere(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let token = app.token(herald::domain::Role::Owner).await;
+    let page = app
+        .page("acme")
+        .with_components(&["API", "API"])
+        .through_api(&token)
+        .create()
+        .await;
+    for (id, region) in page.components.iter().zip(["eu-west", "us-east"]) {
+        let path = format!("/pages/acme/components/{id}");
+        let (status, body) = app
+            .api(&token)
+            .patch(&path, json!({"region": region}))
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, body) = app
+        .api(&token)
+        .post(
+            "/pages/acme/incidents",
+            json!({"name": "Slow API", "body": "Looking.", "impact": "minor",
+                   "components": {page.components[1].to_string(): "degraded_performance"}}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    app.refreshed().await;
+    let overview = app.get("/status/acme").await.text().await.unwrap();
+    assert!(
+        overview
+            .contains(r#"<span class="affected-item">API (us-east) (Degraded Performance)</span>"#),
+        "{overview}"
+    );
+    assert!(overview.contains(r#"aria-label="Uptime of API (eu-west) over the last 90 days""#));
+    let subscribe = app
+        .get("/status/acme/subscribe")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        subscribe.contains(">API (eu-west)</label>")
+            && subscribe.contains(">API (us-east)</label>"),
+        "{subscribe}"
+    );
+    let support = app.get("/status/acme/support").await.text().await.unwrap();
+    assert!(
+        support.contains(">API (eu-west)</option>") && support.contains(">API (us-east)</option>"),
+        "{support}"
+    );
+    let feed = app
+        .get("/status/acme/history.atom")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(feed.contains("API (us-east)"), "{feed}");
+    let v2: serde_json::Value = app
+        .get("/status/acme/api/v2/incidents.json")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v2["incidents"][0]["components"][0]["name"], "API");
 }

@@ -64,7 +64,7 @@ pub fn component_choices(
         .iter()
         .map(|c| ComponentChoice {
             field: format!("{COMPONENT_PREFIX}{}", c.id),
-            name: c.name.clone(),
+            name: crate::domain::component_label(&c.name, c.region.as_deref()),
             current: c.status.label(),
             options: choices(options.clone(), form.component(&c.id)),
             error: errors.components.get(c.id.as_str()).cloned(),

@@ -253,10 +253,10 @@ fn timeline(
     let mut late = lateness(&promises);
     late.reverse();
     let name_of = |id: &str| {
-        parts
-            .iter()
-            .find(|c| c.id == id)
-            .map_or_else(|| id.to_owned(), |c| c.name.clone())
+        parts.iter().find(|c| c.id == id).map_or_else(
+            || id.to_owned(),
+            |c| crate::domain::component_label(&c.name, c.region.as_deref()),
+        )
     };
     detail
         .updates

@@ -116,9 +116,9 @@ async fn show(
                 String::new(),
                 "A new component, named as the vendor's".to_owned(),
             ))
-            .chain(tree.components().map(|c| match &c.region {
-                Some(region) => (c.id.to_string(), format!("{} ({region})", c.name)),
-                None => (c.id.to_string(), c.name.clone()),
+            .chain(tree.components().map(|c| {
+                let label = crate::domain::component_label(&c.name, c.region.as_deref());
+                (c.id.to_string(), label)
             })),
             form.get("component_id"),
         ),

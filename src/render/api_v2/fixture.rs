@@ -199,6 +199,7 @@ fn affected(id: &str, name: &str, status: ComponentStatus) -> AffectedComponent 
     AffectedComponent {
         id: id.into(),
         name: name.into(),
+        region: None,
         status: Some(status),
     }
 }

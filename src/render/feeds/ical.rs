@@ -84,11 +84,7 @@ fn status(m: &IncidentInfo) -> EventStatus {
 fn description(data: &PageData, m: &IncidentInfo) -> String {
     let mut text = format!("Status: {}\n", m.status.label());
     if !m.affected_components.is_empty() {
-        let names: Vec<&str> = m
-            .affected_components
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect();
+        let names: Vec<String> = m.affected_components.iter().map(|c| c.label()).collect();
         text.push_str(&format!("Affected components: {}\n", names.join(", ")));
     }
     for update in &m.updates {

@@ -145,7 +145,7 @@ fn content_html(data: &PageData, record: &IncidentInfo) -> String {
         let names: Vec<String> = record
             .affected_components
             .iter()
-            .map(|c| html_escape(&c.name))
+            .map(|c| html_escape(&c.label()))
             .collect();
         html.push_str(&format!(
             "<p>Affected components: {}</p>\n",

@@ -114,7 +114,7 @@ impl EventCard {
                 .affected_components
                 .iter()
                 .map(|c| AffectedView {
-                    name: c.name.clone(),
+                    name: c.label(),
                     status: c.status.map(StatusLook::component),
                 })
                 .collect(),

@@ -141,6 +141,7 @@ pub fn open_incident(id: &str, name: &str, next_update_by: DateTime<Utc>) -> Inc
         affected_components: vec![AffectedComponent {
             id: "c-api".to_owned(),
             name: "API".to_owned(),
+            region: None,
             status: Some(ComponentStatus::PartialOutage),
         }],
         ..base

@@ -104,6 +104,8 @@ pub struct GroupView {
 pub struct ComponentView {
     pub id: String,
     pub name: String,
+    /// The name with its region, where a label must tell components apart on its own.
+    pub label: String,
     pub description: Option<String>,
     pub region: Option<String>,
     pub status: StatusLook,
@@ -234,6 +236,7 @@ fn component_view(c: &ComponentInfo, data: &PageData, targets: &DayTargets) -> C
     ComponentView {
         id: c.id.clone(),
         name: c.name.clone(),
+        label: crate::domain::component_label(&c.name, c.region.as_deref()),
         description: c.description.clone(),
         region: c.region.clone(),
         status: StatusLook::component(c.status),

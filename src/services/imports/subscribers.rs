@@ -237,7 +237,7 @@ impl Components {
                 .push(id.clone());
             if let Some(region) = c.region.as_deref().filter(|r| !r.trim().is_empty()) {
                 by_name
-                    .entry(format!("{} ({})", c.name.trim(), region.trim()).to_lowercase())
+                    .entry(crate::domain::component_label(&c.name, Some(region)).to_lowercase())
                     .or_default()
                     .push(id);
             }
