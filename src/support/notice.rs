@@ -202,7 +202,7 @@ impl Notifier {
                 "submission": {
                     "id": s.id, "reference": s.reference, "name": s.name, "email": s.email,
                     "topic": s.topic, "topic_label": view["topic"],
-                    "component": found.component.as_ref().map(|(id, name)| json!({"id": id, "name": name})),
+                    "component": found.component.as_ref().map(|(id, name, _)| json!({"id": id, "name": name})),
                     "account": s.account, "message": s.message, "wants_copy": s.wants_copy,
                     "spooled": s.spooled, "submitted_at": view["submitted_at"],
                 },
@@ -253,7 +253,7 @@ impl Notifier {
             "name": s.name,
             "email": s.email,
             "account": s.account,
-            "component": found.component.as_ref().map(|(_, name)| name),
+            "component": found.component.as_ref().map(|(_, _, label)| label),
             "message": s.message,
             "spooled": s.spooled,
             "submitted_at": s.submitted_at.and_utc().format("%Y-%m-%d %H:%M UTC").to_string(),
@@ -279,8 +279,8 @@ fn outcome(attempt: Attempt) -> anyhow::Result<()> {
 struct Found {
     submission: SupportSubmission,
     page: StatusPage,
-    /// The affected component's id and name.
-    component: Option<(String, String)>,
+    /// The affected component's id, name, and name with its region (for people).
+    component: Option<(String, String, String)>,
     webhook: Option<page_webhooks::PageWebhook>,
 }
 
@@ -298,7 +298,7 @@ fn load(conn: &mut DbConn, id: &str) -> crate::error::AppResult<Option<Found>> {
             .optional()?
             .map(|c| {
                 let label = crate::domain::component_label(&c.name, c.region.as_deref());
-                (c.id.into(), label)
+                (c.id.into(), c.name, label)
             }),
         None => None,
     };
