@@ -16,6 +16,7 @@ use super::CSP;
 /// The route names of the public read path, as metrics and logs give them.
 pub mod route {
     pub const ROOT: &str = "/";
+    pub const WELCOME: &str = "/welcome";
     pub const ASSET: &str = "/assets/{file}";
     pub const PAGE: &str = "/status/{slug}";
     pub const PAGE_PATH: &str = "/status/{slug}/{tail:.*}";
@@ -66,6 +67,9 @@ pub fn early(req: &HttpRequest, site: &PublicSite) -> Option<(HttpResponse, &'st
             None => serve(req, &snapshot.home),
         };
         return Some((res, route::ROOT));
+    }
+    if path == route::WELCOME {
+        return Some((serve(req, &site.renderer.welcome), route::WELCOME));
     }
     let file = path.strip_prefix("/assets/")?;
     if file.is_empty() || file.contains('/') {

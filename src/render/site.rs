@@ -69,6 +69,8 @@ pub struct Renderer {
     pub assets: Assets,
     /// `embed.js`, served below every page (the same bytes: it finds its page from its URL).
     pub embed_js: Arc<Representation>,
+    /// The getting-started guide at `/welcome`.
+    pub welcome: Arc<Representation>,
     pub not_found: Arc<Representation>,
     pub unavailable: Arc<Representation>,
 }
@@ -80,6 +82,7 @@ impl Renderer {
         let assets = Assets::load();
         let not_found = Arc::new(html::render_not_found(&templates, &assets)?);
         let unavailable = Arc::new(html::render_unavailable(&templates, &assets)?);
+        let welcome = Arc::new(html::render_welcome(&templates, &assets)?);
         let embed_js = assets
             .source("embed.js")
             .context("the embed.js asset is missing")?;
@@ -90,6 +93,7 @@ impl Renderer {
         ));
         Ok(Self {
             embed_js,
+            welcome,
             templates,
             assets,
             not_found,

@@ -424,9 +424,34 @@ async fn a_fresh_install_welcomes_the_operator(db: TestDb) {
     let home = app.get("/").await;
     assert_eq!(home.status(), 200);
     let text = home.text().await.unwrap();
+    for needle in [
+        "cargo run --release -- user add --email you@example.com --role owner",
+        "herald user add --email you@example.com --role owner",
+        r#"<a href="/admin/login">the console's sign-in page</a>"#,
+        r#"<a href="/admin/pages/new">create a status page</a>"#,
+        "cargo run --release -- demo",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+    // The links lead somewhere: the sign-in page, and (after signing in) the new page form.
+    let sign_in = app.get("/admin/login").await;
+    assert_eq!(sign_in.status(), 200);
+
+    // Once the demo exists it is the site's default page, served at `/`; the guide stays at
+    // /welcome.
+    seed_demo(&app).await;
+    app.refreshed().await;
+    let home = app.get("/").await.text().await.unwrap();
     assert!(
-        text.contains("herald user add") && text.contains("herald demo"),
-        "{text}"
+        home.contains(r#"<a class="brand" href="/status/demo">"#),
+        "{home}"
+    );
+    let welcome = app.get("/welcome").await;
+    assert_eq!(welcome.status(), 200);
+    let welcome = welcome.text().await.unwrap();
+    assert!(
+        welcome.contains("herald user add") && welcome.contains("<title>Welcome to Herald"),
+        "{welcome}"
     );
 }
 

@@ -121,6 +121,21 @@ pub fn render_home(
     ))
 }
 
+/// The getting-started guide (`/welcome`): the same at every moment, rendered once.
+pub fn render_welcome(templates: &Templates, assets: &Assets) -> anyhow::Result<Representation> {
+    #[derive(Serialize)]
+    struct WelcomeView {
+        frame: Frame,
+    }
+    let view = WelcomeView {
+        frame: Frame::site("Welcome to Herald", assets),
+    };
+    Ok(representation(
+        templates.render("pages/welcome", &view)?,
+        CachePolicy::PUBLIC,
+    ))
+}
+
 /// What the error pages render.
 #[derive(Debug, Serialize)]
 struct ErrorView {
