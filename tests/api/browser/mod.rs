@@ -5,6 +5,7 @@
 mod cdp;
 mod console;
 mod embed;
+mod subscribe;
 mod support;
 
 use std::path::PathBuf;

@@ -66,7 +66,7 @@ async fn a_person_without_javascript_sends_the_support_form_and_reads_the_refere
 }
 
 /// Clicks the middle of the element `selector` with the mouse.
-fn click(page: &mut cdp::Page, selector: &str) {
+pub(super) fn click(page: &mut cdp::Page, selector: &str) {
     let doc = page.call("DOM.getDocument", json!({"depth": 0}));
     let node = page.call(
         "DOM.querySelector",
