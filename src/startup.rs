@@ -82,6 +82,7 @@ impl Application {
             Ok((db, key))
         })
         .await??;
+        crate::access::mail::LinkMailer::new(&settings, secret.clone())?.register(&mut registry);
         let site = Arc::new(PublicSite::new(Renderer::load()?)?);
         let mut refresher = Refresher::new(site.clone(), db.clone(), settings.public_url.clone());
         refresher
@@ -107,6 +108,7 @@ impl Application {
             metrics: telemetry::metrics_handle(),
             site: site.clone(),
             login_limiter: Arc::default(),
+            reader_limiter: Arc::default(),
             password_checks: Arc::default(),
             notify: crate::notify::NotifyHandle::new(&settings),
             jobs: Arc::default(),

@@ -23,6 +23,9 @@ pub struct AppState {
     pub site: Arc<PublicSite>,
     /// Sign-in attempts per account and network, shared by this application's workers.
     pub login_limiter: Arc<crate::auth::limit::LoginLimiter>,
+    /// Readers' attempts at a restricted page (its password, sign-in links by mail), per page
+    /// or address and network.
+    pub reader_limiter: Arc<crate::auth::limit::LoginLimiter>,
     /// Where sign-in passwords are verified, off the database pool.
     pub password_checks: Arc<crate::auth::verify::PasswordChecks>,
     /// Subscriber notifications: the engine's wake-up, the webhook policy, subscribe limits.

@@ -31,7 +31,6 @@ diesel::table! {
         time_zone -> Text,
         support_email -> Nullable<Text>,
         is_default -> Bool,
-        is_public -> Bool,
         next_update_none_mins -> Nullable<Integer>,
         next_update_minor_mins -> Nullable<Integer>,
         next_update_major_mins -> Nullable<Integer>,
@@ -39,6 +38,40 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         embed_origins -> Text,
+        visibility -> Text,
+        allowed_email_domains -> Text,
+        support_reach -> Text,
+        access_epoch -> BigInt,
+    }
+}
+
+diesel::table! {
+    page_passwords (page_id) {
+        page_id -> Text,
+        password_hash -> Text,
+        set_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    page_read_tokens (id) {
+        id -> Text,
+        page_id -> Text,
+        name -> Text,
+        token_hash -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    page_reader_links (id) {
+        id -> Text,
+        page_id -> Text,
+        email -> Text,
+        next_path -> Text,
+        expires_at -> Timestamp,
+        used_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
     }
 }
 
@@ -246,6 +279,9 @@ diesel::table! {
 }
 
 diesel::joinable!(incident_templates -> status_pages (page_id));
+diesel::joinable!(page_passwords -> status_pages (page_id));
+diesel::joinable!(page_read_tokens -> status_pages (page_id));
+diesel::joinable!(page_reader_links -> status_pages (page_id));
 
 diesel::table! {
     api_tokens (id) {
@@ -292,6 +328,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     incident_templates,
     api_tokens,
     sessions,
+    page_passwords,
+    page_read_tokens,
+    page_reader_links,
 );
 
 // The support contact form (migration 2026-11-30-000005_support).

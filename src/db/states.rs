@@ -186,6 +186,8 @@ stored_as_text!(crate::domain::Role);
 stored_as_text!(crate::domain::FollowUpState);
 stored_as_text!(crate::domain::IntegrationKind);
 stored_as_text!(crate::domain::IncidentMode);
+stored_as_text!(crate::domain::Visibility);
+stored_as_text!(crate::domain::SupportReach);
 
 // The ids, stored as their text.
 stored_as_text!(crate::domain::PageId);

@@ -5,6 +5,7 @@
 //! addresses, time zones, passwords, postmortem parts). Everything here is synchronous, pure and
 //! unit-tested next to the code.
 
+pub mod access;
 pub mod alerts;
 pub mod backoff;
 pub mod deadline;

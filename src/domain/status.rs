@@ -253,6 +253,29 @@ string_enum! {
 }
 
 string_enum! {
+    /// Who may read a status page.
+    pub enum Visibility ("visibility") {
+        /// Anyone.
+        Public => ("public", "Public: anyone may read it"),
+        /// Readers let in by the page's password or a sign-in link mailed to an address at an
+        /// allowed domain, machine clients with a read token, and signed-in responders.
+        Private => ("private", "Private: readers with the password or a link by email"),
+        /// Signed-in responders (and read tokens) only.
+        Internal => ("internal", "Internal: signed-in responders only"),
+    }
+}
+
+string_enum! {
+    /// Who may use a restricted page's support form.
+    pub enum SupportReach ("support form reach") {
+        /// Anyone, even on a private page: it serves the people who cannot sign in.
+        Everyone => ("everyone", "Anyone, even without access to the page"),
+        /// Only those the page admits.
+        Readers => ("readers", "Only the page's readers"),
+    }
+}
+
+string_enum! {
     /// What an integration does when an alert puts a component in major outage.
     pub enum IncidentMode ("incident mode") {
         /// Nothing beyond the component's status.

@@ -125,6 +125,13 @@ fn console_path(path: &str) -> Option<&str> {
     (console && plain && !path.starts_with(SIGN_IN)).then_some(path)
 }
 
+/// Where a browser may be sent after signing in: a console path, or a status page's (a reader
+/// of an internal page signs in here and goes back to it).
+fn next_path(path: &str) -> Option<&str> {
+    let plain = !path.contains("//") && path.bytes().all(|b| b.is_ascii_graphic() && b != b'\\');
+    console_path(path).or((path.starts_with("/status/") && plain).then_some(path))
+}
+
 fn registry() -> AppResult<&'static Handlebars<'static>> {
     static REGISTRY: OnceLock<Handlebars<'static>> = OnceLock::new();
     if let Some(registry) = REGISTRY.get() {
@@ -220,7 +227,7 @@ async fn show_login(
     query: web::Query<Next>,
 ) -> AppResult<HttpResponse> {
     let onward = Onward {
-        next: console_path(&query.next),
+        next: next_path(&query.next),
         carried: None,
     };
     login_page(&state, &req, StatusCode::OK, "", None, &onward)
@@ -303,7 +310,7 @@ async fn sign_in(
     let form = form.into_inner();
     let carried = Carried::from_sign_in(&form);
     let onward = Onward {
-        next: console_path(&form.next),
+        next: next_path(&form.next),
         carried: carried.as_ref(),
     };
     let SignIn {

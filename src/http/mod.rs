@@ -1,5 +1,6 @@
 //! The route table and the middleware every request goes through.
 
+pub mod access;
 pub mod admin;
 pub mod api;
 pub mod client_ip;
@@ -34,6 +35,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         // after as few as possible), the console and API after.
         .configure(api::tokens::routes)
         .configure(login::routes)
+        .configure(access::routes)
         .configure(support::routes)
         .configure(subscribe::routes)
         .configure(admin::routes)

@@ -9,7 +9,10 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::json;
 
 use crate::render::Representation;
-use crate::render::site::{PageSnapshot, PublicSite};
+use crate::render::site::{Found, PageSnapshot, PublicSite};
+use crate::state::AppState;
+
+use super::access::{self, InMemory};
 
 use super::CSP;
 
@@ -51,8 +54,10 @@ pub fn early(req: &HttpRequest, site: &PublicSite) -> Option<(HttpResponse, &'st
             route::PAGE
         };
         let tail = tail.unwrap_or("");
-        let res = match site.snapshot().pages.get(slug) {
-            Some(page) => answer(req, site, page, tail),
+        let snapshot = site.snapshot();
+        let res = match snapshot.find(slug) {
+            Some(Found::Public(page)) => answer(req, site, page, tail),
+            Some(Found::Restricted(page)) => early_restricted(req, site, page, tail)?,
             None => not_found(site, tail),
         };
         return Some((res, name));
@@ -63,7 +68,8 @@ pub fn early(req: &HttpRequest, site: &PublicSite) -> Option<(HttpResponse, &'st
     if path == "/" {
         let snapshot = site.snapshot();
         let res = match snapshot.page_for_host(host(req)) {
-            Some(page) => answer(req, site, page, ""),
+            Some(Found::Public(page)) => answer(req, site, page, ""),
+            Some(Found::Restricted(page)) => early_restricted(req, site, page, "")?,
             None => serve(req, &snapshot.home),
         };
         return Some((res, route::ROOT));
@@ -80,6 +86,39 @@ pub fn early(req: &HttpRequest, site: &PublicSite) -> Option<(HttpResponse, &'st
         None => not_found(site, ""),
     };
     Some((res, route::ASSET))
+}
+
+/// A restricted page on the read path: a preflight (it carries no credentials, and learns
+/// nothing of the page), or a reader the snapshot admits; `None` for anyone else (the router
+/// asks whether a responder is signed in, [`fallback`]).
+fn early_restricted(
+    req: &HttpRequest,
+    site: &PublicSite,
+    page: &PageSnapshot,
+    tail: &str,
+) -> Option<HttpResponse> {
+    if *req.method() == Method::OPTIONS {
+        return Some(restricted_preflight());
+    }
+    let key = req
+        .app_data::<web::Data<AppState>>()
+        .map(|state| state.secret.expose())?;
+    match access::in_memory(req, page, key) {
+        InMemory::Admitted => Some(access::private(read(req, site, page, tail))),
+        InMemory::BadToken => Some(access::refuse(req, page, tail, true)),
+        InMemory::Unknown => None,
+    }
+}
+
+/// The preflight of a cross-origin read of a restricted page: a read token goes in the
+/// `Authorization` header, which needs one.
+fn restricted_preflight() -> HttpResponse {
+    let mut res = HttpResponse::NoContent();
+    res.insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
+        .insert_header((header::ACCESS_CONTROL_ALLOW_METHODS, "GET, HEAD, OPTIONS"))
+        .insert_header((header::ACCESS_CONTROL_ALLOW_HEADERS, "Authorization"))
+        .insert_header((header::ACCESS_CONTROL_MAX_AGE, "86400"));
+    res.finish()
 }
 
 /// 204 for a representation readable from any origin (the v2 JSON): the methods it takes,
@@ -115,7 +154,8 @@ fn preflight(
 
 /// What follows `/status/{slug}/` on the pages' forms (subscribe, support, confirm, manage),
 /// which are not answered from the in-memory site.
-pub const FORM_TAILS: [&str; 6] = [
+pub const FORM_TAILS: [&str; 7] = [
+    "access",
     "subscribe",
     "api/subscribe",
     "support",
@@ -149,17 +189,48 @@ fn answer(req: &HttpRequest, site: &PublicSite, page: &PageSnapshot, tail: &str)
     }
 }
 
-/// Root-level paths (`/api/v2/summary.json`, `/history`, ...) of the page a custom domain or the
-/// default page maps to; anything else is a 404.
-pub async fn fallback(req: HttpRequest, site: web::Data<Arc<PublicSite>>) -> HttpResponse {
-    let tail = req.path().trim_start_matches('/').to_owned();
+/// What the read path left to the router: a restricted page asked for without a read token or
+/// a reader's pass (a signed-in responder is admitted; anyone else is sent to sign in, or
+/// refused), percent-encoded paths below a page, and the root-level paths
+/// (`/api/v2/summary.json`, `/history`, ...) of the page a custom domain or the default page
+/// maps to; anything else is a 404.
+pub async fn fallback(
+    req: HttpRequest,
+    site: web::Data<Arc<PublicSite>>,
+    state: web::Data<AppState>,
+) -> HttpResponse {
+    let path = req.path().to_owned();
     if !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
-        return not_found(&site, &tail);
+        return not_found(&site, path.trim_start_matches('/'));
     }
     let snapshot = site.snapshot();
-    match snapshot.page_for_host(host(&req)) {
-        Some(page) => answer(&req, &site, page, &tail),
-        None => not_found(&site, &tail),
+    let below_page = path
+        .strip_prefix("/status/")
+        .map(|rest| rest.split_once('/').unwrap_or((rest, "")));
+    let (found, tail) = match below_page {
+        Some((slug, tail)) => (snapshot.find(slug), tail.to_owned()),
+        None => (
+            snapshot.page_for_host(host(&req)),
+            path.trim_start_matches('/').to_owned(),
+        ),
+    };
+    let page = match found {
+        Some(Found::Public(page)) => return answer(&req, &site, page, &tail),
+        Some(Found::Restricted(page)) => page.clone(),
+        None => return not_found(&site, &tail),
+    };
+    drop(snapshot);
+    if *req.method() == Method::OPTIONS {
+        return restricted_preflight();
+    }
+    let key = key(&tail, req.query_string());
+    match access::in_memory(&req, &page, state.secret.expose()) {
+        InMemory::BadToken => access::refuse(&req, &page, &key, true),
+        InMemory::Admitted => access::private(read(&req, &site, &page, &tail)),
+        InMemory::Unknown if access::admit(&req, &state, Found::Restricted(&page)).await => {
+            access::private(read(&req, &site, &page, &tail))
+        }
+        InMemory::Unknown => access::refuse(&req, &page, &key, false),
     }
 }
 

@@ -53,9 +53,10 @@ impl RootSpanBuilder for RedactedRootSpan {
 }
 
 /// Routes with a secret in their path.
-const TOKEN_ROUTES: [&str; 2] = [
+const TOKEN_ROUTES: [&str; 3] = [
     "/status/{slug}/confirm/{token}",
     "/status/{slug}/unsubscribe/{token}",
+    "/status/{slug}/access/link/{token}",
 ];
 
 /// The token route `path` has the shape of (its literal segments equal, one segment for each
@@ -163,6 +164,7 @@ mod tests {
         for path in [
             "/status/acme/unsubscribe/s3cret",
             "/status/acme/confirm/s3cret",
+            "/status/acme/access/link/s3cret",
         ] {
             for pattern in [Some("/status/{slug}/{tail:.*}"), Some("default"), None] {
                 let got = redacted_target(pattern, path, "");

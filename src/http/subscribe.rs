@@ -19,9 +19,10 @@ use crate::db::states::SubscriberState;
 use crate::delivery::outbound;
 use crate::delivery::signature::new_secret;
 use crate::error::{AppError, AppResult};
+use crate::http::access::{admit, refuse};
 use crate::render::PageData;
 use crate::render::html::frame::{Frame, Section};
-use crate::render::site::PublicSite;
+use crate::render::site::{Found, PublicSite};
 use crate::services::subscriptions::token::Purpose;
 use crate::services::subscriptions::{
     self as subscribe, Origin, SubscribeInput, Subscribed, Subscription, Target,
@@ -61,13 +62,39 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .configure(super::subscribers_console::routes);
 }
 
-/// The page data of a public page, or 404.
+/// The page data of a page, or 404. A restricted page's shows nothing of its state
+/// ([`PageData::for_strangers`]): the subscription links, which carry their own authority,
+/// name the page and no more.
 fn page(site: &PublicSite, slug: &str) -> AppResult<Arc<PageData>> {
-    site.snapshot()
-        .pages
-        .get(slug)
-        .map(|p| p.data.clone())
-        .ok_or_else(|| AppError::NotFound(format!("page {slug}")))
+    match site.snapshot().find(slug) {
+        Some(Found::Public(page)) => Ok(page.data.clone()),
+        Some(Found::Restricted(page)) => Ok(Arc::new(page.data.for_strangers())),
+        None => Err(AppError::NotFound(format!("page {slug}"))),
+    }
+}
+
+/// The page data of a page the request may subscribe to: any public page, a restricted one
+/// for those it admits (anyone else is sent to sign in, or gets 401), or 404.
+async fn subscribable(
+    req: &HttpRequest,
+    state: &AppState,
+    slug: &str,
+) -> AppResult<Result<Arc<PageData>, HttpResponse>> {
+    let snapshot = state.site.snapshot();
+    let Some(found) = snapshot.find(slug) else {
+        return Err(AppError::NotFound(format!("page {slug}")));
+    };
+    let page = found.page().clone();
+    let restricted = matches!(found, Found::Restricted(_));
+    drop(snapshot);
+    if !restricted || admit(req, state, Found::Restricted(&page)).await {
+        return Ok(Ok(page.data.clone()));
+    }
+    let tail = match req.path().contains("/api/") {
+        true => "api/subscribe",
+        false => "subscribe",
+    };
+    Ok(Err(refuse(req, &page, tail, false)))
 }
 
 /// Checks, rate-limits and stores a public subscription.
@@ -148,7 +175,10 @@ pub async fn subscribe_json(
     slug: web::Path<String>,
     body: web::Bytes,
 ) -> AppResult<HttpResponse> {
-    let data = page(&state.site, &slug)?;
+    let data = match subscribable(&req, &state, &slug).await? {
+        Ok(data) => data,
+        Err(refused) => return Ok(refused),
+    };
     let input: SubscribeInput = serde_json::from_slice(&body)
         .map_err(|e| AppError::BadRequest(format!("the body is not a subscription: {e}")))?;
     let subscription = input.check()?;
@@ -226,9 +256,13 @@ fn form_view(site: &PublicSite, data: &PageData, fields: &[(String, String)]) ->
 /// `GET /status/{slug}/subscribe`: the form.
 pub async fn subscribe_form(
     state: web::Data<AppState>,
+    req: HttpRequest,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    let data = page(&state.site, &slug)?;
+    let data = match subscribable(&req, &state, &slug).await? {
+        Ok(data) => data,
+        Err(refused) => return Ok(refused),
+    };
     let mut view = form_view(&state.site, &data, &[]);
     if state.settings.smtp_url.is_none() {
         view.notice = Some(NO_MAIL.into());
@@ -244,7 +278,10 @@ pub async fn subscribe_submit(
     slug: web::Path<String>,
     body: web::Bytes,
 ) -> AppResult<HttpResponse> {
-    let data = page(&state.site, &slug)?;
+    let data = match subscribable(&req, &state, &slug).await? {
+        Ok(data) => data,
+        Err(refused) => return Ok(refused),
+    };
     let fields: Vec<(String, String)> = url::form_urlencoded::parse(&body).into_owned().collect();
     let get = |k: &str| {
         fields

@@ -21,9 +21,11 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::domain::SupportReach;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::ClientNet;
-use crate::render::site::{PageSnapshot, PublicSite};
+use crate::http::access::{admit, refuse};
+use crate::render::site::{Found, PageSnapshot, PublicSite};
 use crate::state::AppState;
 use crate::support::form::{BODY_LIMIT, Refusal, SupportForm, SupportJson};
 use crate::support::page::{self, Place};
@@ -83,30 +85,49 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     }
 }
 
-/// The page a request is for, and where its form lives.
-fn locate(req: &HttpRequest, site: &PublicSite) -> Option<(Arc<PageSnapshot>, Place)> {
-    let snapshot = site.snapshot();
-    match req.match_info().get("slug") {
-        Some(slug) => snapshot.pages.get(slug).cloned().map(|page| {
-            let prefix = format!("/status/{slug}");
-            (page, Place { prefix })
-        }),
+/// The page a request is for, and where its form lives. A restricted page's form is there
+/// for its readers, and for everyone when its owner chose so: then without anything of the
+/// page's state ([`PageData::for_strangers`]). Anyone else is sent to sign in.
+async fn locate(
+    req: &HttpRequest,
+    state: &AppState,
+) -> Result<Option<(Arc<PageSnapshot>, Place)>, HttpResponse> {
+    let snapshot = state.site.snapshot();
+    let (found, prefix) = match req.match_info().get("slug") {
+        Some(slug) => (snapshot.find(slug), format!("/status/{slug}")),
         None => {
             let host = req
                 .headers()
                 .get(header::HOST)
                 .and_then(|h| h.to_str().ok())
                 .unwrap_or("");
-            snapshot.page_for_host(host).cloned().map(|page| {
-                (
-                    page,
-                    Place {
-                        prefix: String::new(),
-                    },
-                )
-            })
+            (snapshot.page_for_host(host), String::new())
         }
+    };
+    let Some(found) = found else {
+        return Ok(None);
+    };
+    let page = found.page().clone();
+    let restricted = matches!(found, Found::Restricted(_));
+    drop(snapshot);
+    let place = Place { prefix };
+    if !restricted || admit(req, state, Found::Restricted(&page)).await {
+        return Ok(Some((page, place)));
     }
+    if page.access.support_reach == SupportReach::Everyone {
+        let shown = PageSnapshot {
+            data: Arc::new(page.data.for_strangers()),
+            access: page.access.clone(),
+            reps: std::collections::HashMap::new(),
+            wake_at: page.wake_at,
+        };
+        return Ok(Some((Arc::new(shown), place)));
+    }
+    let tail = match req.path().contains("/api/") {
+        true => "api/support",
+        false => "support",
+    };
+    Err(refuse(req, &page, tail, false))
 }
 
 /// The client's address (trusted proxies honoured), kept with the submission.
@@ -134,8 +155,10 @@ fn not_found(site: &PublicSite) -> HttpResponse {
 #[tracing::instrument(skip_all)]
 pub async fn show_form(req: HttpRequest, state: web::Data<AppState>) -> AppResult<HttpResponse> {
     let site = &state.site;
-    let Some((page, place)) = locate(&req, site) else {
-        return Ok(not_found(site));
+    let (page, place) = match locate(&req, &state).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return Ok(not_found(site)),
+        Err(refused) => return Ok(refused),
     };
     let support = &state.support;
     let token = support.tokens.mint(&page.data.page.id, Utc::now());
@@ -154,8 +177,10 @@ pub async fn submit_form(
     form: web::Form<SupportForm>,
 ) -> AppResult<HttpResponse> {
     let site = &state.site;
-    let Some((page, place)) = locate(&req, site) else {
-        return Ok(not_found(site));
+    let (page, place) = match locate(&req, &state).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return Ok(not_found(site)),
+        Err(refused) => return Ok(refused),
     };
     let typed = form.into_inner();
     let support = &state.support;
@@ -247,8 +272,10 @@ pub async fn show_sent(
     query: web::Query<SentQuery>,
 ) -> AppResult<HttpResponse> {
     let site = &state.site;
-    let Some((page, place)) = locate(&req, site) else {
-        return Ok(not_found(site));
+    let (page, place) = match locate(&req, &state).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return Ok(not_found(site)),
+        Err(refused) => return Ok(refused),
     };
     let Some(reference) = query.reference.as_deref().and_then(reference::normalize) else {
         return Ok(HttpResponse::SeeOther()
@@ -262,8 +289,10 @@ pub async fn show_sent(
 
 /// `GET api/support`: a form token and the choices, for a script that builds its own form.
 pub async fn form_token(req: HttpRequest, state: web::Data<AppState>) -> AppResult<HttpResponse> {
-    let Some((page, _)) = locate(&req, &state.site) else {
-        return Err(AppError::NotFound("status page".into()));
+    let page = match locate(&req, &state).await {
+        Ok(Some((page, _))) => page,
+        Ok(None) => return Err(AppError::NotFound("status page".into())),
+        Err(refused) => return Ok(refused),
     };
     let data = &page.data;
     let token = state.support.tokens.mint(&data.page.id, Utc::now());
@@ -294,8 +323,10 @@ pub async fn submit_json(
     state: web::Data<AppState>,
     body: web::Json<serde_json::Value>,
 ) -> AppResult<HttpResponse> {
-    let Some((page, _)) = locate(&req, &state.site) else {
-        return Err(AppError::NotFound("status page".into()));
+    let page = match locate(&req, &state).await {
+        Ok(Some((page, _))) => page,
+        Ok(None) => return Err(AppError::NotFound("status page".into())),
+        Err(refused) => return Ok(refused),
     };
     let support = &state.support;
     let ip = client_address(&req, &state);

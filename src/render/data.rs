@@ -252,6 +252,25 @@ pub struct FollowUpInfo {
 }
 
 impl PageData {
+    /// What someone the page does not admit may be shown of a restricted page (on its support
+    /// form, when the owner opens that to everyone): its name and addresses, nothing of its
+    /// state: no description, components, incidents or status.
+    pub fn for_strangers(&self) -> Self {
+        let mut page = self.page.clone();
+        page.description = None;
+        Self {
+            page,
+            as_of: self.as_of,
+            stale_since: None,
+            status: crate::domain::PageStatus::from_indicator(crate::domain::Indicator::None),
+            groups: Vec::new(),
+            components: Vec::new(),
+            incidents: Vec::new(),
+            maintenances: Vec::new(),
+            vendor_incidents: Vec::new(),
+        }
+    }
+
     /// Open incidents and advisories (newest first).
     pub fn open_incidents(&self) -> impl Iterator<Item = &IncidentInfo> {
         self.incidents.iter().filter(|i| i.status.is_open())

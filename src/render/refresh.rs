@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::site::{PageSnapshot, PublicSite, SiteSnapshot};
 use crate::db::Db;
 use crate::db::models::public::{self as queries, PageRevision};
-use crate::domain::PageId;
+use crate::domain::{PageId, Visibility};
 use crate::services::public::load_page_data;
 
 /// How often revisions are polled: a change made through another Herald process sharing the
@@ -52,7 +52,7 @@ impl Refresher {
         let now = Utc::now();
         let mut changed = was_stale || revisions.len() != self.pages.len();
         let mut next = HashMap::new();
-        for rev in revisions.into_iter().filter(|r| r.is_public) {
+        for rev in revisions {
             let old = self.pages.remove(&rev.page_id);
             let fresh = old
                 .as_ref()
@@ -86,13 +86,18 @@ impl Refresher {
 
     async fn render(&self, page_id: &PageId) -> anyhow::Result<Arc<PageSnapshot>> {
         let (id, base) = (page_id.clone(), self.base_url.clone());
-        let data = self
+        let (data, access) = self
             .db
-            .run(move |c| load_page_data(c, &id, Utc::now(), &base))
+            .run(move |c| {
+                let page = crate::services::pages::get_page(c, &id)?;
+                let access = crate::services::access::load(c, &page)?;
+                Ok((load_page_data(c, &id, Utc::now(), &base)?, access))
+            })
             .await?;
         let site = self.site.clone();
+        let access = Arc::new(access);
         let snapshot =
-            tokio::task::spawn_blocking(move || site.renderer.render_page(data)).await??;
+            tokio::task::spawn_blocking(move || site.renderer.render_page(data, access)).await??;
         Ok(Arc::new(snapshot))
     }
 
@@ -118,7 +123,7 @@ impl Refresher {
                 .filter_map(|(id, rev, old)| {
                     let mut data = (*old.data).clone();
                     data.stale_since = Some(since);
-                    let snapshot = site.renderer.render_page(data).ok()?;
+                    let snapshot = site.renderer.render_page(data, old.access.clone()).ok()?;
                     Some((id, (rev, Arc::new(snapshot))))
                 })
                 .collect::<HashMap<_, _>>()
@@ -134,10 +139,16 @@ impl Refresher {
 
     async fn publish(&self) -> anyhow::Result<()> {
         let mut pages = HashMap::new();
+        let mut restricted = HashMap::new();
         let mut domains = HashMap::new();
         let mut default_slug = None;
         for (rev, snapshot) in self.pages.values() {
-            pages.insert(rev.slug.clone(), snapshot.clone());
+            // Public only when both the page's row and the access its snapshot was rendered
+            // with say so: a page made private a moment ago is never answered publicly.
+            let public = rev.visibility == Visibility::Public
+                && snapshot.access.visibility == Visibility::Public;
+            let map = if public { &mut pages } else { &mut restricted };
+            map.insert(rev.slug.clone(), snapshot.clone());
             if let Some(domain) = &rev.custom_domain {
                 domains.insert(domain.to_ascii_lowercase(), rev.slug.clone());
             }
@@ -160,6 +171,7 @@ impl Refresher {
         .await??;
         self.site.publish(SiteSnapshot {
             pages,
+            restricted,
             domains,
             default_slug,
             home: Arc::new(home),

@@ -8,6 +8,7 @@ use arc_swap::ArcSwap;
 use chrono::{DateTime, Days, Utc};
 
 use crate::passes::Passes;
+use crate::services::access::PageAccess;
 
 use super::assets::Assets;
 use super::html::{self, Templates};
@@ -20,6 +21,9 @@ use super::{CachePolicy, PageData, Representation, api_v2, badge, embed, feeds};
 #[derive(Debug)]
 pub struct PageSnapshot {
     pub data: Arc<PageData>,
+    /// Who may read it: a restricted page's snapshot is only ever answered to a reader it
+    /// admits.
+    pub access: Arc<PageAccess>,
     pub reps: HashMap<String, Arc<Representation>>,
     /// When the page must be re-rendered even without a data change (a promised update falls
     /// due, the day rolls over for the uptime bars).
@@ -33,11 +37,32 @@ impl PageSnapshot {
     }
 }
 
-/// All public pages plus the home page, as one immutable value.
+/// A page found by slug or host, by who may read it.
+#[derive(Debug, Clone, Copy)]
+pub enum Found<'a> {
+    /// Anyone may.
+    Public(&'a Arc<PageSnapshot>),
+    /// Only readers its access admits (private or internal).
+    Restricted(&'a Arc<PageSnapshot>),
+}
+
+impl<'a> Found<'a> {
+    /// The page, whoever may read it (for the checks that admit a reader).
+    pub fn page(self) -> &'a Arc<PageSnapshot> {
+        match self {
+            Self::Public(page) | Self::Restricted(page) => page,
+        }
+    }
+}
+
+/// All pages plus the home page, as one immutable value. Public and restricted pages are held
+/// in two maps, so a route that answers public pages cannot reach a restricted one.
 #[derive(Debug)]
 pub struct SiteSnapshot {
     /// Public pages by slug.
     pub pages: HashMap<String, Arc<PageSnapshot>>,
+    /// Private and internal pages by slug.
+    pub restricted: HashMap<String, Arc<PageSnapshot>>,
     /// Custom domain (lowercase, no port) -> slug.
     pub domains: HashMap<String, String>,
     /// The page served at `/` when no custom domain matches.
@@ -46,8 +71,16 @@ pub struct SiteSnapshot {
 }
 
 impl SiteSnapshot {
+    /// The page of `slug`, public or restricted.
+    pub fn find(&self, slug: &str) -> Option<Found<'_>> {
+        match self.pages.get(slug) {
+            Some(page) => Some(Found::Public(page)),
+            None => self.restricted.get(slug).map(Found::Restricted),
+        }
+    }
+
     /// The page a request for `host` maps to at the site root, if any.
-    pub fn page_for_host(&self, host: &str) -> Option<&Arc<PageSnapshot>> {
+    pub fn page_for_host(&self, host: &str) -> Option<Found<'_>> {
         let host = host.rsplit_once(':').map_or(host, |(h, port)| {
             if port.chars().all(|c| c.is_ascii_digit()) {
                 h
@@ -59,7 +92,7 @@ impl SiteSnapshot {
         self.domains
             .get(&host)
             .or(self.default_slug.as_ref())
-            .and_then(|slug| self.pages.get(slug))
+            .and_then(|slug| self.find(slug))
     }
 }
 
@@ -101,8 +134,13 @@ impl Renderer {
         })
     }
 
-    /// Renders every representation of one page (CPU work: call it off the async threads).
-    pub fn render_page(&self, data: PageData) -> anyhow::Result<PageSnapshot> {
+    /// Renders every representation of one page, readable as `access` says (CPU work: call
+    /// it off the async threads).
+    pub fn render_page(
+        &self,
+        data: PageData,
+        access: Arc<PageAccess>,
+    ) -> anyhow::Result<PageSnapshot> {
         let mut reps = HashMap::new();
         html::render_page(&data, &self.templates, &self.assets, &mut reps)?;
         api_v2::render(&data, &mut reps)?;
@@ -113,6 +151,7 @@ impl Renderer {
         let wake_at = wake_at(&data);
         Ok(PageSnapshot {
             data: Arc::new(data),
+            access,
             reps,
             wake_at,
         })
@@ -155,6 +194,7 @@ impl PublicSite {
         let home = Arc::new(renderer.render_home(&[])?);
         let empty = SiteSnapshot {
             pages: HashMap::new(),
+            restricted: HashMap::new(),
             domains: HashMap::new(),
             default_slug: None,
             home,

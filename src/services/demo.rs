@@ -63,7 +63,8 @@ fn page_input() -> NewPageInput {
         support_email: Some("support@example.com".into()),
         next_update_intervals: None,
         is_default: false,
-        is_public: Some(true),
+        visibility: Some(crate::domain::Visibility::Public),
+        is_public: None,
     }
 }
 

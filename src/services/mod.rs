@@ -1,6 +1,7 @@
 //! Use cases as plain synchronous functions on a connection. They own their transactions and
 //! enqueue jobs in the same transaction as the write.
 
+pub mod access;
 pub mod alerts;
 pub mod audit;
 pub mod auth;

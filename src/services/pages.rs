@@ -12,9 +12,13 @@ pub use input::{
     required_text, row_time,
 };
 
+use crate::db::models::access as access_rows;
 use crate::db::models::pages::{self, NewStatusPage, StatusPage, StatusPageChanges};
 use crate::db::{DbConn, now, write_tx};
-use crate::domain::{EmailAddress, NextUpdateIntervals, PageId, Slug, parse_time_zone};
+use crate::domain::access::{parse_domains, signs_readers_out};
+use crate::domain::{
+    EmailAddress, NextUpdateIntervals, PageId, Slug, SupportReach, Visibility, parse_time_zone,
+};
 use crate::error::{AppError, AppResult};
 
 /// The longest page, group or component name, in characters.
@@ -40,6 +44,9 @@ pub struct NewPageInput {
     pub next_update_intervals: Option<NextUpdateIntervals>,
     #[serde(default, deserialize_with = "null_as_default")]
     pub is_default: bool,
+    /// Who may read it (public when absent).
+    pub visibility: Option<Visibility>,
+    /// The earlier form of `visibility`: `true` is public, `false` internal.
     pub is_public: Option<bool>,
 }
 
@@ -59,9 +66,36 @@ pub struct UpdatePageInput {
     pub support_email: Option<Option<String>>,
     pub next_update_intervals: Option<NextUpdateIntervals>,
     pub is_default: Option<bool>,
+    /// Who may read it.
+    pub visibility: Option<Visibility>,
+    /// The earlier form of `visibility` (when it is absent): `true` is public, `false`
+    /// internal.
     pub is_public: Option<bool>,
+    /// A private page's password (write-only); `null` removes it.
+    #[serde(default, deserialize_with = "nullable")]
+    pub password: Option<Option<String>>,
+    /// The e-mail domains whose addresses may ask for a sign-in link (`[]`: none).
+    pub allowed_email_domains: Option<Vec<String>>,
+    /// Who may use the support form of a page that is not public.
+    pub support_reach: Option<SupportReach>,
     /// The sites that may frame the status embed (`[]`: none).
     pub embed_origins: Option<Vec<String>>,
+}
+
+impl UpdatePageInput {
+    /// The visibility asked for, by its name or by the earlier `is_public`.
+    fn visibility(&self) -> Option<Visibility> {
+        self.visibility.or(self.is_public.map(legacy_visibility))
+    }
+}
+
+/// What the earlier `is_public` flag means: a page that is not public was served to no one
+/// but its responders.
+fn legacy_visibility(is_public: bool) -> Visibility {
+    match is_public {
+        true => Visibility::Public,
+        false => Visibility::Internal,
+    }
 }
 
 /// Creates a page. Setting it default takes the flag from the others; the first page of an
@@ -91,7 +125,10 @@ pub fn create_page(conn: &mut DbConn, input: &NewPageInput) -> AppResult<StatusP
                 time_zone: &fields.time_zone,
                 support_email: fields.support_email.as_deref(),
                 is_default,
-                is_public: input.is_public.unwrap_or(true),
+                visibility: input
+                    .visibility
+                    .or(input.is_public.map(legacy_visibility))
+                    .unwrap_or(Visibility::Public),
                 next_update_none_mins: none,
                 next_update_minor_mins: minor,
                 next_update_major_mins: major,
@@ -166,11 +203,36 @@ pub fn update_page(
     page_id: &PageId,
     input: &UpdatePageInput,
 ) -> AppResult<StatusPage> {
-    let changes = page_changes(input)?;
+    let mut changes = page_changes(input)?;
+    let password = match &input.password {
+        Some(Some(password)) => Some(Some(crate::services::users::hash_password(password)?)),
+        Some(None) => Some(None),
+        None => None,
+    };
     write_tx(conn, |conn| {
-        found(pages::find(conn, page_id), "page")?;
+        let before = found(pages::find(conn, page_id), "page")?;
         let domain = changes.custom_domain.as_ref().and_then(|d| d.as_deref());
         ensure_unique(conn, Some(page_id), changes.slug.as_deref(), domain)?;
+        let password_changed = match &password {
+            Some(Some(hash)) => {
+                access_rows::set_password(conn, page_id, hash, changes.updated_at)?;
+                true
+            }
+            Some(None) => access_rows::clear_password(conn, page_id)?,
+            None => false,
+        };
+        let after_domains: Vec<String> = match &changes.allowed_email_domains {
+            Some(stored) => stored.split_whitespace().map(str::to_owned).collect(),
+            None => before.email_domains(),
+        };
+        let visibility = changes.visibility.unwrap_or(before.visibility);
+        if signs_readers_out(
+            (before.visibility, visibility),
+            (&before.email_domains(), &after_domains),
+            password_changed,
+        ) {
+            changes.access_epoch = Some(before.access_epoch + 1);
+        }
         let page = pages::update(conn, page_id, &changes)?;
         if page.is_default {
             pages::clear_default_except(conn, page_id, changes.updated_at)?;
@@ -205,6 +267,14 @@ fn page_changes(input: &UpdatePageInput) -> AppResult<StatusPageChanges> {
         .as_deref()
         .map(|o| crate::domain::embed::parse_origins(o).map(|o| crate::domain::embed::stored(&o)))
         .transpose();
+    let allowed_email_domains = input
+        .allowed_email_domains
+        .as_deref()
+        .map(|d| parse_domains(d).map(|d| d.join(" ")))
+        .transpose();
+    if let Some(Some(password)) = &input.password {
+        check.check("password", crate::domain::check_password(password));
+    }
     let description = |v: &str| required_text(v, MAX_DESCRIPTION_LEN);
     let changes = StatusPageChanges {
         slug: check.check("slug", slug).flatten(),
@@ -225,7 +295,12 @@ fn page_changes(input: &UpdatePageInput) -> AppResult<StatusPageChanges> {
             .check("support_email", patch(&input.support_email, parse_email))
             .flatten(),
         is_default: input.is_default,
-        is_public: input.is_public,
+        visibility: input.visibility(),
+        allowed_email_domains: check
+            .check("allowed_email_domains", allowed_email_domains)
+            .flatten(),
+        support_reach: input.support_reach,
+        access_epoch: None,
         next_update_none_mins: intervals.map(|i| i[0]),
         next_update_minor_mins: intervals.map(|i| i[1]),
         next_update_major_mins: intervals.map(|i| i[2]),

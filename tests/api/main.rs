@@ -36,3 +36,4 @@ mod schemathesis;
 mod subscriber_imports;
 mod support;
 mod support_notices;
+mod visibility;

@@ -550,13 +550,14 @@ async fn the_same_data_renders_to_the_same_bytes_all_day(db: TestDb) {
     let mut renders = Vec::new();
     for at in [first, second] {
         let (id, site) = (id.clone(), app.site.clone());
+        let access = std::sync::Arc::new(herald::services::access::PageAccess::public(id.clone()));
         let data = app
             .db
             .run(move |c| herald::services::public::load_page_data(c, &id, at, "http://h.test"))
             .await
             .unwrap();
         renders.push(
-            tokio::task::spawn_blocking(move || site.renderer.render_page(data).unwrap())
+            tokio::task::spawn_blocking(move || site.renderer.render_page(data, access).unwrap())
                 .await
                 .unwrap(),
         );

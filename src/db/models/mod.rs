@@ -1,5 +1,6 @@
 //! Row structs and query functions, one file per table family.
 
+pub mod access;
 pub mod audit;
 pub mod components;
 pub mod deadlines;

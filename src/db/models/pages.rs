@@ -12,7 +12,7 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::status_pages;
-use crate::domain::{NextUpdateIntervals, PageId, parse_time_zone};
+use crate::domain::{NextUpdateIntervals, PageId, SupportReach, Visibility, parse_time_zone};
 use crate::error::{AppError, AppResult};
 
 /// Parses a value read from `column` into its domain type. A value the domain does not know can
@@ -42,7 +42,6 @@ pub struct StatusPage {
     pub support_email: Option<String>,
     /// The page served at `/` (at most one page has it).
     pub is_default: bool,
-    pub is_public: bool,
     pub next_update_none_mins: Option<i32>,
     pub next_update_minor_mins: Option<i32>,
     pub next_update_major_mins: Option<i32>,
@@ -52,9 +51,26 @@ pub struct StatusPage {
     /// The sites that may frame its status embed, separated by spaces (CSP's
     /// `frame-ancestors` sources); empty, none may.
     pub embed_origins: String,
+    /// Who may read it.
+    pub visibility: Visibility,
+    /// The e-mail domains whose addresses may ask for a sign-in link (a private page),
+    /// separated by spaces.
+    pub allowed_email_domains: String,
+    /// Who may use its support form when it is not public.
+    pub support_reach: SupportReach,
+    /// The epoch of its access settings: a reader's pass names one (see `services::access`).
+    pub access_epoch: i64,
 }
 
 impl StatusPage {
+    /// The allowed e-mail domains, as a list.
+    pub fn email_domains(&self) -> Vec<String> {
+        self.allowed_email_domains
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// The page's default next-update intervals. A stored negative value (never written by
     /// Herald) reads as "no deadline".
     pub fn intervals(&self) -> NextUpdateIntervals {
@@ -90,7 +106,7 @@ pub struct NewStatusPage<'a> {
     pub time_zone: &'a str,
     pub support_email: Option<&'a str>,
     pub is_default: bool,
-    pub is_public: bool,
+    pub visibility: Visibility,
     pub next_update_none_mins: Option<i32>,
     pub next_update_minor_mins: Option<i32>,
     pub next_update_major_mins: Option<i32>,
@@ -111,7 +127,10 @@ pub struct StatusPageChanges {
     pub time_zone: Option<String>,
     pub support_email: Option<Option<String>>,
     pub is_default: Option<bool>,
-    pub is_public: Option<bool>,
+    pub visibility: Option<Visibility>,
+    pub allowed_email_domains: Option<String>,
+    pub support_reach: Option<SupportReach>,
+    pub access_epoch: Option<i64>,
     pub next_update_none_mins: Option<Option<i32>>,
     pub next_update_minor_mins: Option<Option<i32>>,
     pub next_update_major_mins: Option<Option<i32>>,

@@ -11,7 +11,7 @@ use crate::db::schema::{
     component_status_changes, incident_components, incident_update_components, incident_updates,
     incidents, postmortem_follow_ups, postmortem_timeline_entries, postmortems,
 };
-use crate::domain::{ComponentId, IncidentId, PageId};
+use crate::domain::{ComponentId, IncidentId, PageId, Visibility};
 
 /// Incidents of a page that are open, or started (or scheduled) at or after `since`.
 pub fn incidents_since(
@@ -149,7 +149,7 @@ pub struct PageRevision {
     pub slug: String,
     pub custom_domain: Option<String>,
     pub is_default: bool,
-    pub is_public: bool,
+    pub visibility: Visibility,
     pub fingerprint: Vec<(Option<NaiveDateTime>, i64)>,
 }
 
@@ -157,20 +157,28 @@ type Tally = (PageId, Option<NaiveDateTime>, i64);
 
 /// The revision of every page, in a few aggregate queries.
 pub fn page_revisions(conn: &mut DbConn) -> QueryResult<Vec<PageRevision>> {
-    use crate::db::schema::{component_groups, components, status_pages};
+    use crate::db::schema::{
+        component_groups, components, page_passwords, page_read_tokens, status_pages,
+    };
     use diesel::dsl::{count, max};
-    let pages: Vec<(PageId, String, Option<String>, bool, bool, NaiveDateTime)> =
-        status_pages::table
-            .select((
-                status_pages::id,
-                status_pages::slug,
-                status_pages::custom_domain,
-                status_pages::is_default,
-                status_pages::is_public,
-                status_pages::updated_at,
-            ))
-            .order(status_pages::slug)
-            .load(conn)?;
+    let pages: Vec<(
+        PageId,
+        String,
+        Option<String>,
+        bool,
+        Visibility,
+        NaiveDateTime,
+    )> = status_pages::table
+        .select((
+            status_pages::id,
+            status_pages::slug,
+            status_pages::custom_domain,
+            status_pages::is_default,
+            status_pages::visibility,
+            status_pages::updated_at,
+        ))
+        .order(status_pages::slug)
+        .load(conn)?;
     let tallies: Vec<Vec<Tally>> = vec![
         components::table
             .group_by(components::page_id)
@@ -216,11 +224,28 @@ pub fn page_revisions(conn: &mut DbConn) -> QueryResult<Vec<PageRevision>> {
             .load(conn)?,
         // A vendor's status, incidents or reachability changed for a mirrored component.
         super::mirrors::tally(conn)?,
+        // Who may read it: a read token made or revoked, a password set.
+        page_read_tokens::table
+            .group_by(page_read_tokens::page_id)
+            .select((
+                page_read_tokens::page_id,
+                max(page_read_tokens::created_at),
+                count(page_read_tokens::id),
+            ))
+            .load(conn)?,
+        page_passwords::table
+            .group_by(page_passwords::page_id)
+            .select((
+                page_passwords::page_id,
+                max(page_passwords::set_at),
+                count(page_passwords::page_id),
+            ))
+            .load(conn)?,
     ];
     Ok(pages
         .into_iter()
         .map(
-            |(page_id, slug, custom_domain, is_default, is_public, updated_at)| {
+            |(page_id, slug, custom_domain, is_default, visibility, updated_at)| {
                 let mut fingerprint = vec![(Some(updated_at), 1)];
                 for table in &tallies {
                     let found = table.iter().find(|(id, _, _)| *id == page_id);
@@ -231,7 +256,7 @@ pub fn page_revisions(conn: &mut DbConn) -> QueryResult<Vec<PageRevision>> {
                     slug,
                     custom_domain,
                     is_default,
-                    is_public,
+                    visibility,
                     fingerprint,
                 }
             },

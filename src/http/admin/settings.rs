@@ -14,9 +14,10 @@ use super::write::{audited, change, form_changes};
 use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::pages::StatusPage;
-use crate::domain::NextUpdateIntervals;
 use crate::domain::deadline::{MAX_NEXT_UPDATE_MINS, MIN_NEXT_UPDATE_MINS};
+use crate::domain::{NextUpdateIntervals, SupportReach, Visibility};
 use crate::error::{AppError, AppResult, FieldErrors};
+use crate::render::html::choice::{Choice, options};
 use crate::services::page_admin;
 use crate::services::page_webhooks::{self, CheckedWebhooks, Purpose, WebhookPatch};
 use crate::services::pages::{self, UpdatePageInput};
@@ -38,7 +39,11 @@ const FIELDS: &[&str] = &[
     "interval_minor",
     "interval_major",
     "interval_critical",
-    "is_public",
+    "visibility",
+    "password",
+    "clear_password",
+    "allowed_email_domains",
+    "support_reach",
     "is_default",
     "confirm",
 ];
@@ -65,9 +70,13 @@ struct SettingsPage {
     errors: Value,
     /// Signing secrets made by this save, shown this once.
     secrets: Vec<Value>,
+    visibilities: Vec<Choice>,
+    support_reaches: Vec<Choice>,
+    has_password: bool,
+    read_tokens_href: String,
 }
 
-fn show(
+async fn show(
     state: &AppState,
     auth: &Authenticated,
     page: &StatusPage,
@@ -75,6 +84,25 @@ fn show(
     refused: Option<&FieldErrors>,
     secrets: &[(Purpose, String)],
 ) -> AppResult<HttpResponse> {
+    let page_id = page.id.clone();
+    let has_password = state
+        .db
+        .run(move |c| crate::services::access::password_hash(c, &page_id))
+        .await?
+        .is_some();
+    let named = |all: &[(&str, &str)]| {
+        all.iter()
+            .map(|(v, l)| ((*v).to_owned(), (*l).to_owned()))
+            .collect::<Vec<_>>()
+    };
+    let visibilities: Vec<(&str, &str)> = Visibility::ALL
+        .iter()
+        .map(|v| (v.as_str(), v.label()))
+        .collect();
+    let reaches: Vec<(&str, &str)> = SupportReach::ALL
+        .iter()
+        .map(|v| (v.as_str(), v.label()))
+        .collect();
     let secrets = secrets
         .iter()
         .map(|(purpose, secret)| json!({"field": purpose.url_field(), "secret": secret}))
@@ -89,6 +117,10 @@ fn show(
         values: values(form, FIELDS),
         errors: messages(refused, FIELDS),
         secrets,
+        visibilities: options(named(&visibilities), form.get("visibility")),
+        support_reaches: options(named(&reaches), form.get("support_reach")),
+        has_password,
+        read_tokens_href: format!("/admin/pages/{}/read-tokens", page.slug),
     };
     render_form(state, refused, "admin/settings", &view)
 }
@@ -120,7 +152,9 @@ fn stored(page: &StatusPage, hooks: &serde_json::Map<String, Value>) -> Submitte
         ("interval_minor", minutes(page.next_update_minor_mins)),
         ("interval_major", minutes(page.next_update_major_mins)),
         ("interval_critical", minutes(page.next_update_critical_mins)),
-        ("is_public", flag(page.is_public)),
+        ("visibility", page.visibility.as_str().to_owned()),
+        ("allowed_email_domains", page.email_domains().join("\n")),
+        ("support_reach", page.support_reach.as_str().to_owned()),
         ("is_default", flag(page.is_default)),
     ])
 }
@@ -144,6 +178,24 @@ fn interval(form: &Submitted, name: &str, errors: &mut FieldErrors) -> Option<u3
     Some(minutes)
 }
 
+/// A select's value parsed (`None` when absent: it stays as it is), or an error under its name.
+fn chosen<T: std::str::FromStr>(form: &Submitted, name: &str, errors: &mut FieldErrors) -> Option<T>
+where
+    T::Err: std::fmt::Display,
+{
+    let value = text(form, name)?;
+    match value.parse() {
+        Ok(value) => Some(value),
+        Err(e) => {
+            errors
+                .entry(name.to_owned())
+                .or_default()
+                .push(e.to_string());
+            None
+        }
+    }
+}
+
 /// Every setting as typed: blank optional fields clear, unticked boxes are false.
 fn settings_input(form: &Submitted) -> Result<UpdatePageInput, FieldErrors> {
     let mut errors = FieldErrors::new();
@@ -163,7 +215,22 @@ fn settings_input(form: &Submitted) -> Result<UpdatePageInput, FieldErrors> {
         support_email: Some(text(form, "support_email")),
         next_update_intervals: Some(intervals),
         is_default: Some(ticked(form, "is_default")),
-        is_public: Some(ticked(form, "is_public")),
+        visibility: chosen(form, "visibility", &mut errors),
+        is_public: None,
+        // Blank keeps the password; the box removes it.
+        password: match (text(form, "password"), ticked(form, "clear_password")) {
+            (_, true) => Some(None),
+            (Some(password), false) => Some(Some(password)),
+            (None, false) => None,
+        },
+        allowed_email_domains: Some(
+            form.get("allowed_email_domains")
+                .split([',', ' ', '\n', '\r', '\t'])
+                .filter(|d| !d.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        ),
+        support_reach: chosen(form, "support_reach", &mut errors),
         embed_origins: Some(
             form.get("embed_origins")
                 .split_whitespace()
@@ -222,6 +289,7 @@ pub async fn show_settings(
         None,
         &[],
     )
+    .await
 }
 
 /// Saves the settings and shows them again (303, at the new slug; 200 with the secret when a
@@ -237,7 +305,7 @@ pub async fn save_settings(
     let hooks = checked_hooks(&state, &form).await;
     let refused = match (settings_input(&form), hooks) {
         (Ok(input), Ok(hooks)) => {
-            let (page_id, fields) = (page.id.clone(), form_changes(&form, &[]));
+            let (page_id, fields) = (page.id.clone(), form_changes(&form, &["password"]));
             let saved = audited(&state, &auth, Permission::Admin, move |c| {
                 let page = pages::update_page(c, &page_id, &input)?;
                 let secrets = page_webhooks::apply(c, &page.id, &hooks)?;
@@ -251,7 +319,7 @@ pub async fn save_settings(
                 }
                 Ok((page, secrets)) => {
                     let shown = stored_form(&state, &page).await?;
-                    return show(&state, &auth, &page, &shown, None, &secrets);
+                    return show(&state, &auth, &page, &shown, None, &secrets).await;
                 }
                 Err(AppError::Validation(fields) | AppError::Taken(fields)) => fields,
                 Err(other) => return Err(other),
@@ -263,7 +331,7 @@ pub async fn save_settings(
             fields
         }
     };
-    show(&state, &auth, &page, &form, Some(&refused), &[])
+    show(&state, &auth, &page, &form, Some(&refused), &[]).await
 }
 
 /// Deletes the page with everything on it once its slug is typed to confirm (303 to the
@@ -284,7 +352,7 @@ pub async fn delete_page(
         shown
             .0
             .push(("confirm".to_owned(), form.get("confirm").to_owned()));
-        return show(&state, &auth, &page, &shown, Some(&refused), &[]);
+        return show(&state, &auth, &page, &shown, Some(&refused), &[]).await;
     }
     let id = page.id.clone();
     audited(&state, &auth, Permission::Admin, move |c| {
@@ -316,6 +384,39 @@ mod tests {
         let input = settings_input(&form).unwrap();
         let intervals = input.next_update_intervals.unwrap();
         assert_eq!((intervals.none, intervals.minor), (None, Some(60)));
-        assert_eq!(input.is_public, Some(false));
+        assert_eq!(input.visibility, None, "absent: left as it is");
+        assert_eq!(input.password, None, "blank: the password is kept");
+    }
+
+    #[test]
+    fn the_access_fields_are_read_and_a_bad_visibility_is_refused_by_name() {
+        let form = filled([
+            ("visibility", "private".to_owned()),
+            ("password", "a long page password".to_owned()),
+            (
+                "allowed_email_domains",
+                "contoso.com\r\nfabrikam.com, ".to_owned(),
+            ),
+            ("support_reach", "readers".to_owned()),
+        ]);
+        let input = settings_input(&form).unwrap();
+        assert_eq!(input.visibility, Some(Visibility::Private));
+        assert_eq!(
+            input.password,
+            Some(Some("a long page password".to_owned()))
+        );
+        assert_eq!(
+            input.allowed_email_domains.as_deref(),
+            Some(&["contoso.com".to_owned(), "fabrikam.com".to_owned()][..])
+        );
+        assert_eq!(input.support_reach, Some(SupportReach::Readers));
+        let form = filled([
+            ("password", "ignored".to_owned()),
+            ("clear_password", "yes".to_owned()),
+        ]);
+        assert_eq!(settings_input(&form).unwrap().password, Some(None));
+        let form = filled([("visibility", "secret".to_owned())]);
+        let errors = settings_input(&form).unwrap_err();
+        assert!(errors["visibility"][0].contains("not a valid visibility"));
     }
 }

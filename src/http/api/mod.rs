@@ -16,6 +16,7 @@ mod openapi;
 mod pages;
 mod postmortems;
 pub mod query;
+mod read_tokens;
 mod run;
 mod subscribers;
 mod support;
@@ -52,6 +53,9 @@ api_routes! {
     get "/pages/{slug}" => pages::get_page,
     patch "/pages/{slug}" => pages::update_page,
     delete "/pages/{slug}" => pages::delete_page,
+    post "/pages/{slug}/read-tokens" => read_tokens::create,
+    get "/pages/{slug}/read-tokens" => read_tokens::list,
+    delete "/pages/{slug}/read-tokens/{id}" => read_tokens::delete,
     post "/pages/{slug}/components" => components::create_component,
     get "/pages/{slug}/components" => components::list_components,
     patch "/pages/{slug}/components/{id}" => components::update_component,

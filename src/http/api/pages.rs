@@ -64,7 +64,15 @@ pub async fn update_page(
     parts.finish()?;
     api.auth().require(Permission::Admin)?;
     let hooks = page_webhooks::check(&hooks, &api.state().notify.policy).await?;
-    api.page_write(Permission::Admin, slug, fields, move |c, page| {
+    // The audit log keeps that a password was set or removed, never the password.
+    let mut recorded = fields;
+    if let Some(password) = recorded.get_mut("password") {
+        *password = match password.is_null() {
+            true => Value::Null,
+            false => json!("[set]"),
+        };
+    }
+    api.page_write(Permission::Admin, slug, recorded, move |c, page| {
         let page = pages::update_page(c, &page.id, &input)?;
         let secrets = page_webhooks::apply(c, &page.id, &hooks)?;
         let mut view = views::page(&page);

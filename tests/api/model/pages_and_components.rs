@@ -53,7 +53,7 @@ async fn a_page_with_groups_and_components_round_trips(db: TestDb) {
     assert_eq!(read.support_email.as_deref(), Some("ops@acme.example"));
     assert_eq!(pages::page_intervals(&read), intervals);
     assert!(read.is_default, "the first page is the default");
-    assert!(read.is_public);
+    assert_eq!(read.visibility, herald::domain::Visibility::Public);
 
     let page_id = read.id.clone();
     let group = GroupInput {

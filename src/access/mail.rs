@@ -1,0 +1,115 @@
+//! The `reader.link` job: mails a reader the sign-in link they asked for. The link's token is
+//! made here, when the mail is written, from the stored link's id and expiry, so no usable
+//! token is ever stored. A link that expired before its mail could go is not sent.
+
+use std::sync::Arc;
+
+use anyhow::{Context as _, anyhow};
+use chrono::Utc;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::config::Settings;
+use crate::db::Db;
+use crate::delivery::Attempt;
+use crate::delivery::mail::{DirectMessage, Mailer};
+use crate::jobs::runner::Permanent;
+use crate::jobs::{JobContext, Registry};
+use crate::notify::content::Mailbook;
+use crate::secret::SecretKey;
+use crate::services::access::{LINK_JOB, find_link};
+
+#[derive(Debug, Deserialize)]
+struct Payload {
+    link_id: String,
+}
+
+/// Mails sign-in links.
+pub struct LinkMailer {
+    mailer: Option<Mailer>,
+    book: Mailbook,
+    key: SecretKey,
+    base_url: String,
+    domain: String,
+}
+
+impl LinkMailer {
+    /// A mailer for `settings`. Must be called inside a Tokio runtime (the mail pool).
+    pub fn new(settings: &Settings, key: SecretKey) -> anyhow::Result<Self> {
+        let mailer = match Mailer::from_settings(settings) {
+            Ok(mailer) => mailer,
+            Err(e) => {
+                tracing::error!(error = %e, "sign-in links for readers cannot be mailed");
+                None
+            }
+        };
+        let domain = url::Url::parse(&settings.public_url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_else(|| "herald.invalid".to_owned());
+        Ok(Self {
+            mailer,
+            book: Mailbook::load().context("email templates")?,
+            key,
+            base_url: settings.public_url.trim_end_matches('/').to_owned(),
+            domain,
+        })
+    }
+
+    /// Registers the `reader.link` handler with `registry`.
+    pub fn register(self, registry: &mut Registry) {
+        let me = Arc::new(self);
+        registry.register(LINK_JOB, move |ctx: JobContext, payload: Value| {
+            let me = me.clone();
+            async move { me.run(&ctx.db, payload).await }
+        });
+    }
+
+    #[tracing::instrument(skip_all, fields(link))]
+    async fn run(&self, db: &Db, payload: Value) -> anyhow::Result<()> {
+        let payload: Payload = serde_json::from_value(payload).context("reader.link payload")?;
+        tracing::Span::current().record("link", payload.link_id.as_str());
+        let Some(mailer) = &self.mailer else {
+            return Err(Permanent(
+                "HERALD_SMTP_URL is not set: no sign-in link can be mailed".into(),
+            )
+            .into());
+        };
+        let id = payload.link_id.clone();
+        let Some((link, page)) = db.run(move |c| find_link(c, &id)).await? else {
+            tracing::info!("the link or its page is gone; nothing to mail");
+            return Ok(());
+        };
+        let expires = link.expires_at.and_utc();
+        if expires <= Utc::now() || link.used_at.is_some() {
+            tracing::info!("the link expired before its mail could go; not sent");
+            return Ok(());
+        }
+        let token = crate::access::sign_link(&link.id, expires, self.key.expose());
+        let url = format!("{}/status/{}/access/link/{token}", self.base_url, page.slug);
+        let view = json!({
+            "page": {"name": page.name},
+            "url": url,
+            "minutes": crate::access::LINK_LIFETIME.num_minutes(),
+            "email": link.email,
+        });
+        let (subject, text, html) = self.book.render("reader_link", &view)?;
+        let message = DirectMessage {
+            to: link.email.clone(),
+            reply_to: page
+                .support_email
+                .clone()
+                .map(|a| (Some(page.name.clone()), a)),
+            subject,
+            text,
+            html,
+            message_id: format!("reader.{}@{}", link.id, self.domain),
+        };
+        match mailer.send_direct(&message).await {
+            Attempt::Delivered => Ok(()),
+            Attempt::Failed { error } => Err(Permanent(error).into()),
+            Attempt::Deferred { .. } => Err(anyhow!("deferred")),
+            Attempt::Retry { error, .. } | Attempt::Unreachable { error } => Err(anyhow!(error)),
+        }
+    }
+}
