@@ -18,6 +18,7 @@ on_both_backends!(
     an_internal_page_admits_responders_and_read_tokens_only,
     the_support_form_of_a_private_page_is_open_to_everyone_unless_the_owner_says_otherwise,
     bad_access_settings_are_refused_by_field,
+    the_console_makes_a_page_private_and_its_read_tokens,
 );
 
 const PASSWORD: &str = "correct horse battery";
@@ -614,4 +615,88 @@ async fn bad_access_settings_are_refused_by_field(db: TestDb) {
         .post("/pages/acme/read-tokens", json!({"name": " "}))
         .await;
     assert_eq!(status, 422, "{body}");
+}
+
+async fn the_console_makes_a_page_private_and_its_read_tokens(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.token(Role::Owner).await;
+    app.page("acme")
+        .with_components(&["API"])
+        .through_api(&owner)
+        .create()
+        .await;
+    incident(&app, &owner, "acme", SECRET).await;
+    let console = Console::sign_in(&app, "admin@example.com", Role::Owner).await;
+    let (status, form) = console.get("/admin/pages/acme/settings").await;
+    assert_eq!(status, 200);
+    assert!(
+        form.contains(r#"<option value="public" selected>"#),
+        "public by default"
+    );
+    let (status, location, body) = console
+        .post(
+            "/admin/pages/acme/settings",
+            &[
+                ("csrf_token", &console.csrf),
+                ("name", "Acme"),
+                ("slug", "acme"),
+                ("time_zone", "UTC"),
+                ("visibility", "private"),
+                ("password", PASSWORD),
+                ("allowed_email_domains", "contoso.com\nfabrikam.com"),
+                ("support_reach", "everyone"),
+            ],
+        )
+        .await;
+    assert_eq!(status, 303, "{body}");
+    assert_eq!(location, "/admin/pages/acme/settings");
+    let (_, page) = app.api(&owner).get("/pages/acme").await;
+    assert_eq!(page["visibility"], "private");
+    assert_eq!(
+        page["allowed_email_domains"],
+        json!(["contoso.com", "fabrikam.com"])
+    );
+    let (_, form) = console.get("/admin/pages/acme/settings").await;
+    assert!(form.contains(r#"<option value="private" selected>"#));
+    assert!(
+        form.contains("one is set"),
+        "the form says a password is set"
+    );
+    assert!(!form.contains(PASSWORD), "and never shows it");
+    refused_everywhere(&app, "acme", &[], "/status/acme/access", SECRET).await;
+    assert_eq!(
+        sign_in_with_password(&app, "acme", PASSWORD).await.status(),
+        303
+    );
+
+    let (_, location, made) = console
+        .post(
+            "/admin/pages/acme/read-tokens",
+            &[("csrf_token", &console.csrf), ("name", "Wallboard")],
+        )
+        .await;
+    assert!(location.is_empty(), "the token is shown on the answer");
+    let start = made.find("hrt_").expect("the token, shown once");
+    let token: String = made[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+        .collect();
+    let bearer = format!("Bearer {token}");
+    admitted_everywhere(&app, "acme", &[("Authorization", &bearer)], SECRET).await;
+    let (_, list) = console.get("/admin/pages/acme/read-tokens").await;
+    assert!(list.contains("Wallboard") && !list.contains(&token));
+    let marker = "action=\"/admin/pages/acme/read-tokens/";
+    let at = list.find(marker).unwrap() + "action=\"".len();
+    let revoke = list[at..].split('"').next().unwrap().to_owned();
+    let (status, _, _) = console
+        .post(&revoke, &[("csrf_token", &console.csrf)])
+        .await;
+    assert_eq!(status, 303);
+    let res = get(
+        &app,
+        "/status/acme/api/v2/summary.json",
+        &[("Authorization", &bearer)],
+    )
+    .await;
+    assert_eq!(res.status(), 401, "revoked in the console");
 }

@@ -21,6 +21,7 @@ mod new_page;
 mod open;
 mod postmortem;
 mod postmortem_form;
+mod read_tokens;
 mod record;
 mod settings;
 mod structure;
@@ -80,6 +81,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .configure(settings::routes)
         .configure(templates::routes)
         .configure(integrations::routes)
+        .configure(read_tokens::routes)
         .configure(vendors::routes)
         .configure(postmortem::routes)
         .configure(details::routes)

@@ -1,0 +1,176 @@
+//! `/admin/pages/{slug}/read-tokens`: a restricted page's read tokens, for owners. A new
+//! token is shown once, on the page answering its creation; a revoked one stops working at
+//! once (the site is refreshed before the answer).
+
+use actix_web::{HttpResponse, web};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::fields::{messages, values};
+use super::form::Submitted;
+use super::view::{TimeView, page_zone};
+use super::write::{audited, change};
+use super::{ConsoleFrame, render_form, see_other};
+use crate::auth::{Authenticated, Permission};
+use crate::domain::Visibility;
+use crate::error::{AppError, AppResult, FieldErrors};
+use crate::services::{access, pages};
+use crate::state::AppState;
+
+const FIELDS: &[&str] = &["name"];
+
+/// Registers the routes.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    let base = "/admin/pages/{slug}/read-tokens";
+    cfg.route(base, web::get().to(show_tokens))
+        .route(base, web::post().to(create_token))
+        .route(
+            &format!("{base}/{{id}}/delete"),
+            web::post().to(revoke_token),
+        );
+}
+
+#[derive(Serialize)]
+struct Row {
+    name: String,
+    created: TimeView,
+    delete_action: String,
+}
+
+#[derive(Serialize)]
+struct TokensPage {
+    frame: ConsoleFrame,
+    page_name: String,
+    action: String,
+    settings_href: String,
+    restricted: bool,
+    summary_url: String,
+    rows: Vec<Row>,
+    values: Value,
+    errors: Value,
+    /// The token just made: shown this once.
+    secret: Option<Value>,
+}
+
+async fn show(
+    state: &AppState,
+    auth: &Authenticated,
+    slug: String,
+    form: &Submitted,
+    refused: Option<&FieldErrors>,
+    secret: Option<Value>,
+) -> AppResult<HttpResponse> {
+    auth.require(Permission::Admin)?;
+    let (page, tokens) = state
+        .db
+        .run(move |c| {
+            let page = pages::get_page_by_slug(c, &slug)?;
+            let tokens = access::list_tokens(c, &page.id)?;
+            Ok((page, tokens))
+        })
+        .await?;
+    let tz = page_zone(&page.time_zone);
+    let base = format!("/admin/pages/{}/read-tokens", page.slug);
+    let view = TokensPage {
+        frame: ConsoleFrame::new(state, auth, format!("Read tokens · {}", page.name)),
+        action: base.clone(),
+        settings_href: format!("/admin/pages/{}/settings", page.slug),
+        restricted: page.visibility != Visibility::Public,
+        summary_url: format!(
+            "{}/status/{}/api/v2/summary.json",
+            state.settings.public_url.trim_end_matches('/'),
+            page.slug
+        ),
+        rows: tokens
+            .into_iter()
+            .map(|t| Row {
+                created: TimeView::new(t.created_at.naive_utc(), tz),
+                delete_action: format!("{base}/{}/delete", t.id),
+                name: t.name,
+            })
+            .collect(),
+        values: values(form, FIELDS),
+        errors: messages(refused, FIELDS),
+        page_name: page.name,
+        secret,
+    };
+    render_form(state, refused, "admin/read_tokens", &view)
+}
+
+/// The page's read tokens and the form for a new one (owners).
+pub async fn show_tokens(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+) -> AppResult<HttpResponse> {
+    show(
+        &state,
+        &auth,
+        slug.into_inner(),
+        &Submitted::default(),
+        None,
+        None,
+    )
+    .await
+}
+
+/// Makes a token and shows it once; or the form again with the reason (422).
+#[tracing::instrument(skip_all)]
+pub async fn create_token(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    form: Submitted,
+) -> AppResult<HttpResponse> {
+    let slug = slug.into_inner();
+    let (name, for_write) = (form.get("name").to_owned(), slug.clone());
+    let made = audited(&state, &auth, Permission::Admin, move |c| {
+        let page = pages::get_page_by_slug(c, &for_write)?;
+        let (view, token) = access::create_token(c, &page.id, &name)?;
+        let changes = json!({"name": view.name});
+        let audit = change(
+            "read_token.create",
+            "read_token",
+            &view.id,
+            Some(&page.id),
+            changes,
+        );
+        Ok(((view.name, token), audit))
+    })
+    .await;
+    match made {
+        Ok((name, token)) => {
+            let secret = Some(json!({"name": name, "token": token}));
+            show(&state, &auth, slug, &Submitted::default(), None, secret).await
+        }
+        Err(AppError::Validation(refused)) => {
+            show(&state, &auth, slug, &form, Some(&refused), None).await
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// Revokes a token (303 back to the list).
+#[tracing::instrument(skip_all)]
+pub async fn revoke_token(
+    auth: Authenticated,
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> AppResult<HttpResponse> {
+    let (slug, id) = path.into_inner();
+    let for_write = slug.clone();
+    audited(&state, &auth, Permission::Admin, move |c| {
+        let page = pages::get_page_by_slug(c, &for_write)?;
+        access::revoke_token(c, &page.id, &id)?;
+        let audit = change(
+            "read_token.delete",
+            "read_token",
+            &id,
+            Some(&page.id),
+            json!({}),
+        );
+        Ok(((), audit))
+    })
+    .await?;
+    Ok(see_other(&format!("/admin/pages/{slug}/read-tokens")))
+}
