@@ -236,8 +236,8 @@ async fn a_field_the_route_does_not_take_is_refused_by_name_and_nothing_changes(
         (
             "PATCH",
             "/pages/acme".to_owned(),
-            json!({"visibility": "private"}),
-            "visibility",
+            json!({"visiblity": "private"}),
+            "visiblity",
         ),
         (
             "PATCH",

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# A private page read with a read token, against the same page public, in the same run: wrk on
+# loopback against Herald at its default settings. The demo page is switched between public
+# and private before each run (PATCH /api/v1/pages/demo), so public and private runs alternate
+# and a burst of other work on this shared machine hits both alike. The token is sent as a
+# bearer header (API clients) and in the query (feed readers). Prints req/s and p99 of each,
+# and the private/public ratios.
+#
+#   bench/private-page.sh                       # 256 connections, 10 s per run, 3 rounds
+#   CONNECTIONS=64 DURATION=5s ROUNDS=5 bench/private-page.sh
+#
+# What public reads cost against nginx serving the same bytes is bench/public-page.sh's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CONNECTIONS="${CONNECTIONS:-256}"
+DURATION="${DURATION:-10s}"
+THREADS="${THREADS:-2}"
+ROUNDS="${ROUNDS:-3}"
+PORT="${HERALD_PORT:-18482}"
+
+command -v wrk >/dev/null 2>&1 || { echo "installing wrk"; DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null; }
+cargo build --release --quiet
+work="$(mktemp -d)"
+cleanup() {
+  [[ -n "${herald_pid:-}" ]] && kill "$herald_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+export DATABASE_URL="sqlite://$work/herald.db" HERALD_BIND="127.0.0.1:$PORT"
+unset HERALD_LOG HERALD_WORKERS HERALD_LOG_FORMAT
+herald=./target/release/herald
+"$herald" demo >/dev/null
+"$herald" user add --email bench@example.com --role owner >/dev/null
+owner="$("$herald" token create --email bench@example.com)"
+"$herald" serve >"$work/herald.log" 2>&1 &
+herald_pid=$!
+base="http://127.0.0.1:$PORT"
+for _ in $(seq 1 100); do curl -fsS "$base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+
+api() { # method path [json] -> the answer's body; fails on an error answer
+  curl -fsS -X "$1" -H "Authorization: Bearer $owner" -H 'Content-Type: application/json' \
+    ${3:+--data "$3"} "$base/api/v1$2"
+}
+visibility() { api PATCH /pages/demo "{\"visibility\": \"$1\"}" >/dev/null; }
+read_token="$(api POST /pages/demo/read-tokens '{"name": "bench"}' |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')"
+
+# The private page must refuse a stranger and answer the token with the public page's bytes.
+visibility private
+[[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/status/demo/api/v2/summary.json")" == 401 ]] ||
+  { echo "the private page did not refuse a stranger" >&2; exit 1; }
+private_bytes="$(curl -fsS -H "Authorization: Bearer $read_token" "$base/status/demo/api/v2/summary.json" | sha256sum)"
+visibility public
+public_bytes="$(curl -fsS "$base/status/demo/api/v2/summary.json" | sha256sum)"
+[[ "$private_bytes" == "$public_bytes" ]] || { echo "the private page serves other bytes" >&2; exit 1; }
+
+run() { # url [header] [accept-encoding] -> "rps p99-in-ms"; any error answer fails the bench
+  local out
+  out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency ${2:+-H "$2"} ${3:+-H "Accept-Encoding: $3"} "$1")"
+  if grep -q "Non-2xx\|Socket errors" <<<"$out"; then
+    echo "errors for $1:" >&2; echo "$out" >&2; return 1
+  fi
+  echo "$(awk '/Requests\/sec/ {print $2}' <<<"$out") $(to_ms "$(awk '$1 == "99%" {print $2}' <<<"$out")")"
+}
+to_ms() {
+  awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /s$/) n *= 1000; printf "%.2f", n }'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+printf 'connections=%s duration=%s threads=%s rounds=%s cpus=%s (medians of alternating runs)\n' \
+  "$CONNECTIONS" "$DURATION" "$THREADS" "$ROUNDS" "$(nproc)"
+printf '%-14s %-8s %-14s %10s %9s %10s %10s\n' endpoint encoding "read as" "req/s" p99 "rps ratio" "p99 ratio"
+for endpoint in "/status/demo|br" "/status/demo/api/v2/summary.json|" "/status/demo/history.atom|gzip"; do
+  IFS='|' read -r path encoding <<<"$endpoint"
+  declare -A runs=([public]="" [bearer]="" [query]="")
+  for _ in $(seq 1 "$ROUNDS"); do
+    visibility public
+    runs[public]+="$(run "$base$path" "" "$encoding")"$'\n'
+    visibility private
+    runs[bearer]+="$(run "$base$path" "Authorization: Bearer $read_token" "$encoding")"$'\n'
+    runs[query]+="$(run "$base$path?token=$read_token" "" "$encoding")"$'\n'
+  done
+  p_rps="$(awk 'NF {print $1}' <<<"${runs[public]}" | median)"
+  p_ms="$(awk 'NF {print $2}' <<<"${runs[public]}" | median)"
+  for as in public bearer query; do
+    rps="$(awk 'NF {print $1}' <<<"${runs[$as]}" | median)"
+    ms="$(awk 'NF {print $2}' <<<"${runs[$as]}" | median)"
+    printf '%-14s %-8s %-14s %10s %7sms %10s %10s\n' "$(basename "$path")" "${encoding:-identity}" \
+      "$as" "$rps" "$ms" \
+      "$(awk -v a="$rps" -v b="$p_rps" 'BEGIN { printf "%.3fx", a / b }')" \
+      "$(awk -v a="$ms" -v b="$p_ms" 'BEGIN { printf "%.2fx", a / b }')"
+  done
+done
