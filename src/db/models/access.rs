@@ -124,7 +124,7 @@ pub fn use_link(conn: &mut DbConn, id: &str, now: NaiveDateTime) -> QueryResult<
     Ok(used == 1)
 }
 
-/// Deletes links that ended before `before` (used or expired), at most `limit` of them.
+/// Deletes links whose time ended before `before` (used or not).
 pub fn delete_old_links(conn: &mut DbConn, before: NaiveDateTime) -> QueryResult<usize> {
     diesel::delete(page_reader_links::table.filter(page_reader_links::expires_at.lt(before)))
         .execute(conn)
