@@ -61,8 +61,21 @@ impl PasswordChecks {
     /// Whether `password` matches `hash` (an account's stored argon2 hash; `None` for an
     /// unknown account, which costs the same verification against a dummy hash).
     pub async fn verify(&self, hash: Option<String>, password: String) -> AppResult<bool> {
+        self.run("password verification", move || {
+            services::auth::verify_password(hash.as_deref(), &password)
+        })
+        .await?
+    }
+
+    /// Runs other expensive work of the same kind on these threads, under the same bounds
+    /// (an uploaded image decoded to check it): `what` names it in a 503.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        what: &'static str,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> AppResult<T> {
         let busy = |why: &str| AppError::Unavailable {
-            reason: format!("password verification {why}"),
+            reason: format!("{what} {why}"),
             retry_after_secs: RETRY_AFTER_SECS,
         };
         if self.queued.fetch_add(1, Ordering::AcqRel) >= self.max_queued {
@@ -80,10 +93,10 @@ impl PasswordChecks {
             .map_err(|_| busy("is closed"))?;
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            services::auth::verify_password(hash.as_deref(), &password)
+            work()
         })
         .await
-        .map_err(|e| AppError::Internal(anyhow::anyhow!("password verification task: {e}")))?
+        .map_err(|e| AppError::Internal(anyhow::anyhow!("{what} task: {e}")))
     }
 }
 

@@ -42,6 +42,22 @@ diesel::table! {
         allowed_email_domains -> Text,
         support_reach -> Text,
         access_epoch -> BigInt,
+        brand_color -> Nullable<Text>,
+        theme -> Text,
+        header_links -> Text,
+        footer -> Nullable<Text>,
+        custom_css -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    page_images (page_id, kind) {
+        page_id -> Text,
+        kind -> Text,
+        content_type -> Text,
+        data -> Binary,
+        digest -> Text,
+        uploaded_at -> Timestamp,
     }
 }
 
@@ -280,6 +296,7 @@ diesel::table! {
 
 diesel::joinable!(incident_templates -> status_pages (page_id));
 diesel::joinable!(page_passwords -> status_pages (page_id));
+diesel::joinable!(page_images -> status_pages (page_id));
 diesel::joinable!(page_read_tokens -> status_pages (page_id));
 diesel::joinable!(page_reader_links -> status_pages (page_id));
 
@@ -331,6 +348,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     page_passwords,
     page_read_tokens,
     page_reader_links,
+    page_images,
 );
 
 // The support contact form (migration 2026-11-30-000005_support).

@@ -188,6 +188,8 @@ stored_as_text!(crate::domain::IntegrationKind);
 stored_as_text!(crate::domain::IncidentMode);
 stored_as_text!(crate::domain::Visibility);
 stored_as_text!(crate::domain::SupportReach);
+stored_as_text!(crate::domain::Theme);
+stored_as_text!(crate::domain::ImageRole);
 
 // The ids, stored as their text.
 stored_as_text!(crate::domain::PageId);

@@ -8,10 +8,12 @@
 pub mod access;
 pub mod alerts;
 pub mod backoff;
+pub mod brand;
 pub mod deadline;
 pub mod email;
 pub mod embed;
 pub mod ids;
+pub mod image;
 pub mod naming;
 pub mod password;
 pub mod postmortem;

@@ -276,6 +276,30 @@ string_enum! {
 }
 
 string_enum! {
+    /// The colours a public page is drawn in.
+    #[derive(Default)]
+    pub enum Theme ("theme") {
+        /// The reader's system preference (light or dark).
+        #[default]
+        Auto => ("auto", "Automatic: the reader's light or dark preference"),
+        /// Always light.
+        Light => ("light", "Light"),
+        /// Always dark.
+        Dark => ("dark", "Dark"),
+    }
+}
+
+string_enum! {
+    /// What an image a page carries is for.
+    pub enum ImageRole ("image") {
+        /// Shown in the page's header and its mails.
+        Logo => ("logo", "Logo"),
+        /// The browser tab's icon.
+        Favicon => ("favicon", "Favicon"),
+    }
+}
+
+string_enum! {
     /// What an integration does when an alert puts a component in major outage.
     pub enum IncidentMode ("incident mode") {
         /// Nothing beyond the component's status.

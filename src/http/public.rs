@@ -273,9 +273,19 @@ fn serve(req: &HttpRequest, rep: &Representation) -> HttpResponse {
                 headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
             }
         }
+    } else if rep.content_type == "image/svg+xml" {
+        // An SVG opened on its own is a document: even a filtered logo runs nothing.
+        res.headers_mut().insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(SVG_CSP),
+        );
     }
     res
 }
+
+/// The Content-Security-Policy of an SVG (a logo, the badge): its own inline styles and
+/// embedded images, nothing else, and sandboxed.
+const SVG_CSP: &str = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox";
 
 /// 404 as JSON for API paths, as the HTML error page otherwise.
 fn not_found(site: &PublicSite, tail: &str) -> HttpResponse {

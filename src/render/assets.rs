@@ -107,6 +107,7 @@ fn content_type(name: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::brand::Rgb;
 
     #[test]
     fn embedded_assets_are_served_under_fingerprinted_urls() {
@@ -146,35 +147,17 @@ mod tests {
     }
 
     /// The colour variables of one theme block of `app.css` (`--name: #rrggbb;`).
-    fn theme(css: &str, start: &str) -> HashMap<String, [f64; 3]> {
+    fn theme(css: &str, start: &str) -> HashMap<String, Rgb> {
         let block = &css[css.find(start).expect("theme block")..];
         let block = &block[..block.find('}').expect("block end")];
         block
             .lines()
             .filter_map(|line| {
                 let (name, value) = line.trim().strip_prefix("--")?.split_once(':')?;
-                let hex = value.trim().strip_prefix('#')?.strip_suffix(';')?;
-                let channel = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
-                let rgb = [channel(0)?, channel(2)?, channel(4)?].map(|c| f64::from(c) / 255.0);
-                Some((name.to_owned(), rgb))
+                let color = Rgb::parse(value.trim().strip_suffix(';')?)?;
+                Some((name.to_owned(), color))
             })
             .collect()
-    }
-
-    /// WCAG 2 contrast ratio of two sRGB colours.
-    fn contrast(a: [f64; 3], b: [f64; 3]) -> f64 {
-        let luminance = |c: [f64; 3]| {
-            let f = |v: f64| {
-                if v <= 0.03928 {
-                    v / 12.92
-                } else {
-                    ((v + 0.055) / 1.055).powf(2.4)
-                }
-            };
-            0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2])
-        };
-        let (x, y) = (luminance(a), luminance(b));
-        (x.max(y) + 0.05) / (x.min(y) + 0.05)
     }
 
     #[test]
@@ -184,10 +167,29 @@ mod tests {
         let css = assets.get(&url[PREFIX.len()..]).expect("css");
         let css = std::str::from_utf8(&css.identity).expect("utf-8");
         let tones = ["ok", "minor", "partial", "major", "maint", "none"];
-        for start in [":root {", "@media (prefers-color-scheme: dark)"] {
+        let dark = "@media (prefers-color-scheme: dark)";
+        let forced_dark = ":root[data-theme=\"dark\"] {";
+        assert_eq!(
+            theme(css, dark),
+            theme(css, forced_dark),
+            "a page always drawn dark has the dark theme's colours"
+        );
+        let (light, night) = (theme(css, ":root {"), theme(css, dark));
+        assert_eq!(
+            light["bg"],
+            crate::domain::brand::LIGHT_BG,
+            "brand colours are checked on it"
+        );
+        assert_eq!(
+            night["bg"],
+            crate::domain::brand::DARK_BG,
+            "the dark shade is made for it"
+        );
+        assert_eq!(night["surface"], crate::domain::brand::DARK_SURFACE);
+        for start in [":root {", dark] {
             let t = theme(css, start);
             let pair = |fg: &str, bg: &str, min: f64| {
-                let ratio = contrast(t[fg], t[bg]);
+                let ratio = t[fg].contrast(t[bg]);
                 assert!(ratio >= min, "{start}: {fg} on {bg} is {ratio:.2}:1");
             };
             for bg in ["bg", "surface"] {

@@ -93,6 +93,67 @@ pub struct PageInfo {
     pub updated_at: DateTime<Utc>,
     /// The sites that may frame the page's status embed (none when empty).
     pub embed_origins: Vec<String>,
+    /// Its own look.
+    #[serde(skip)]
+    pub brand: Brand,
+}
+
+/// A page's own look, ready to render: what its settings say, checked when they were taken.
+#[derive(Debug, Clone, Default)]
+pub struct Brand {
+    /// The brand colour (checked: readable on white).
+    pub color: Option<crate::domain::brand::BrandColor>,
+    pub theme: crate::domain::Theme,
+    pub header_links: Vec<crate::domain::brand::HeaderLink>,
+    /// The footer: its Markdown rendered as sanitised HTML.
+    pub footer: Option<String>,
+    pub custom_css: Option<String>,
+    pub logo: Option<BrandImage>,
+    pub favicon: Option<BrandImage>,
+    /// The page's own stylesheet (made by [`Brand::with_stylesheet`]).
+    pub stylesheet: Option<Stylesheet>,
+}
+
+impl Brand {
+    /// The same look with its stylesheet made: the brand colour in both themes, then the
+    /// custom CSS; none when it has neither.
+    pub fn with_stylesheet(mut self) -> Self {
+        let text = crate::domain::brand::stylesheet(self.color, self.custom_css.as_deref());
+        self.stylesheet = (!text.is_empty()).then(|| {
+            use sha2::Digest;
+            let digest = hex::encode(&sha2::Sha256::digest(text.as_bytes())[..8]);
+            Stylesheet {
+                file_name: format!("brand.{digest}.css"),
+                text,
+            }
+        });
+        self
+    }
+}
+
+/// A page's own stylesheet, served below the page under a name that changes with it.
+#[derive(Debug, Clone)]
+pub struct Stylesheet {
+    pub file_name: String,
+    pub text: String,
+}
+
+/// An image a page carries, as served.
+#[derive(Debug, Clone)]
+pub struct BrandImage {
+    pub kind: crate::domain::image::ImageKind,
+    pub bytes: bytes::Bytes,
+    /// SHA-256 of the bytes, hex.
+    pub digest: String,
+}
+
+impl BrandImage {
+    /// Its file name below the page (`logo.3f9a1c2b4d5e6f70.svg`): a new image is a new name,
+    /// so it can be cached forever.
+    pub fn file_name(&self, stem: &str) -> String {
+        let short = self.digest.get(..16).unwrap_or(&self.digest);
+        format!("{stem}.{short}.{}", self.kind.extension())
+    }
 }
 
 fn serialize_tz<S: serde::Serializer>(tz: &Tz, s: S) -> Result<S::Ok, S::Error> {
@@ -258,6 +319,8 @@ impl PageData {
     pub fn for_strangers(&self) -> Self {
         let mut page = self.page.clone();
         page.description = None;
+        // Its logo and stylesheet are served below the page, to its readers only.
+        page.brand = Brand::default();
         Self {
             page,
             as_of: self.as_of,

@@ -148,6 +148,7 @@ impl Renderer {
         reps.insert("badge.svg".to_owned(), Arc::new(badge::render(&data)));
         embed::render(&data, &self.templates, &self.assets, &mut reps)?;
         reps.insert("embed.js".to_owned(), self.embed_js.clone());
+        brand_files(&data, &mut reps);
         let wake_at = wake_at(&data);
         Ok(PageSnapshot {
             data: Arc::new(data),
@@ -160,6 +161,26 @@ impl Renderer {
     /// Renders the home page listing `pages`.
     pub fn render_home(&self, pages: &[&PageData]) -> anyhow::Result<Representation> {
         html::render_home(pages, &self.templates, &self.assets)
+    }
+}
+
+/// The page's own files, below it under names that change with their content (so cached
+/// for good): its stylesheet, logo and favicon.
+fn brand_files(data: &PageData, reps: &mut HashMap<String, Arc<Representation>>) {
+    let brand = &data.page.brand;
+    let mut put = |name: String, content_type: &'static str, body: bytes::Bytes| {
+        let rep = Representation::new(content_type, body, CachePolicy::IMMUTABLE);
+        reps.insert(name, Arc::new(rep));
+    };
+    if let Some(css) = &brand.stylesheet {
+        let body = bytes::Bytes::from(css.text.clone());
+        put(css.file_name.clone(), "text/css; charset=utf-8", body);
+    }
+    for (stem, image) in [("logo", &brand.logo), ("favicon", &brand.favicon)] {
+        if let Some(image) = image {
+            let name = image.file_name(stem);
+            put(name, image.kind.content_type(), image.bytes.clone());
+        }
     }
 }
 

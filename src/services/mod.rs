@@ -5,6 +5,7 @@ pub mod access;
 pub mod alerts;
 pub mod audit;
 pub mod auth;
+pub mod brand;
 pub mod components;
 pub mod deadlines;
 pub mod demo;

@@ -16,8 +16,10 @@ use crate::db::models::access as access_rows;
 use crate::db::models::pages::{self, NewStatusPage, StatusPage, StatusPageChanges};
 use crate::db::{DbConn, now, write_tx};
 use crate::domain::access::{parse_domains, signs_readers_out};
+use crate::domain::brand::{self, BrandColor, HeaderLink};
 use crate::domain::{
-    EmailAddress, NextUpdateIntervals, PageId, Slug, SupportReach, Visibility, parse_time_zone,
+    EmailAddress, NextUpdateIntervals, PageId, Slug, SupportReach, Theme, Visibility,
+    parse_time_zone,
 };
 use crate::error::{AppError, AppResult};
 
@@ -80,6 +82,19 @@ pub struct UpdatePageInput {
     pub support_reach: Option<SupportReach>,
     /// The sites that may frame the status embed (`[]`: none).
     pub embed_origins: Option<Vec<String>>,
+    /// Its brand colour (`#rrggbb`, readable on white); `null` returns to Herald's.
+    #[serde(default, deserialize_with = "nullable")]
+    pub brand_color: Option<Option<String>>,
+    /// The colours it is drawn in.
+    pub theme: Option<Theme>,
+    /// Links in its header (`[]`: none).
+    pub header_links: Option<Vec<HeaderLink>>,
+    /// Its footer (Markdown); `null` removes it.
+    #[serde(default, deserialize_with = "nullable")]
+    pub footer: Option<Option<String>>,
+    /// Its own stylesheet; `null` removes it.
+    #[serde(default, deserialize_with = "nullable")]
+    pub custom_css: Option<Option<String>>,
 }
 
 impl UpdatePageInput {
@@ -275,6 +290,12 @@ fn page_changes(input: &UpdatePageInput) -> AppResult<StatusPageChanges> {
     if let Some(Some(password)) = &input.password {
         check.check("password", crate::domain::check_password(password));
     }
+    let header_links = input
+        .header_links
+        .as_deref()
+        .map(|l| brand::parse_header_links(l).map(|l| brand::stored_links(&l)))
+        .transpose();
+    let color = |v: &str| BrandColor::parse(v).map(|c| c.to_string());
     let description = |v: &str| required_text(v, MAX_DESCRIPTION_LEN);
     let changes = StatusPageChanges {
         slug: check.check("slug", slug).flatten(),
@@ -306,6 +327,20 @@ fn page_changes(input: &UpdatePageInput) -> AppResult<StatusPageChanges> {
         next_update_major_mins: intervals.map(|i| i[2]),
         next_update_critical_mins: intervals.map(|i| i[3]),
         embed_origins: check.check("embed_origins", embed_origins).flatten(),
+        brand_color: check
+            .check("brand_color", patch(&input.brand_color, color))
+            .flatten(),
+        theme: input.theme,
+        header_links: check.check("header_links", header_links).flatten(),
+        footer: check
+            .check("footer", patch(&input.footer, brand::parse_footer))
+            .flatten(),
+        custom_css: check
+            .check(
+                "custom_css",
+                patch(&input.custom_css, brand::parse_custom_css),
+            )
+            .flatten(),
         updated_at: now(),
     };
     check.done(Some(changes))

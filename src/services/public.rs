@@ -10,6 +10,7 @@ use crate::db::models::components::{self, Component, ComponentGroup};
 use crate::db::models::incidents::{Incident, IncidentUpdate};
 use crate::db::models::pages::{self, StatusPage};
 use crate::db::models::public;
+use crate::domain::brand::BrandColor;
 use crate::domain::{
     self, ComponentId, ComponentStatus, IncidentId, IncidentKind, LifecycleStatus,
     MaintenanceStatus, PageId, daily_uptime,
@@ -44,7 +45,7 @@ fn load_snapshot(
     base_url: &str,
 ) -> AppResult<PageData> {
     let page = pages::find(conn, page_id)?;
-    let info = page_info(&page, base_url)?;
+    let info = page_info(conn, &page, base_url)?;
     let groups = components::list_groups(conn, page_id)?;
     let comps = components::list_for_page(conn, page_id)?;
     let bar_start = as_of
@@ -131,7 +132,7 @@ fn vendors(
     Ok(incidents)
 }
 
-fn page_info(page: &StatusPage, base_url: &str) -> AppResult<PageInfo> {
+fn page_info(conn: &mut DbConn, page: &StatusPage, base_url: &str) -> AppResult<PageInfo> {
     let path = format!("/status/{}", page.slug);
     let url = match (&page.public_url, &page.custom_domain) {
         (Some(url), _) => url.trim_end_matches('/').to_owned(),
@@ -151,7 +152,47 @@ fn page_info(page: &StatusPage, base_url: &str) -> AppResult<PageInfo> {
         created_at: utc(page.created_at),
         updated_at: utc(page.updated_at),
         embed_origins: crate::domain::embed::listed(&page.embed_origins),
+        brand: brand(conn, page)?,
     })
+}
+
+/// The page's look. Its settings were checked when they were taken; a stored colour that no
+/// longer reads as one (only a hand-edited row) is left out rather than drawn.
+fn brand(conn: &mut DbConn, page: &StatusPage) -> AppResult<Brand> {
+    use crate::domain::ImageRole;
+    use crate::domain::image::ImageKind;
+    let mut brand = Brand {
+        color: page
+            .brand_color
+            .as_deref()
+            .and_then(|c| BrandColor::parse(c).ok()),
+        theme: page.theme,
+        header_links: crate::domain::brand::read_links(&page.header_links),
+        footer: page
+            .footer
+            .as_deref()
+            .filter(|f| !f.is_empty())
+            .map(to_safe_html),
+        custom_css: page.custom_css.clone().filter(|c| !c.is_empty()),
+        logo: None,
+        favicon: None,
+        stylesheet: None,
+    };
+    for image in crate::db::models::images::for_page(conn, &page.id)? {
+        let Some(kind) = ImageKind::from_content_type(&image.content_type) else {
+            continue;
+        };
+        let served = Some(BrandImage {
+            kind,
+            bytes: image.data.into(),
+            digest: image.digest,
+        });
+        match image.kind {
+            ImageRole::Logo => brand.logo = served,
+            ImageRole::Favicon => brand.favicon = served,
+        }
+    }
+    Ok(brand.with_stylesheet())
 }
 
 fn rollup(

@@ -12,6 +12,7 @@ mod pg_server;
 mod alerts;
 mod api_v1;
 mod auth;
+mod branding;
 mod browser;
 mod cli;
 mod console;

@@ -5,6 +5,7 @@ pub mod audit;
 pub mod components;
 pub mod deadlines;
 pub mod idempotency;
+pub mod images;
 pub mod imports;
 pub mod incidents;
 pub mod integrations;

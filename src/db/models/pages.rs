@@ -12,7 +12,9 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::status_pages;
-use crate::domain::{NextUpdateIntervals, PageId, SupportReach, Visibility, parse_time_zone};
+use crate::domain::{
+    NextUpdateIntervals, PageId, SupportReach, Theme, Visibility, parse_time_zone,
+};
 use crate::error::{AppError, AppResult};
 
 /// Parses a value read from `column` into its domain type. A value the domain does not know can
@@ -60,6 +62,16 @@ pub struct StatusPage {
     pub support_reach: SupportReach,
     /// The epoch of its access settings: a reader's pass names one (see `services::access`).
     pub access_epoch: i64,
+    /// Its brand colour (`#rrggbb`), drawn for links, buttons and accents.
+    pub brand_color: Option<String>,
+    /// The colours it is drawn in.
+    pub theme: Theme,
+    /// Links in its header beside its own navigation (a JSON array of `{label, url}`).
+    pub header_links: String,
+    /// Its footer (Markdown).
+    pub footer: Option<String>,
+    /// Its own stylesheet, after the brand colour's.
+    pub custom_css: Option<String>,
 }
 
 impl StatusPage {
@@ -136,6 +148,11 @@ pub struct StatusPageChanges {
     pub next_update_major_mins: Option<Option<i32>>,
     pub next_update_critical_mins: Option<Option<i32>>,
     pub embed_origins: Option<String>,
+    pub brand_color: Option<Option<String>>,
+    pub theme: Option<Theme>,
+    pub header_links: Option<String>,
+    pub footer: Option<Option<String>>,
+    pub custom_css: Option<Option<String>>,
     /// Always set, so a change set is never empty.
     pub updated_at: NaiveDateTime,
 }

@@ -158,7 +158,7 @@ type Tally = (PageId, Option<NaiveDateTime>, i64);
 /// The revision of every page, in a few aggregate queries.
 pub fn page_revisions(conn: &mut DbConn) -> QueryResult<Vec<PageRevision>> {
     use crate::db::schema::{
-        component_groups, components, page_passwords, page_read_tokens, status_pages,
+        component_groups, components, page_images, page_passwords, page_read_tokens, status_pages,
     };
     use diesel::dsl::{count, max};
     let pages: Vec<(
@@ -239,6 +239,15 @@ pub fn page_revisions(conn: &mut DbConn) -> QueryResult<Vec<PageRevision>> {
                 page_passwords::page_id,
                 max(page_passwords::set_at),
                 count(page_passwords::page_id),
+            ))
+            .load(conn)?,
+        // Its look: a logo or favicon uploaded or removed.
+        page_images::table
+            .group_by(page_images::page_id)
+            .select((
+                page_images::page_id,
+                max(page_images::uploaded_at),
+                count(page_images::page_id),
             ))
             .load(conn)?,
     ];

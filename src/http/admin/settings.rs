@@ -14,8 +14,9 @@ use super::write::{audited, change, form_changes};
 use super::{ConsoleFrame, render_form, see_other};
 use crate::auth::{Authenticated, Permission};
 use crate::db::models::pages::StatusPage;
+use crate::domain::brand::{HeaderLink, read_links};
 use crate::domain::deadline::{MAX_NEXT_UPDATE_MINS, MIN_NEXT_UPDATE_MINS};
-use crate::domain::{NextUpdateIntervals, SupportReach, Visibility};
+use crate::domain::{NextUpdateIntervals, SupportReach, Theme, Visibility};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::render::html::choice::{Choice, options};
 use crate::services::page_admin;
@@ -44,6 +45,11 @@ const FIELDS: &[&str] = &[
     "clear_password",
     "allowed_email_domains",
     "support_reach",
+    "brand_color",
+    "theme",
+    "header_links",
+    "footer",
+    "custom_css",
     "is_default",
     "confirm",
 ];
@@ -72,6 +78,7 @@ struct SettingsPage {
     secrets: Vec<Value>,
     visibilities: Vec<Choice>,
     support_reaches: Vec<Choice>,
+    themes: Vec<Choice>,
     has_password: bool,
     read_tokens_href: String,
 }
@@ -103,6 +110,7 @@ async fn show(
         .iter()
         .map(|v| (v.as_str(), v.label()))
         .collect();
+    let themes: Vec<(&str, &str)> = Theme::ALL.iter().map(|v| (v.as_str(), v.label())).collect();
     let secrets = secrets
         .iter()
         .map(|(purpose, secret)| json!({"field": purpose.url_field(), "secret": secret}))
@@ -119,6 +127,7 @@ async fn show(
         secrets,
         visibilities: options(named(&visibilities), form.get("visibility")),
         support_reaches: options(named(&reaches), form.get("support_reach")),
+        themes: options(named(&themes), form.get("theme")),
         has_password,
         read_tokens_href: format!("/admin/pages/{}/read-tokens", page.slug),
     };
@@ -155,6 +164,11 @@ fn stored(page: &StatusPage, hooks: &serde_json::Map<String, Value>) -> Submitte
         ("visibility", page.visibility.as_str().to_owned()),
         ("allowed_email_domains", page.email_domains().join("\n")),
         ("support_reach", page.support_reach.as_str().to_owned()),
+        ("brand_color", opt(&page.brand_color)),
+        ("theme", page.theme.as_str().to_owned()),
+        ("header_links", link_lines(&read_links(&page.header_links))),
+        ("footer", opt(&page.footer)),
+        ("custom_css", opt(&page.custom_css)),
         ("is_default", flag(page.is_default)),
     ])
 }
@@ -176,6 +190,43 @@ fn interval(form: &Submitted, name: &str, errors: &mut FieldErrors) -> Option<u3
         return None;
     }
     Some(minutes)
+}
+
+/// Header links as the form shows them: one `Label | address` a line.
+fn link_lines(links: &[HeaderLink]) -> String {
+    links
+        .iter()
+        .map(|l| format!("{} | {}", l.label, l.url))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The header links field: one `Label | address` a line, blank lines skipped.
+fn header_links(form: &Submitted, errors: &mut FieldErrors) -> Option<Vec<HeaderLink>> {
+    let mut links = Vec::new();
+    for (n, line) in form.get("header_links").lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        match line.rsplit_once('|') {
+            Some((label, url)) => links.push(HeaderLink {
+                label: label.trim().to_owned(),
+                url: url.trim().to_owned(),
+            }),
+            None => {
+                errors
+                    .entry("header_links".to_owned())
+                    .or_default()
+                    .push(format!(
+                        "line {}: write each link as Label | https://example.com/page",
+                        n + 1
+                    ));
+                return None;
+            }
+        }
+    }
+    Some(links)
 }
 
 /// A select's value parsed (`None` when absent: it stays as it is), or an error under its name.
@@ -237,6 +288,11 @@ fn settings_input(form: &Submitted) -> Result<UpdatePageInput, FieldErrors> {
                 .map(str::to_owned)
                 .collect(),
         ),
+        brand_color: Some(text(form, "brand_color")),
+        theme: chosen(form, "theme", &mut errors),
+        header_links: header_links(form, &mut errors),
+        footer: Some(text(form, "footer")),
+        custom_css: Some(text(form, "custom_css")),
     };
     errors.is_empty().then_some(input).ok_or(errors)
 }

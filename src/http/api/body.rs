@@ -54,12 +54,12 @@ pub async fn json_within(
     }
     let bytes = match payload.to_bytes_limited(limit).await {
         Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => {
+        Err(_) => {
             return Err(AppError::BadRequest(format!(
                 "the request body is larger than {limit} bytes"
             )));
         }
-        Err(e) => {
+        Ok(Err(e)) => {
             return Err(AppError::BadRequest(format!(
                 "the request body could not be read: {e}"
             )));

@@ -8,6 +8,7 @@
 mod audit;
 pub mod body;
 mod components;
+mod images;
 mod imports;
 mod incidents;
 mod integrations;
@@ -56,6 +57,12 @@ api_routes! {
     post "/pages/{slug}/read-tokens" => read_tokens::create,
     get "/pages/{slug}/read-tokens" => read_tokens::list,
     delete "/pages/{slug}/read-tokens/{id}" => read_tokens::delete,
+    put "/pages/{slug}/logo" => images::put_logo,
+    get "/pages/{slug}/logo" => images::get_logo,
+    delete "/pages/{slug}/logo" => images::delete_logo,
+    put "/pages/{slug}/favicon" => images::put_favicon,
+    get "/pages/{slug}/favicon" => images::get_favicon,
+    delete "/pages/{slug}/favicon" => images::delete_favicon,
     post "/pages/{slug}/components" => components::create_component,
     get "/pages/{slug}/components" => components::list_components,
     patch "/pages/{slug}/components/{id}" => components::update_component,

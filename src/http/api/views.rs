@@ -33,6 +33,9 @@ pub fn page(p: &StatusPage) -> Value {
         "allowed_email_domains": p.email_domains(), "support_reach": p.support_reach,
         "next_update_intervals": p.intervals(),
         "embed_origins": crate::domain::embed::listed(&p.embed_origins),
+        "brand_color": p.brand_color, "theme": p.theme,
+        "header_links": crate::domain::brand::read_links(&p.header_links),
+        "footer": p.footer, "custom_css": p.custom_css,
         "created_at": time(p.created_at), "updated_at": time(p.updated_at),
     })
 }

@@ -46,6 +46,7 @@ pub fn page() -> PageData {
             created_at: at(-70, 9, 0),
             updated_at: at(-10, 9, 0),
             embed_origins: Vec::new(),
+            brand: Default::default(),
         },
         as_of: at(0, 12, 0),
         stale_since: None,

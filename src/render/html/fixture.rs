@@ -64,6 +64,7 @@ pub fn page() -> PageData {
         created_at: created,
         updated_at: created,
         embed_origins: Vec::new(),
+        brand: Default::default(),
     };
     let mut data = PageData {
         page,

@@ -4,6 +4,8 @@
 use serde::Serialize;
 
 use super::format::TimeView;
+use crate::domain::Theme;
+use crate::domain::brand::HeaderLink;
 use crate::render::PageData;
 use crate::render::assets::Assets;
 
@@ -23,8 +25,16 @@ pub struct Frame {
     pub title: String,
     pub description: Option<String>,
     pub css: String,
+    /// The page's own stylesheet (its brand colour, its custom CSS), after Herald's.
+    pub brand_css: Option<String>,
     pub js: String,
     pub favicon: String,
+    /// The favicon's media type.
+    pub favicon_type: &'static str,
+    /// A theme the page is always drawn in (`light` or `dark`); `None` follows the reader's.
+    pub theme: Option<&'static str>,
+    /// The `color-scheme` the page is drawn in.
+    pub color_scheme: &'static str,
     /// The status page the document belongs to; `None` on the home and error pages.
     pub page: Option<PageNav>,
     /// Set when live data is unavailable: when the shown data was read.
@@ -43,6 +53,12 @@ pub struct PageNav {
     pub time_zone: String,
     pub links: Links,
     pub nav: Vec<NavItem>,
+    /// The page's logo, shown in place of its name (which is its text alternative).
+    pub logo: Option<String>,
+    /// The owner's links beside the page's navigation.
+    pub header_links: Vec<HeaderLink>,
+    /// The owner's footer, as sanitised HTML.
+    pub footer: Option<String>,
 }
 
 /// The addresses of a page's public routes.
@@ -88,8 +104,12 @@ impl Frame {
             title: title.to_owned(),
             description: None,
             css: assets.url("app.css"),
+            brand_css: None,
             js: assets.url("app.js"),
             favicon: assets.url("favicon.svg"),
+            favicon_type: "image/svg+xml",
+            theme: None,
+            color_scheme: "light dark",
             page: None,
             stale: None,
             as_of: None,
@@ -127,21 +147,46 @@ impl Frame {
             Some(title) => format!("{title} · {} status", page.name),
             None => format!("{} status", page.name),
         };
+        let brand = &page.brand;
+        let below = |file: String| format!("{}/{file}", page.path);
+        let site = Self::site("", assets);
+        let (theme, color_scheme) = match brand.theme {
+            Theme::Auto => (None, site.color_scheme),
+            Theme::Light => (Some("light"), "light"),
+            Theme::Dark => (Some("dark"), "dark"),
+        };
         Self {
             title: full_title,
             description: page.description.clone(),
+            brand_css: brand
+                .stylesheet
+                .as_ref()
+                .map(|s| below(s.file_name.clone())),
+            favicon: brand
+                .favicon
+                .as_ref()
+                .map_or(site.favicon.clone(), |f| below(f.file_name("favicon"))),
+            favicon_type: brand
+                .favicon
+                .as_ref()
+                .map_or(site.favicon_type, |f| f.kind.content_type()),
+            theme,
+            color_scheme,
             page: Some(PageNav {
                 name: page.name.clone(),
                 url: page.url.clone(),
                 time_zone: tz.name().to_owned(),
                 links,
                 nav,
+                logo: brand.logo.as_ref().map(|l| below(l.file_name("logo"))),
+                header_links: brand.header_links.clone(),
+                footer: brand.footer.clone(),
             }),
             stale: data.stale_since.map(|_| TimeView::new(data.as_of, tz)),
             // Only a stale page names a time: otherwise the bytes would change with the minute of
             // rendering, and two Herald processes would serve different ETags for the same data.
             as_of: data.stale_since.map(|_| TimeView::new(data.as_of, tz)),
-            ..Self::site("", assets)
+            ..site
         }
     }
 }

@@ -59,6 +59,27 @@ impl<'a> Api<'a> {
         self.send("DELETE", path, None).await
     }
 
+    /// PUT raw `bytes` (sent as `content_type`) at `/api/v1{path}`.
+    pub async fn put_bytes(&self, path: &str, content_type: &str, bytes: Vec<u8>) -> (u16, Value) {
+        let url = format!("{}/api/v1{path}", self.app.address);
+        let res = self
+            .app
+            .client
+            .put(url)
+            .bearer_auth(self.token)
+            .header("Content-Type", content_type)
+            .body(bytes)
+            .send()
+            .await
+            .expect("request sent");
+        let status = res.status().as_u16();
+        let text = res.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
     /// A request with any method, with a JSON body when there is one.
     pub async fn send(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
         let url = format!("{}/api/v1{path}", self.app.address);

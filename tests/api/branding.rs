@@ -1,0 +1,553 @@
+//! A page's own look: its brand colour (refused when it does not read on white), theme,
+//! header links, footer and custom CSS on every public page; its logo and favicon uploaded,
+//! checked, an SVG's script filtered out, served from memory under names that change with
+//! them, and only to those the page admits.
+
+use std::io::Cursor;
+
+use herald::domain::Role;
+use serde_json::{Value, json};
+
+use crate::helpers::{Console, TestApp, TestDb, no_redirects};
+
+on_both_backends!(
+    a_page_without_a_brand_looks_as_herald_does,
+    a_brand_is_drawn_on_every_public_page,
+    a_colour_that_does_not_read_on_white_is_refused_and_nothing_changes,
+    bad_looks_are_refused_by_field,
+    an_svg_logo_loses_its_script_and_is_served_fingerprinted,
+    a_raster_favicon_is_checked_and_served,
+    a_restricted_pages_brand_files_are_its_readers_only,
+    the_console_sets_the_look,
+);
+
+const EVIL_SVG: &str = r##"<?xml version="1.0"?>
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 10" onload="alert('onload')">
+  <script>alert(document.cookie)</script>
+  <rect width="40" height="10" fill="#0b5fff" onclick="alert('click')"/>
+  <a href="javascript:alert('link')"><circle r="2"/></a>
+  <image href="https://tracker.example/pixel.png" width="1" height="1"/>
+</svg>"##;
+
+fn header(res: &reqwest::Response, name: &str) -> String {
+    res.headers()
+        .get(name)
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default()
+}
+
+async fn patch(app: &TestApp, token: &str, body: Value) -> Value {
+    let (status, answer) = app.api(token).patch("/pages/acme", body).await;
+    assert_eq!(status, 200, "{answer}");
+    app.refreshed().await;
+    answer
+}
+
+async fn html(app: &TestApp, path: &str) -> String {
+    let res = app.get(path).await;
+    assert_eq!(res.status(), 200, "{path}");
+    res.text().await.unwrap()
+}
+
+/// The value of the first `attr="..."` after `after` in `html`.
+fn attr_after(html: &str, after: &str, attr: &str) -> Option<String> {
+    let rest = &html[html.find(after)?..];
+    let rest = &rest[rest.find(&format!("{attr}=\""))? + attr.len() + 2..];
+    Some(rest[..rest.find('"')?].to_owned())
+}
+
+/// A PNG of `width`×`height` pixels.
+fn png(width: u32, height: u32) -> Vec<u8> {
+    let img = image::RgbaImage::from_pixel(width, height, image::Rgba([11, 95, 255, 255]));
+    let mut out = Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+async fn open_incident(app: &TestApp, token: &str) -> String {
+    let (status, body) = app
+        .api(token)
+        .post(
+            "/pages/acme/incidents",
+            json!({"name": "Slow sign-in", "impact": "minor", "body": "Investigating."}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    app.refreshed().await;
+    body["id"].as_str().unwrap().to_owned()
+}
+
+async fn a_page_without_a_brand_looks_as_herald_does(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let token = app.token(Role::Owner).await;
+    app.page("acme").through_api(&token).create().await;
+    let (_, page) = app.api(&token).get("/pages/acme").await;
+    assert_eq!(page["brand_color"], Value::Null);
+    assert_eq!(page["theme"], "auto");
+    assert_eq!(page["header_links"], json!([]));
+    assert_eq!(page["footer"], Value::Null);
+    assert_eq!(page["custom_css"], Value::Null);
+    let body = html(&app, "/status/acme").await;
+    assert!(!body.contains("data-theme"), "follows the reader's theme");
+    assert!(body.contains(r#"<meta name="color-scheme" content="light dark">"#));
+    assert!(
+        !body.contains("/status/acme/brand."),
+        "no stylesheet of its own"
+    );
+    assert!(body.contains(r#"<a class="brand" href="/status/acme">Acme</a>"#));
+    let icon = attr_after(&body, r#"<link rel="icon""#, "href").unwrap();
+    assert!(
+        icon.starts_with("/assets/favicon."),
+        "Herald's icon: {icon}"
+    );
+    let (status, _) = app.api(&token).get("/pages/acme/logo").await;
+    assert_eq!(status, 404, "no logo yet");
+}
+
+async fn a_brand_is_drawn_on_every_public_page(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let token = app.token(Role::Owner).await;
+    app.page("acme").through_api(&token).create().await;
+    let incident = open_incident(&app, &token).await;
+    let answer = patch(
+        &app,
+        &token,
+        json!({
+            "brand_color": "#0B5FFF",
+            "theme": "dark",
+            "header_links": [
+                {"label": "Help centre", "url": "https://help.acme.test/"},
+                {"label": "Write to us", "url": "mailto:Support@Acme.test"}
+            ],
+            "footer": "© Acme Ltd · [Privacy](https://acme.test/privacy) <script>alert(1)</script>",
+            "custom_css": ".brand { letter-spacing: 0.02em; }"
+        }),
+    )
+    .await;
+    assert_eq!(answer["brand_color"], "#0b5fff", "stored in one form");
+    assert_eq!(answer["theme"], "dark");
+    assert_eq!(answer["header_links"][1]["url"], "mailto:support@acme.test");
+
+    let mut stylesheet = None;
+    for path in [
+        "/status/acme".to_owned(),
+        "/status/acme/history?page=1".to_owned(),
+        format!("/status/acme/incidents/{incident}"),
+        "/status/acme/subscribe".to_owned(),
+        "/status/acme/support".to_owned(),
+    ] {
+        let body = html(&app, &path).await;
+        assert!(
+            body.contains(r#"<html lang="en" data-theme="dark">"#),
+            "{path}"
+        );
+        assert!(
+            body.contains(r#"<meta name="color-scheme" content="dark">"#),
+            "{path}"
+        );
+        assert!(
+            body.contains(r#"<a href="https://help.acme.test/" rel="noopener">Help centre</a>"#),
+            "{path}"
+        );
+        assert!(
+            body.contains(r#"href="mailto:support@acme.test""#),
+            "{path}"
+        );
+        assert!(
+            body.contains(r#"<a href="https://acme.test/privacy" rel="noopener noreferrer nofollow">Privacy</a>"#),
+            "the footer's Markdown: {path}"
+        );
+        assert!(!body.contains("<script>alert"), "sanitised: {path}");
+        let css = attr_after(
+            &body,
+            r#"<link rel="stylesheet" href="/assets/app."#,
+            "href",
+        );
+        let own = body
+            .split(r#"<link rel="stylesheet" href=""#)
+            .filter_map(|s| s.split('"').next())
+            .find(|href| href.starts_with("/status/acme/brand."))
+            .map(str::to_owned);
+        assert!(css.is_some() && own.is_some(), "{path}");
+        assert!(
+            body.find("/assets/app.").unwrap() < body.find("/status/acme/brand.").unwrap(),
+            "the page's stylesheet comes after Herald's: {path}"
+        );
+        stylesheet.get_or_insert(own.unwrap());
+    }
+    let stylesheet = stylesheet.unwrap();
+    let res = app.get(&stylesheet).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(header(&res, "content-type"), "text/css; charset=utf-8");
+    assert!(header(&res, "cache-control").contains("immutable"));
+    let css = res.text().await.unwrap();
+    assert!(css.contains("--link: #0b5fff"), "{css}");
+    let dark = herald::domain::brand::BrandColor::parse("#0b5fff")
+        .unwrap()
+        .dark()
+        .to_string();
+    assert!(
+        css.contains(&format!("--link: {dark}")),
+        "the dark shade: {css}"
+    );
+    assert!(css.contains(".brand { letter-spacing: 0.02em; }"), "{css}");
+
+    // A change of look is a new name; the old one is gone with it.
+    patch(&app, &token, json!({"brand_color": "#6f42c1"})).await;
+    let body = html(&app, "/status/acme").await;
+    assert!(!body.contains(&stylesheet), "a new stylesheet, a new name");
+    assert_eq!(app.get(&stylesheet).await.status(), 404);
+
+    // Everything back to Herald's own.
+    patch(
+        &app,
+        &token,
+        json!({"brand_color": null, "theme": "auto", "header_links": [], "footer": null, "custom_css": ""}),
+    )
+    .await;
+    let body = html(&app, "/status/acme").await;
+    assert!(!body.contains("data-theme") && !body.contains("/status/acme/brand."));
+    assert!(!body.contains("Help centre") && !body.contains("Privacy"));
+}
+
+async fn a_colour_that_does_not_read_on_white_is_refused_and_nothing_changes(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let token = app.token(Role::Owner).await;
+    app.page("acme").through_api(&token).create().await;
+    let (status, body) = app
+        .api(&token)
+        .patch(
+            "/pages/acme",
+            json!({"name": "Acme Corp", "brand_color": "#ffcc00"}),
+        )
+        .await;
+    assert_eq!(status, 422, "{body}");
+    let message = body["fields"]["brand_color"][0].as_str().unwrap();
+    assert!(
+        message.contains("#ffcc00 has a contrast of 1.") && message.contains("4.5:1"),
+        "{message}"
+    );
+    assert!(
+        message.contains("such as #"),
+        "a darker shade to try: {message}"
+    );
+    assert!(
+        body["fields"].get("name").is_none(),
+        "only the colour: {body}"
+    );
+    let (_, page) = app.api(&token).get("/pages/acme").await;
+    assert_eq!(page["name"], "Acme", "nothing changed");
+    assert_eq!(page["brand_color"], Value::Null);
+    // The shade it suggests is taken.
+    let suggested = message.rsplit("such as ").next().unwrap();
+    let suggested = &suggested[..7];
+    let answer = patch(&app, &token, json!({"brand_color": suggested})).await;
+    assert_eq!(answer["brand_color"], suggested);
+}
+
+async fn bad_looks_are_refused_by_field(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let token = app.token(Role::Owner).await;
+    app.page("acme").through_api(&token).create().await;
+    for (body, field, needle) in [
+        (json!({"brand_color": "blue"}), "brand_color", "#rrggbb"),
+        (json!({"theme": "neon"}), "theme", "expected one of"),
+        (
+            json!({"header_links": [{"label": "x", "url": "javascript:alert(1)"}]}),
+            "header_links",
+            "not an absolute",
+        ),
+        (
+            json!({"header_links": [{"label": "", "url": "https://acme.test"}]}),
+            "header_links",
+            "label",
+        ),
+        (
+            json!({"header_links": vec![json!({"label": "x", "url": "https://acme.test"}); 6]}),
+            "header_links",
+            "at most 5",
+        ),
+        (
+            json!({"footer": "x".repeat(1001)}),
+            "footer",
+            "at most 1000",
+        ),
+        (
+            json!({"custom_css": "@import url(https://evil.test/x.css);"}),
+            "custom_css",
+            "@import",
+        ),
+        (
+            json!({"custom_css": "body { background: url(https://evil.test/x.png) }"}),
+            "custom_css",
+            "another site",
+        ),
+        (
+            json!({"custom_css": "a { color: red"}),
+            "custom_css",
+            "not closed",
+        ),
+    ] {
+        let (status, answer) = app.api(&token).patch("/pages/acme", body.clone()).await;
+        assert!(status == 422 || status == 400, "{body}: {status} {answer}");
+        let text = answer.to_string();
+        assert!(
+            text.contains(field) && text.contains(needle),
+            "{body}: {answer}"
+        );
+    }
+    let (_, page) = app.api(&token).get("/pages/acme").await;
+    assert_eq!(page["theme"], "auto");
+    assert_eq!(page["header_links"], json!([]));
+    assert_eq!(page["custom_css"], Value::Null);
+}
+
+async fn an_svg_logo_loses_its_script_and_is_served_fingerprinted(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let token = app.token(Role::Owner).await;
+    app.page("acme").through_api(&token).create().await;
+    let (status, answer) = app
+        .api(&token)
+        .put_bytes("/pages/acme/logo", "image/svg+xml", EVIL_SVG.into())
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["content_type"], "image/svg+xml");
+    assert_eq!(answer["sanitised"], true, "{answer}");
+    let url = answer["url"].as_str().unwrap().to_owned();
+    assert!(
+        url.starts_with("/status/acme/logo.") && url.ends_with(".svg"),
+        "{url}"
+    );
+    app.refreshed().await;
+
+    let body = html(&app, "/status/acme").await;
+    assert!(
+        body.contains(&format!(
+            r#"<a class="brand" href="/status/acme"><img class="brand-logo" src="{url}" alt="Acme"></a>"#
+        )),
+        "the logo, with the page's name as its text"
+    );
+    let res = app.get(&url).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(header(&res, "content-type"), "image/svg+xml");
+    assert!(header(&res, "cache-control").contains("immutable"));
+    let csp = header(&res, "content-security-policy");
+    assert!(
+        csp.contains("default-src 'none'") && csp.contains("sandbox"),
+        "{csp}"
+    );
+    let served = res.text().await.unwrap().to_lowercase();
+    for gone in [
+        "<script",
+        "onload",
+        "onclick",
+        "javascript:",
+        "tracker.example",
+    ] {
+        assert!(!served.contains(gone), "{gone} is left in {served}");
+    }
+    assert!(
+        served.contains("<rect") && served.contains("#0b5fff"),
+        "{served}"
+    );
+
+    let (status, described) = app.api(&token).get("/pages/acme/logo").await;
+    assert_eq!(status, 200);
+    assert_eq!(described["url"], url.as_str());
+    assert_eq!(described["bytes"].as_u64().unwrap() as usize, served.len());
+
+    // Not an image, however it is labelled; too large; nothing stored by either.
+    for (bytes, needle) in [
+        (
+            b"<html><script>alert(1)</script></html>".to_vec(),
+            "not a PNG, SVG or WebP",
+        ),
+        (b"\x89PNG\r\n\x1a\nnot really".to_vec(), "cannot be read"),
+        (vec![b'a'; 300 * 1024], "larger than 256 KiB"),
+    ] {
+        let (status, answer) = app
+            .api(&token)
+            .put_bytes("/pages/acme/logo", "image/png", bytes)
+            .await;
+        assert_eq!(status, 422, "{answer}");
+        let message = answer["fields"]["image"][0].as_str().unwrap();
+        assert!(message.contains(needle), "{message}");
+    }
+    let (_, described) = app.api(&token).get("/pages/acme/logo").await;
+    assert_eq!(described["url"], url.as_str(), "the logo before stays");
+
+    // Removed: the name again, and the old address answers nothing.
+    let (status, _) = app.api(&token).delete("/pages/acme/logo").await;
+    assert_eq!(status, 200);
+    app.refreshed().await;
+    let body = html(&app, "/status/acme").await;
+    assert!(body.contains(r#"<a class="brand" href="/status/acme">Acme</a>"#));
+    assert_eq!(app.get(&url).await.status(), 404);
+    let (status, _) = app.api(&token).delete("/pages/acme/logo").await;
+    assert_eq!(status, 404, "nothing left to remove");
+
+    // Responders who are not owners cannot change it.
+    let responder = app.token(Role::Responder).await;
+    let (status, _) = app
+        .api(&responder)
+        .put_bytes("/pages/acme/logo", "image/svg+xml", EVIL_SVG.into())
+        .await;
+    assert_eq!(status, 403);
+}
+
+async fn a_raster_favicon_is_checked_and_served(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let token = app.token(Role::Owner).await;
+    app.page("acme").through_api(&token).create().await;
+    let icon = png(32, 32);
+    // The media type sent is not relied on: the bytes are a PNG.
+    let (status, answer) = app
+        .api(&token)
+        .put_bytes(
+            "/pages/acme/favicon",
+            "application/octet-stream",
+            icon.clone(),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["content_type"], "image/png");
+    assert_eq!(answer["sanitised"], false);
+    app.refreshed().await;
+    let body = html(&app, "/status/acme").await;
+    let href = attr_after(&body, r#"<link rel="icon" type="image/png""#, "href").unwrap();
+    assert_eq!(href, answer["url"].as_str().unwrap());
+    let res = app.get(&href).await;
+    assert_eq!(header(&res, "content-type"), "image/png");
+    assert_eq!(
+        res.bytes().await.unwrap().to_vec(),
+        icon,
+        "served as uploaded"
+    );
+
+    let (status, answer) = app
+        .api(&token)
+        .put_bytes("/pages/acme/favicon", "image/png", png(4097, 1))
+        .await;
+    assert_eq!(status, 422);
+    assert!(answer.to_string().contains("4097×1 pixels"), "{answer}");
+}
+
+async fn a_restricted_pages_brand_files_are_its_readers_only(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let token = app.token(Role::Owner).await;
+    app.page("acme").through_api(&token).create().await;
+    let (_, logo) = app
+        .api(&token)
+        .put_bytes("/pages/acme/logo", "image/png", png(8, 8))
+        .await;
+    patch(
+        &app,
+        &token,
+        json!({"visibility": "internal", "custom_css": ".x { color: red }"}),
+    )
+    .await;
+    let (status, made) = app
+        .api(&token)
+        .post("/pages/acme/read-tokens", json!({"name": "wallboard"}))
+        .await;
+    assert_eq!(status, 201);
+    let read = made["token"].as_str().unwrap();
+    let body = no_redirects()
+        .get(format!("{}/status/acme", app.address))
+        .bearer_auth(read)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let css = body
+        .split('"')
+        .find(|s| s.starts_with("/status/acme/brand."))
+        .expect("the page's stylesheet")
+        .to_owned();
+    let logo = logo["url"].as_str().unwrap().to_owned();
+    for path in [&css, &logo] {
+        let stranger = no_redirects()
+            .get(format!("{}{path}", app.address))
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            matches!(stranger.status().as_u16(), 303 | 401),
+            "{path}: {}",
+            stranger.status()
+        );
+        let reader = no_redirects()
+            .get(format!("{}{path}", app.address))
+            .bearer_auth(read)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reader.status(), 200, "{path}");
+        assert!(
+            header(&reader, "cache-control").starts_with("private"),
+            "{path}"
+        );
+    }
+}
+
+async fn the_console_sets_the_look(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.token(Role::Owner).await;
+    app.page("acme").through_api(&owner).create().await;
+    let console = Console::sign_in(&app, "admin@example.com", Role::Owner).await;
+    let form = |color: &'static str| {
+        vec![
+            ("name", "Acme"),
+            ("slug", "acme"),
+            ("time_zone", "UTC"),
+            ("visibility", "public"),
+            ("support_reach", "everyone"),
+            ("brand_color", color),
+            ("theme", "light"),
+            (
+                "header_links",
+                "Help | https://help.acme.test/\r\n\r\nStatus API | https://acme.test/api",
+            ),
+            ("footer", "Acme Ltd"),
+            ("custom_css", ".brand { font-weight: 800; }"),
+        ]
+    };
+    let mut refused = form("#ffcc00");
+    refused.push(("csrf_token", &console.csrf));
+    let (status, _, body) = console.post("/admin/pages/acme/settings", &refused).await;
+    assert_eq!(status, 422);
+    assert!(
+        body.contains("has a contrast of 1."),
+        "the reason on the form"
+    );
+    assert!(
+        body.contains("Status API | https://acme.test/api"),
+        "what was typed is kept"
+    );
+
+    let mut good = form("#0b5fff");
+    good.push(("csrf_token", &console.csrf));
+    let (status, location, body) = console.post("/admin/pages/acme/settings", &good).await;
+    assert_eq!(status, 303, "{body}");
+    assert_eq!(location, "/admin/pages/acme/settings");
+    let (_, page) = app.api(&owner).get("/pages/acme").await;
+    assert_eq!(page["brand_color"], "#0b5fff");
+    assert_eq!(page["theme"], "light");
+    assert_eq!(page["header_links"][1]["label"], "Status API");
+    assert_eq!(page["footer"], "Acme Ltd");
+    let (_, shown) = console.get("/admin/pages/acme/settings").await;
+    assert!(shown.contains("Help | https://help.acme.test/\nStatus API | https://acme.test/api"));
+    assert!(shown.contains(r#"<option value="light" selected>"#));
+
+    let mut bad_link = form("#0b5fff");
+    bad_link[7].1 = "just some words";
+    bad_link.push(("csrf_token", &console.csrf));
+    let (status, _, body) = console.post("/admin/pages/acme/settings", &bad_link).await;
+    assert_eq!(status, 422);
+    assert!(
+        body.contains("line 1: write each link as Label | https://"),
+        "{body}"
+    );
+}
