@@ -8,8 +8,9 @@ mod smtp;
 
 use std::sync::Arc;
 
+use lettre::message::header::ContentType;
 use lettre::message::header::{HeaderName, HeaderValue};
-use lettre::message::{Mailbox, MultiPart};
+use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
 use lettre::{Address, Message};
 
 use super::{Attempt, one_line};
@@ -37,6 +38,18 @@ pub struct EmailMessage {
     pub unsubscribe_url: String,
     /// Where to manage the subscription (sent as `List-Help`).
     pub manage_url: Option<String>,
+    /// An image the HTML shows (`cid:` its id): the page's logo, sent inside the message so
+    /// that no mail client has to fetch it (and none can tell the sender it was read).
+    pub inline: Option<InlineImage>,
+}
+
+/// An image sent inside a message, beside its HTML (`multipart/related`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineImage {
+    /// Its Content-ID, without brackets (`logo.3f9a1c2b@herald`); the HTML says `cid:` it.
+    pub cid: String,
+    pub content_type: &'static str,
+    pub bytes: bytes::Bytes,
 }
 
 /// A message to one person that is not list mail (a support notice, a copy for the sender, a
@@ -244,11 +257,25 @@ pub fn build_message(from: &Mailbox, msg: &EmailMessage) -> Result<Message, Mess
         let manage = http_url(manage, "the manage URL")?;
         builder = builder.raw_header(header("List-Help", format!("<{manage}>"))?);
     }
+    let body = match &msg.inline {
+        None => MultiPart::alternative_plain_html(msg.text.clone(), msg.html.clone()),
+        Some(image) => {
+            let cid = msg_id(&image.cid, "the inline image's Content-ID")?;
+            let content_type = ContentType::parse(image.content_type)
+                .map_err(|e| MessageError(format!("the inline image's type: {e}")))?;
+            let image = Attachment::new_inline(cid.trim_matches(['<', '>']).to_owned())
+                .body(image.bytes.to_vec(), content_type);
+            MultiPart::alternative()
+                .singlepart(SinglePart::plain(msg.text.clone()))
+                .multipart(
+                    MultiPart::related()
+                        .singlepart(SinglePart::html(msg.html.clone()))
+                        .singlepart(image),
+                )
+        }
+    };
     builder
-        .multipart(MultiPart::alternative_plain_html(
-            msg.text.clone(),
-            msg.html.clone(),
-        ))
+        .multipart(body)
         .map_err(|e| MessageError(format!("the message could not be built: {e}")))
 }
 

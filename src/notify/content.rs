@@ -18,9 +18,12 @@ use crate::db::models::components;
 use crate::db::models::notify::{self as rows, NotificationEvent};
 use crate::delivery::body::SharedBody;
 use crate::delivery::chat::{Author, ChatMessage};
+use crate::delivery::mail::InlineImage;
+use crate::domain::image::ImageKind;
 use crate::error::{AppError, AppResult};
 use crate::render::api_v2::incident::Incident as V2Incident;
 use crate::render::api_v2::model::{Component as V2Component, Time};
+use crate::render::data::Brand;
 use crate::render::data::{IncidentInfo, PageData};
 use crate::services::outbox::kind;
 use crate::services::public::load_page_data;
@@ -52,6 +55,10 @@ impl Mailbook {
                 continue;
             };
             match part {
+                // Pieces every HTML mail of a page shares (`{{> brand}}`: its logo and colour).
+                _ if name == "partials" => {
+                    html.register_partial(part.trim_end_matches(".html.hbs"), source)
+                }
                 "subject.txt.hbs" => {
                     text.register_template_string(&format!("{name}/subject"), source)
                 }
@@ -94,6 +101,8 @@ pub struct EventContent {
     pub chat: std::sync::Arc<ChatMessage>,
     /// The incident's first event: its emails start the thread every later one replies to.
     pub thread_root: Option<String>,
+    /// The page's logo, sent inside each email.
+    pub logo: Option<InlineImage>,
 }
 
 /// Builds an event's content from the database; `None` when the event is gone.
@@ -112,7 +121,13 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
         "meta": {"unsubscribe": Value::Null, "documentation": Value::Null, "generated_at": generated_at},
         "page": page,
     });
-    let page_view = json!({"name": data.page.name, "url": data.page.url});
+    let logo = mail_logo(&data.page.brand);
+    let page_view = json!({
+        "name": data.page.name,
+        "url": data.page.url,
+        "brand_color": mail_color(&data.page.brand),
+        "logo_cid": logo.as_ref().map(|l| l.cid.clone()),
+    });
     let incident = event.incident_id.as_deref().and_then(|id| {
         data.incidents
             .iter()
@@ -150,6 +165,9 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
             )));
         }
     };
+    // Every mail names its page the same way, with its logo and colour.
+    let mut view = view;
+    view["page"] = page_view;
     webhook["event"] = json!(event.kind);
     webhook["event_id"] = json!(event.id);
     let thread_root = match &event.incident_id {
@@ -165,7 +183,31 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
         webhook: std::sync::Arc::new(SharedBody::new(webhook)),
         chat: chat.into(),
         thread_root,
+        logo,
     }))
+}
+
+/// The colour a page's mails draw links and headings in: its brand colour, which reads on
+/// white as mail is drawn, or Herald's own link colour.
+fn mail_color(brand: &Brand) -> String {
+    brand
+        .color
+        .map_or_else(|| "#0550ae".to_owned(), |c| c.light().to_string())
+}
+
+/// The page's logo as mail carries it: inside the message. A PNG or WebP only: the common
+/// mail clients do not draw SVG, so a page with an SVG logo is named in its mails instead.
+fn mail_logo(brand: &Brand) -> Option<InlineImage> {
+    let logo = brand.logo.as_ref()?;
+    if logo.kind == ImageKind::Svg {
+        return None;
+    }
+    let short = logo.digest.get(..16).unwrap_or(&logo.digest);
+    Some(InlineImage {
+        cid: format!("logo.{short}@herald"),
+        content_type: logo.kind.content_type(),
+        bytes: logo.bytes.clone(),
+    })
 }
 
 /// What an incident event's email says, plus its webhook keys.

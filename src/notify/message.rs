@@ -163,6 +163,7 @@ pub fn build(
                 list_id: format!("{slug}.{domain}"),
                 unsubscribe_url: manage_url.clone(),
                 manage_url: Some(manage_url),
+                inline: content.logo.clone(),
             }))
         }
     }

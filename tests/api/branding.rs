@@ -9,6 +9,7 @@ use herald::domain::Role;
 use serde_json::{Value, json};
 
 use crate::helpers::{Console, TestApp, TestDb, no_redirects};
+use crate::notify::Setup;
 
 on_both_backends!(
     a_page_without_a_brand_looks_as_herald_does,
@@ -19,6 +20,7 @@ on_both_backends!(
     a_raster_favicon_is_checked_and_served,
     a_restricted_pages_brand_files_are_its_readers_only,
     the_console_sets_the_look,
+    mail_carries_the_logo_and_the_brand_colour,
 );
 
 const EVIL_SVG: &str = r##"<?xml version="1.0"?>
@@ -549,5 +551,99 @@ async fn the_console_sets_the_look(db: TestDb) {
     assert!(
         body.contains("line 1: write each link as Label | https://"),
         "{body}"
+    );
+}
+
+async fn mail_carries_the_logo_and_the_brand_colour(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    // Herald's own colour and the page's name before a brand is set.
+    s.subscribe(json!({"type": "email", "email": "jo@example.com"}))
+        .await;
+    let plain = s.smtp.wait_for("jo@example.com", 1).await.remove(0);
+    assert!(
+        plain.html().contains("border-top: 4px solid #0550ae"),
+        "{}",
+        plain.html()
+    );
+    assert!(
+        plain
+            .html()
+            .contains("<strong style=\"font-size: 1.1em;\">Acme</strong>")
+    );
+    assert!(
+        plain.part_headers("image/").is_none(),
+        "no image without a logo"
+    );
+
+    let logo = png(64, 16);
+    let (status, answer) = s
+        .app
+        .api(&s.token)
+        .put_bytes("/pages/acme/logo", "image/png", logo.clone())
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let (status, answer) = s
+        .app
+        .api(&s.token)
+        .patch("/pages/acme", json!({"brand_color": "#6f42c1"}))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    s.subscribe(json!({"type": "email", "email": "ana@example.com"}))
+        .await;
+    let confirmation = s.smtp.wait_for("ana@example.com", 1).await.remove(0);
+    let link = confirmation.link("/confirm/").expect("a confirmation link");
+    let (status, _) = s.follow("GET", &link, "").await;
+    assert_eq!(status, 200, "confirmed");
+    let html = confirmation.html();
+    assert!(html.contains("border-top: 4px solid #6f42c1"), "{html}");
+    assert!(html.contains("background: #6f42c1"), "the button: {html}");
+    let cid = html
+        .split("src=\"cid:")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the logo, by its Content-ID")
+        .to_owned();
+    assert!(html.contains("alt=\"Acme\""), "its text alternative");
+    let image = confirmation
+        .part_headers("image/png")
+        .expect("the logo inside the message");
+    assert!(image.contains(&format!("Content-ID: <{cid}>")), "{image}");
+    assert!(
+        confirmation.text().contains("Acme"),
+        "the text alternative stays"
+    );
+
+    // An incident's mail carries them too.
+    s.open(json!({"name": "API errors", "impact": "major", "body": "Investigating."}))
+        .await;
+    s.settle().await;
+    let mails = s.smtp.to("ana@example.com");
+    let notice = mails
+        .iter()
+        .find(|m| m.header("Subject").unwrap().contains("API errors"))
+        .expect("the incident's mail");
+    assert!(
+        notice.html().contains(&format!("src=\"cid:{cid}\"")),
+        "{}",
+        notice.html()
+    );
+    assert!(notice.html().contains("color: #6f42c1"));
+    assert!(notice.part_headers("image/png").is_some());
+
+    // An SVG logo is not sent: mail clients do not draw it; the name is shown instead.
+    let (status, _) = s
+        .app
+        .api(&s.token)
+        .put_bytes("/pages/acme/logo", "image/svg+xml", EVIL_SVG.into())
+        .await;
+    assert_eq!(status, 200);
+    s.subscribe(json!({"type": "email", "email": "li@example.com"}))
+        .await;
+    let svg_page = s.smtp.wait_for("li@example.com", 1).await.remove(0);
+    assert!(svg_page.part_headers("image/").is_none());
+    assert!(
+        svg_page
+            .html()
+            .contains("<strong style=\"font-size: 1.1em;\">Acme</strong>")
     );
 }

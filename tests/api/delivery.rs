@@ -110,6 +110,7 @@ fn email(to: &str) -> EmailMessage {
         list_id: "Acme status <acme.status.test>".into(),
         unsubscribe_url: "https://status.test/status/acme/unsubscribe?token=t0k3n".into(),
         manage_url: Some("https://status.test/status/acme/subscription?token=t0k3n".into()),
+        inline: None,
     }
 }
 

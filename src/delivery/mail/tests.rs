@@ -16,6 +16,7 @@ fn message() -> EmailMessage {
         list_id: "Acme status <acme.status.example.com>".into(),
         unsubscribe_url: "https://status.example.com/unsubscribe?t=abc".into(),
         manage_url: Some("https://status.example.com/manage?t=abc".into()),
+        inline: None,
     }
 }
 
@@ -221,4 +222,28 @@ fn the_smtp_url_is_checked_and_its_password_never_shown() {
         .unwrap();
         assert_eq!(m.server(), "smtp://127.0.0.1:2525");
     });
+}
+
+#[test]
+fn an_inline_logo_goes_beside_the_html_and_the_text_stays_an_alternative() {
+    let mut msg = message();
+    msg.html = r#"<img src="cid:logo.0123abcd@herald" alt="Acme"><p>Hi</p>"#.into();
+    msg.inline = Some(InlineImage {
+        cid: "logo.0123abcd@herald".into(),
+        content_type: "image/png",
+        bytes: bytes::Bytes::from_static(b"\x89PNG\r\n\x1a\nfake"),
+    });
+    let raw = render(&msg).unwrap();
+    let alternative = raw.find("multipart/alternative").expect("alternative");
+    let related = raw.find("multipart/related").expect("related");
+    assert!(alternative < related, "{raw}");
+    assert!(
+        raw.find("text/plain").unwrap() < related,
+        "the text is not in the related part"
+    );
+    assert!(raw.contains("Content-ID: <logo.0123abcd@herald>"), "{raw}");
+    assert!(raw.contains("Content-Disposition: inline"), "{raw}");
+    assert!(raw.contains("Content-Type: image/png"), "{raw}");
+    msg.inline.as_mut().unwrap().cid = "logo\r\nBcc: x@evil.test".into();
+    assert!(render(&msg).is_err(), "a Content-ID cannot add a header");
 }

@@ -35,29 +35,13 @@ impl Mail {
     }
 
     fn part(&self, content_type: &str) -> String {
-        let boundary = self
-            .header("Content-Type")
-            .and_then(|ct| {
-                ct.split("boundary=")
-                    .nth(1)
-                    .map(|b| b.trim_matches('"').to_owned())
-            })
-            .unwrap_or_default();
-        for chunk in self.raw.split(&format!("\n--{boundary}")) {
-            let headers = head(chunk);
-            let Some(ct) = header_of(headers, "Content-Type") else {
-                continue;
-            };
-            if !ct.to_ascii_lowercase().starts_with(content_type) {
-                continue;
-            }
-            let body = chunk.split_once("\n\n").map(|(_, b)| b).unwrap_or_default();
-            let encoding = header_of(headers, "Content-Transfer-Encoding")
-                .unwrap_or_default()
-                .to_ascii_lowercase();
-            return decode(body, &encoding);
-        }
-        String::new()
+        part_of(&self.raw, content_type).unwrap_or_default()
+    }
+
+    /// The headers of the first part of `content_type`, at any depth (e.g. an inline image
+    /// in a `multipart/related` beside the HTML).
+    pub fn part_headers(&self, content_type: &str) -> Option<String> {
+        find_part(&self.raw, content_type).map(|chunk| head(chunk).to_owned())
     }
 
     /// The first `http...` link in the text part containing `needle`.
@@ -67,6 +51,39 @@ impl Mail {
             .find(|w| w.starts_with("http") && w.contains(needle))
             .map(str::to_owned)
     }
+}
+
+/// The first part of `content_type` in the MIME entity `raw` (headers and body), looking into
+/// nested multiparts.
+fn find_part<'a>(raw: &'a str, content_type: &str) -> Option<&'a str> {
+    let ct = header_of(head(raw), "Content-Type")?;
+    let lower = ct.to_ascii_lowercase();
+    if lower.starts_with(content_type) {
+        return Some(raw);
+    }
+    if !lower.starts_with("multipart/") {
+        return None;
+    }
+    let boundary = ct.split("boundary=").nth(1)?.trim_matches('"').to_owned();
+    let boundary = boundary
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim_matches('"');
+    raw.split(&format!("\n--{boundary}"))
+        .skip(1)
+        .filter_map(|chunk| chunk.strip_prefix('\n'))
+        .find_map(|chunk| find_part(chunk, content_type))
+}
+
+/// The decoded body of the first part of `content_type` in `raw`.
+fn part_of(raw: &str, content_type: &str) -> Option<String> {
+    let chunk = find_part(raw, content_type)?;
+    let body = chunk.split_once("\n\n").map(|(_, b)| b).unwrap_or_default();
+    let encoding = header_of(head(chunk), "Content-Transfer-Encoding")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    Some(decode(body, &encoding))
 }
 
 fn head(raw: &str) -> &str {
