@@ -36,6 +36,30 @@ pub fn chromium_or_skip() -> Option<PathBuf> {
     found
 }
 
+/// axe-core's `axe.min.js`: `HERALD_AXE`, else where `.ci/run` installs it
+/// (`target/axe/node_modules/axe-core/axe.min.js`). `None` (the test then says it is skipped)
+/// where it is not installed, which CI never allows.
+pub fn axe_or_skip() -> Option<String> {
+    let path = std::env::var_os("HERALD_AXE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("target/axe/node_modules/axe-core/axe.min.js")
+        });
+    let found = std::fs::read_to_string(&path).ok();
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").is_err(),
+            "axe-core must be installed in CI (.ci/run installs it)"
+        );
+        eprintln!(
+            "skipped: no axe-core at {} (npm install --prefix target/axe axe-core@4)",
+            path.display()
+        );
+    }
+    found
+}
+
 /// A running headless Chromium.
 pub struct Browser {
     child: Child,
@@ -220,6 +244,39 @@ impl Page {
             json!({"expression": expression, "returnByValue": true}),
         );
         result["result"]["value"].clone()
+    }
+
+    /// Evaluates an expression whose value is a promise and returns what it resolves to.
+    pub fn eval_async(&mut self, expression: &str) -> Value {
+        let result = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+        );
+        assert!(
+            result.get("exceptionDetails").is_none(),
+            "{expression} threw: {result}"
+        );
+        result["result"]["value"].clone()
+    }
+
+    /// Runs axe-core (`source`, its `axe.min.js`) on the current document against WCAG 2.1
+    /// A and AA, and answers the violations of serious or critical impact, each as
+    /// `rule: what (where)`.
+    pub fn serious_accessibility_violations(&mut self, source: &str) -> Vec<String> {
+        // DevTools evaluation is not subject to the page's Content-Security-Policy.
+        self.call(
+            "Runtime.evaluate",
+            json!({"expression": source, "returnByValue": true}),
+        );
+        let found = self.eval_async(
+            "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}}).then(r => r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id + ': ' + v.help + ' (' + v.nodes.map(n => n.target.join(' ')).slice(0, 5).join(', ') + ')'))",
+        );
+        found
+            .as_array()
+            .expect("axe answers a list")
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .collect()
     }
 
     /// The current document's HTML, read through the DOM domain (works with scripts disabled).
