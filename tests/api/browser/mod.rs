@@ -2,6 +2,7 @@
 //! protocol: the countdown runs, the page reads with JavaScript off, it fits a 360 px screen,
 //! and screenshots are saved for a person to look at.
 
+mod accessibility;
 mod brand;
 mod cdp;
 mod console;
