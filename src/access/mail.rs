@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::config::Settings;
 use crate::db::Db;
 use crate::delivery::Attempt;
-use crate::delivery::mail::{DirectMessage, Mailer};
+use crate::delivery::mail::{DirectMessage, Mailer, mail_domain, mailer_or_log};
 use crate::jobs::runner::Permanent;
 use crate::jobs::{JobContext, Registry};
 use crate::notify::content::Mailbook;
@@ -36,23 +36,12 @@ pub struct LinkMailer {
 impl LinkMailer {
     /// A mailer for `settings`. Must be called inside a Tokio runtime (the mail pool).
     pub fn new(settings: &Settings, key: SecretKey) -> anyhow::Result<Self> {
-        let mailer = match Mailer::from_settings(settings) {
-            Ok(mailer) => mailer,
-            Err(e) => {
-                tracing::error!(error = %e, "sign-in links for readers cannot be mailed");
-                None
-            }
-        };
-        let domain = url::Url::parse(&settings.public_url)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_owned))
-            .unwrap_or_else(|| "herald.invalid".to_owned());
         Ok(Self {
-            mailer,
+            mailer: mailer_or_log(settings, "sign-in links for readers"),
             book: Mailbook::load().context("email templates")?,
             key,
             base_url: settings.public_url.trim_end_matches('/').to_owned(),
-            domain,
+            domain: mail_domain(&settings.public_url),
         })
     }
 

@@ -18,6 +18,23 @@ use super::{Attempt, one_line};
 pub use crate::config::{PASSWORD_IN_CLEAR, sends_password_in_clear};
 use crate::config::{Settings, redact_url};
 
+/// The domain of Herald's Message-IDs and List-Ids: the host of its public URL.
+pub fn mail_domain(public_url: &str) -> String {
+    url::Url::parse(public_url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| "herald.invalid".to_owned())
+}
+
+/// The mailer the settings describe, if any; a setting Herald cannot use is logged, saying
+/// `what` cannot be mailed, and no mailer is made (the rest of Herald runs).
+pub fn mailer_or_log(settings: &Settings, what: &str) -> Option<Mailer> {
+    Mailer::from_settings(settings).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "{what} cannot be mailed");
+        None
+    })
+}
+
 /// One message to one recipient, rendered by `notify`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EmailMessage {

@@ -29,16 +29,7 @@ pub fn parse_domains(given: &[String]) -> Result<Vec<String>, String> {
 /// One domain: two or more labels of letters, digits and hyphens, as in an e-mail address.
 fn parse_domain(raw: &str) -> Result<String, String> {
     let domain = raw.trim().trim_start_matches('@').to_ascii_lowercase();
-    let labels: Vec<&str> = domain.split('.').collect();
-    let label_ok = |label: &&str| {
-        (1..=63).contains(&label.len())
-            && label
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !label.starts_with('-')
-            && !label.ends_with('-')
-    };
-    if labels.len() < 2 || domain.len() > 253 || !labels.iter().all(label_ok) {
+    if !super::hostname::is_host_name(&domain) {
         return Err(format!(
             "\"{}\" is not an e-mail domain: give the part after the @, like example.com",
             raw.chars().take(100).collect::<String>()

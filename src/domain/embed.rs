@@ -51,17 +51,10 @@ pub fn parse_origin(raw: &str) -> Result<String, String> {
         }
     }
     let labels: Vec<&str> = host.split('.').collect();
-    let label_ok = |label: &str| {
-        (1..=63).contains(&label.len())
-            && label
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !label.starts_with('-')
-            && !label.ends_with('-')
-    };
+    let label_ok = super::hostname::is_label;
     let (first, others) = labels.split_first().ok_or_else(refused)?;
     let wildcard = *first == "*";
-    if host.len() > 253
+    if host.len() > super::hostname::MAX_HOST_LEN
         || (wildcard && others.is_empty())
         || !(wildcard || label_ok(first))
         || !others.iter().all(|l| label_ok(l))

@@ -12,6 +12,7 @@ pub mod brand;
 pub mod deadline;
 pub mod email;
 pub mod embed;
+pub mod hostname;
 pub mod ids;
 pub mod image;
 pub mod naming;

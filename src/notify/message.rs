@@ -44,10 +44,7 @@ impl Links {
 
     /// The host of the base URL, for Message-IDs and List-Id.
     pub fn mail_domain(&self) -> String {
-        url::Url::parse(&self.base_url)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_owned))
-            .unwrap_or_else(|| "herald.invalid".to_owned())
+        crate::delivery::mail::mail_domain(&self.base_url)
     }
 }
 

@@ -27,8 +27,6 @@ use crate::error::{AppError, AppResult};
 pub const MAX_NAME_LEN: usize = 100;
 /// The longest description, in characters.
 pub const MAX_DESCRIPTION_LEN: usize = 1000;
-/// The longest custom domain, in characters.
-const MAX_DOMAIN_LEN: usize = 253;
 /// The longest public URL, in characters.
 const MAX_URL_LEN: usize = 2000;
 
@@ -431,15 +429,7 @@ fn parse_public_url(value: &str) -> Result<String, String> {
 /// A host name such as `status.example.com`, lowercased.
 fn parse_domain(value: &str) -> Result<String, String> {
     let domain = value.to_ascii_lowercase();
-    let label_ok = |l: &str| {
-        (1..=63).contains(&l.len())
-            && l.bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !l.starts_with('-')
-            && !l.ends_with('-')
-    };
-    let labels: Vec<&str> = domain.split('.').collect();
-    if domain.len() > MAX_DOMAIN_LEN || labels.len() < 2 || !labels.iter().all(|l| label_ok(l)) {
+    if !crate::domain::hostname::is_host_name(&domain) {
         return Err(format!(
             "'{value}' is not a host name such as status.example.com"
         ));

@@ -23,7 +23,7 @@ use crate::db::models::{components, page_webhooks};
 use crate::db::{Db, DbConn};
 use crate::delivery::Attempt;
 use crate::delivery::chat::{Author, ChatMessage};
-use crate::delivery::mail::{DirectMessage, Mailer};
+use crate::delivery::mail::{DirectMessage, Mailer, mail_domain, mailer_or_log};
 use crate::delivery::outbound::Policy;
 use crate::delivery::webhook::{WebhookClient, WebhookRequest};
 use crate::domain::{ComponentId, PageId};
@@ -94,23 +94,12 @@ pub struct Notifier {
 impl Notifier {
     /// A notifier for `settings`. Must be called inside a Tokio runtime (the mail pool).
     pub fn new(settings: &Settings) -> anyhow::Result<Self> {
-        let mailer = match Mailer::from_settings(settings) {
-            Ok(mailer) => mailer,
-            Err(e) => {
-                tracing::error!(error = %e, "support notices by mail are held");
-                None
-            }
-        };
-        let domain = url::Url::parse(&settings.public_url)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_owned))
-            .unwrap_or_else(|| "herald.invalid".to_owned());
         Ok(Self {
-            mailer,
+            mailer: mailer_or_log(settings, "support notices (held until then)"),
             book: Mailbook::load().context("email templates")?,
             webhooks: WebhookClient::new(Policy::from_settings(settings)),
             base_url: settings.public_url.clone(),
-            domain,
+            domain: mail_domain(&settings.public_url),
         })
     }
 
