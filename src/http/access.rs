@@ -299,7 +299,7 @@ fn access_page(
     let assets = &state.site.renderer.assets;
     let view = AccessView {
         frame: Frame::site(&format!("Sign in: {}", page.data.page.name), assets),
-        css: assets.url("subscribe.css"),
+        css: assets.url("forms.css"),
         page_name: page.data.page.name.clone(),
         next: onward(&slug, next),
         csrf_token: form_token(state, &slug, &nonce),
@@ -583,7 +583,7 @@ fn link_view(
     let assets = &state.site.renderer.assets;
     let view = LinkView {
         frame: Frame::site(&format!("Sign in: {}", page.data.page.name), assets),
-        css: assets.url("subscribe.css"),
+        css: assets.url("forms.css"),
         page_name: page.data.page.name.clone(),
         action: format!("/status/{slug}/access/link/{token}"),
         csrf_token: form_token(state, slug, &nonce),

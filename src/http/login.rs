@@ -56,6 +56,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 #[derive(Serialize)]
 struct LoginView<'a> {
     css: String,
+    /// The public forms' stylesheet (fields, buttons).
+    forms_css: String,
     email: &'a str,
     error: Option<String>,
     csrf_token: String,
@@ -168,6 +170,7 @@ fn login_page(
     let nonce = form_nonce(req).unwrap_or_else(|| hex::encode(rand::random::<[u8; 16]>()));
     let view = LoginView {
         css: state.site.renderer.assets.url("app.css"),
+        forms_css: state.site.renderer.assets.url("forms.css"),
         email,
         error,
         csrf_token: form_token(state, &nonce),

@@ -226,7 +226,7 @@ fn form_view(site: &PublicSite, data: &PageData, fields: &[(String, String)]) ->
             data,
             &site.renderer.assets,
         ),
-        css: site.renderer.assets.url("subscribe.css"),
+        css: site.renderer.assets.url("forms.css"),
         page_name: data.page.name.clone(),
         action: format!("{}/subscribe", data.page.path),
         notice: None,
@@ -402,7 +402,7 @@ fn result_page_status(
         data,
         &site.renderer.assets,
     ));
-    view.css = site.renderer.assets.url("subscribe.css");
+    view.css = site.renderer.assets.url("forms.css");
     html(site, status, "pages/subscribe_result", &view)
 }
 

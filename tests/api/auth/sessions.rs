@@ -75,23 +75,25 @@ async fn csrf_for(app: &TestApp, cookie: &str) -> String {
 }
 
 #[tokio::test]
-async fn the_sign_in_page_is_a_plain_form_with_the_site_css_and_nothing_external() {
+async fn the_sign_in_page_is_a_plain_form_styled_as_the_public_forms_and_nothing_external() {
     let app = TestApp::spawn(TestDb::sqlite()).await;
     let res = app.get("/admin/login").await;
     assert_eq!(res.status(), 200);
     assert_eq!(res.headers()["cache-control"], "no-store");
     let html = res.text().await.unwrap();
     assert!(
-        html.contains(r#"<form method="post" action="/admin/login">"#),
+        html.contains(r#"<form class="subscribe-form" method="post" action="/admin/login">"#),
         "{html}"
     );
     assert!(html.contains(r#"name="email" type="email""#));
     assert!(html.contains(r#"name="password" type="password""#));
-    let css = app.site.renderer.assets.url("app.css");
-    assert!(
-        css.starts_with("/assets/app.") && html.contains(&css),
-        "{css}"
-    );
+    for name in ["app.css", "forms.css"] {
+        let css = app.site.renderer.assets.url(name);
+        assert!(
+            css.starts_with("/assets/") && css != format!("/assets/{name}") && html.contains(&css),
+            "{css}"
+        );
+    }
     assert!(
         !html.contains("<script") && !html.contains("http"),
         "{html}"

@@ -73,7 +73,12 @@ async fn public_pages_flows_and_console_pass_axe_in_both_schemes() {
             }
         };
         check(&mut page, &public);
+        page.call(
+            "Emulation.setEmulatedMedia",
+            json!({"features": [{"name": "prefers-color-scheme", "value": "light"}]}),
+        );
         page.goto(&format!("{base}/admin/login"));
+        std::fs::write(super::screenshot_dir().join("sign-in.png"), page.screenshot()).unwrap();
         let sign_in = format!(
             "(() => {{ const f = document.querySelector(\"form[action='/admin/login']\"); \
              f.elements.email.value = 'admin@example.com'; f.elements.password.value = {}; \
