@@ -242,8 +242,8 @@ async fn a_field_the_route_does_not_take_is_refused_by_name_and_nothing_changes(
         (
             "PATCH",
             "/pages/acme".to_owned(),
-            json!({"name": "Renamed", "brand_color": "#ff0000"}),
-            "brand_color",
+            json!({"name": "Renamed", "brand_colour": "#0b5fff"}),
+            "brand_colour",
         ),
         (
             "PATCH",
