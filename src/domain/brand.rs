@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 pub const MIN_CONTRAST: f64 = 4.5;
 /// The light theme's background.
 pub const LIGHT_BG: Rgb = Rgb([0xff, 0xff, 0xff]);
+/// The light theme's link colour (`--link` of `assets/app.css`), a page's without a brand.
+pub const HERALD_LINK: Rgb = Rgb([0x05, 0x50, 0xae]);
 /// The dark theme's background (`--bg` of `assets/app.css`'s dark block).
 pub const DARK_BG: Rgb = Rgb([0x0d, 0x11, 0x17]);
 /// The dark theme's raised surface (`--surface`), which links are also drawn on.

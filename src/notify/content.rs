@@ -135,21 +135,9 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
             .find(|i| i.id == id)
     });
     let (template, view, chat) = match (event.kind.as_str(), incident) {
-        (kind::SUBSCRIBER_CONFIRMATION, _) => (
-            "confirm",
-            json!({"page": page_view}),
-            ChatMessage::default(),
-        ),
-        (kind::SUBSCRIBER_MOVED, _) => (
-            "confirm_moved",
-            json!({"page": page_view}),
-            ChatMessage::default(),
-        ),
-        (kind::SUBSCRIBER_QUARANTINED, _) => (
-            "quarantined",
-            json!({"page": page_view}),
-            ChatMessage::default(),
-        ),
+        (kind::SUBSCRIBER_CONFIRMATION, _) => ("confirm", json!({}), ChatMessage::default()),
+        (kind::SUBSCRIBER_MOVED, _) => ("confirm_moved", json!({}), ChatMessage::default()),
+        (kind::SUBSCRIBER_QUARANTINED, _) => ("quarantined", json!({}), ChatMessage::default()),
         (kind::COMPONENT_STATUS_CHANGED | kind::VENDOR_STATUS_CHANGED, _) => {
             let (view, chat) = component_event(conn, &event, &data, &mut webhook)?;
             ("notification", view, chat)
@@ -165,7 +153,7 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
             )));
         }
     };
-    // Every mail names its page the same way, with its logo and colour.
+    // Every mail names its page the same way, with its logo and colour (`page` in every view).
     let mut view = view;
     view["page"] = page_view;
     webhook["event"] = json!(event.kind);
@@ -192,7 +180,8 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
 fn mail_color(brand: &Brand) -> String {
     brand
         .color
-        .map_or_else(|| "#0550ae".to_owned(), |c| c.light().to_string())
+        .map_or(crate::domain::brand::HERALD_LINK, |c| c.light())
+        .to_string()
 }
 
 /// The page's logo as mail carries it: inside the message. A PNG or WebP only: the common
@@ -251,7 +240,6 @@ fn incident_event(
         _ => None,
     };
     let view = json!({
-        "page": {"name": data.page.name, "url": data.page.url},
         "headline": headline,
         "title": incident.name,
         "reference": incident.reference,
@@ -316,7 +304,6 @@ fn component_event(
         _ => format!("{} is now {}.", component.name, status),
     };
     let view = json!({
-        "page": {"name": data.page.name, "url": url},
         "headline": "Component status changed",
         "title": component.name,
         "reference": Value::Null,

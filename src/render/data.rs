@@ -151,9 +151,14 @@ impl BrandImage {
     /// Its file name below the page (`logo.3f9a1c2b4d5e6f70.svg`): a new image is a new name,
     /// so it can be cached forever.
     pub fn file_name(&self, stem: &str) -> String {
-        let short = self.digest.get(..16).unwrap_or(&self.digest);
-        format!("{stem}.{short}.{}", self.kind.extension())
+        image_file_name(stem, self.kind, &self.digest)
     }
+}
+
+/// The file name below its page of an image of `kind` whose SHA-256 (hex) is `digest`.
+pub fn image_file_name(stem: &str, kind: crate::domain::image::ImageKind, digest: &str) -> String {
+    let short = digest.get(..16).unwrap_or(digest);
+    format!("{stem}.{short}.{}", kind.extension())
 }
 
 fn serialize_tz<S: serde::Serializer>(tz: &Tz, s: S) -> Result<S::Ok, S::Error> {

@@ -9,7 +9,7 @@ use crate::db::{DbConn, now, write_tx};
 use crate::domain::image::{CheckedImage, ImageKind};
 use crate::domain::{ImageRole, PageId};
 use crate::error::{AppError, AppResult};
-use crate::render::data::BrandImage;
+use crate::render::data::image_file_name;
 
 /// What the API says of a page's image.
 #[derive(Debug, Clone, Serialize)]
@@ -26,14 +26,7 @@ pub struct ImageView {
 
 fn view(image: &PageImage, page_path: &str) -> ImageView {
     let kind = ImageKind::from_content_type(&image.content_type);
-    let file = kind.map(|kind| {
-        BrandImage {
-            kind,
-            bytes: bytes::Bytes::new(),
-            digest: image.digest.clone(),
-        }
-        .file_name(image.kind.as_str())
-    });
+    let file = kind.map(|kind| image_file_name(image.kind.as_str(), kind, &image.digest));
     ImageView {
         role: image.kind,
         content_type: image.content_type.clone(),

@@ -22,14 +22,7 @@ async fn public_pages_flows_and_console_pass_axe_in_both_schemes() {
     seed_demo(&app).await;
     app.user("admin@example.com", Role::Owner).await;
     let token = app.token(Role::Owner).await;
-    let (_, incidents) = app.api(&token).get("/pages/demo/incidents").await;
-    let incident = incidents
-        .as_array()
-        .or(incidents["items"].as_array())
-        .and_then(|list| list.first())
-        .and_then(|i| i["id"].as_str())
-        .expect("the demo has incidents")
-        .to_owned();
+    let incident = super::demo_incident(&app, &token).await;
     let base = app.address.clone();
     tokio::task::spawn_blocking(move || {
         let browser = cdp::Browser::launch(&chromium);

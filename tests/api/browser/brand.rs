@@ -52,17 +52,10 @@ async fn a_branded_page_draws_its_colour_and_logo_and_passes_axe_in_both_themes(
         .dark()
         .to_string();
     let url = format!("{}/status/demo", app.address);
-    let incident = {
-        let (_, incidents) = app.api(&token).get("/pages/demo/incidents").await;
-        let id = incidents
-            .as_array()
-            .or(incidents["items"].as_array())
-            .and_then(|list| list.first())
-            .and_then(|i| i["id"].as_str())
-            .expect("the demo has incidents")
-            .to_owned();
-        format!("{url}/incidents/{id}")
-    };
+    let incident = format!(
+        "{url}/incidents/{}",
+        super::demo_incident(&app, &token).await
+    );
     let link_colour = "getComputedStyle(document.querySelector('.header-link a')).color";
     let logo_drawn = "(() => { const i = document.querySelector('img.brand-logo'); return !!i && i.complete && i.naturalWidth > 0; })()";
 

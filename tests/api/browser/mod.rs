@@ -25,6 +25,18 @@ fn screenshot_dir() -> PathBuf {
     dir
 }
 
+/// The id of the demo page's latest incident (the page is seeded by `seed_demo`).
+async fn demo_incident(app: &TestApp, token: &str) -> String {
+    let (_, incidents) = app.api(token).get("/pages/demo/incidents").await;
+    incidents
+        .as_array()
+        .or(incidents["items"].as_array())
+        .and_then(|list| list.first())
+        .and_then(|i| i["id"].as_str())
+        .expect("the demo has incidents")
+        .to_owned()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_page_counts_down_reads_without_javascript_and_fits_a_phone() {
     let Some(chromium) = cdp::chromium_or_skip() else {
