@@ -7,9 +7,14 @@
 (function () {
   "use strict";
 
+  // The page's language: dates, numbers and units are written in it; the words around a
+  // countdown come from the page itself (data-in, data-ago on each promise).
+  var lang = document.documentElement.lang || undefined;
+  var main = document.querySelector("[data-page-time]");
+  var pageTime = main ? main.getAttribute("data-page-time") : "page time";
   var localFormat;
   try {
-    localFormat = new Intl.DateTimeFormat(undefined, {
+    localFormat = new Intl.DateTimeFormat(lang, {
       year: "numeric", month: "short", day: "numeric",
       hour: "2-digit", minute: "2-digit", timeZoneName: "short"
     });
@@ -29,8 +34,18 @@
       var el = times[i];
       var ms = parse(el.getAttribute("datetime"));
       if (ms === null) continue;
-      if (!el.title) el.title = el.textContent + " (page time)";
+      if (!el.title) el.title = el.textContent + " (" + pageTime + ")";
       el.textContent = localFormat.format(new Date(ms));
+    }
+  }
+
+  var units = { day: "d", hour: "h", minute: "min", second: "s" };
+  function unit(n, name) {
+    try {
+      return new Intl.NumberFormat(lang, { style: "unit", unit: name, unitDisplay: "short" })
+        .format(n);
+    } catch (e) {
+      return n + " " + units[name];
     }
   }
 
@@ -38,10 +53,15 @@
     var s = Math.max(0, Math.floor(ms / 1000));
     var d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600);
     var m = Math.floor((s % 3600) / 60), sec = s % 60;
-    if (d > 0) return d + " d " + h + " h";
-    if (h > 0) return h + " h " + m + " min";
-    if (m > 0) return m + " min " + sec + " s";
-    return sec + " s";
+    if (d > 0) return unit(d, "day") + " " + unit(h, "hour");
+    if (h > 0) return unit(h, "hour") + " " + unit(m, "minute");
+    if (m > 0) return unit(m, "minute") + " " + unit(sec, "second");
+    return unit(sec, "second");
+  }
+
+  function worded(el, name, fallback, ms) {
+    var words = el.getAttribute(name) || fallback;
+    return words.replace("{d}", duration(ms));
   }
 
   function tick(deadlines) {
@@ -58,11 +78,11 @@
       if (!upcoming || !overdue) continue;
       pending = true;
       if (now < due && !upcoming.hidden) {
-        if (countdown) countdown.textContent = "(in " + duration(due - now) + ")";
+        if (countdown) countdown.textContent = worded(el, "data-in", "(in {d})", due - now);
       } else {
         upcoming.hidden = true;
         overdue.hidden = false;
-        if (late) late.textContent = "(" + duration(now - due) + " ago)";
+        if (late) late.textContent = worded(el, "data-ago", "({d} ago)", now - due);
       }
     }
     return pending;

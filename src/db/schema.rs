@@ -47,6 +47,8 @@ diesel::table! {
         header_links -> Text,
         footer -> Nullable<Text>,
         custom_css -> Nullable<Text>,
+        default_language -> Text,
+        languages -> Text,
     }
 }
 
@@ -143,6 +145,7 @@ diesel::table! {
         next_update_by -> Nullable<Timestamp>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        translations -> Text,
     }
 }
 
@@ -164,6 +167,7 @@ diesel::table! {
         notify -> Bool,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        translations -> Text,
     }
 }
 
@@ -198,6 +202,7 @@ diesel::table! {
         published_at -> Nullable<Timestamp>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        translations -> Text,
     }
 }
 
@@ -396,6 +401,7 @@ diesel::table! {
         manage_token_id -> Text,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        language -> Nullable<Text>,
     }
 }
 

@@ -190,6 +190,7 @@ stored_as_text!(crate::domain::Visibility);
 stored_as_text!(crate::domain::SupportReach);
 stored_as_text!(crate::domain::Theme);
 stored_as_text!(crate::domain::ImageRole);
+stored_as_text!(crate::domain::lang::Lang);
 
 // The ids, stored as their text.
 stored_as_text!(crate::domain::PageId);

@@ -15,6 +15,7 @@ pub mod embed;
 pub mod hostname;
 pub mod ids;
 pub mod image;
+pub mod lang;
 pub mod naming;
 pub mod password;
 pub mod postmortem;

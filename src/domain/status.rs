@@ -68,6 +68,8 @@ macro_rules! string_enum {
     };
 }
 
+pub(crate) use string_enum;
+
 /// A string that is not one of an enum's accepted names.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("'{value}' is not a valid {kind}; expected one of: {}", .expected.join(", "))]
@@ -81,7 +83,7 @@ pub struct ParseEnumError {
 }
 
 impl ParseEnumError {
-    fn new(value: &str, kind: &'static str, expected: &'static [&'static str]) -> Self {
+    pub(crate) fn new(value: &str, kind: &'static str, expected: &'static [&'static str]) -> Self {
         Self {
             value: value.to_owned(),
             kind,

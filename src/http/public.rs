@@ -8,6 +8,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::json;
 
+use crate::domain::lang::{self, Lang};
 use crate::render::Representation;
 use crate::render::site::{Found, PageSnapshot, PublicSite};
 use crate::state::AppState;
@@ -235,10 +236,45 @@ pub async fn fallback(
 }
 
 fn read(req: &HttpRequest, site: &PublicSite, page: &PageSnapshot, tail: &str) -> HttpResponse {
-    match page.get(&key(tail, req.query_string())) {
-        Some(rep) => serve(req, rep),
-        None => not_found(site, tail),
+    let key = key(tail, req.query_string());
+    let Some(rep) = page.get(&key) else {
+        return not_found(site, tail);
+    };
+    if !page.multilingual() {
+        return serve(req, rep);
     }
+    // A page in several languages: a person's browser says which it reads; a machine client
+    // (the JSON, a feed) gets the default unless it asks with `?lang=`.
+    let html = rep.content_type.starts_with("text/html");
+    let lang = reader_lang(req, &page.data.page, html);
+    let rep = page.get_in(lang, &key).unwrap_or(rep);
+    let mut res = serve(req, rep);
+    if html {
+        let headers = res.headers_mut();
+        headers.insert(
+            header::VARY,
+            HeaderValue::from_static("Accept-Encoding, Accept-Language"),
+        );
+        headers.insert(
+            header::CONTENT_LANGUAGE,
+            HeaderValue::from_static(lang.as_str()),
+        );
+    }
+    res
+}
+
+/// The language a request reads `page` in: its `?lang=`, then (for a person's browser, `html`)
+/// its `Accept-Language`, among the page's languages; else the page's default.
+pub fn reader_lang(req: &HttpRequest, page: &crate::render::data::PageInfo, html: bool) -> Lang {
+    let asked = req
+        .query_string()
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("lang="));
+    let accept = html
+        .then(|| req.headers().get(header::ACCEPT_LANGUAGE))
+        .flatten()
+        .and_then(|v| v.to_str().ok());
+    lang::choose(asked, accept, &page.languages, page.default_language)
 }
 
 /// The snapshot key of a path below a page: the path without a trailing slash, and for the

@@ -18,9 +18,12 @@ use serde_json::{Value, json};
 use crate::db::states::SubscriberState;
 use crate::delivery::outbound;
 use crate::delivery::signature::new_secret;
+use crate::domain::lang::Lang;
 use crate::error::{AppError, AppResult};
 use crate::http::access::{admit, refuse};
+use crate::http::public::reader_lang;
 use crate::render::PageData;
+use crate::render::html::format::Locale;
 use crate::render::html::frame::{Frame, Section};
 use crate::render::site::{Found, PublicSite};
 use crate::services::subscriptions::token::Purpose;
@@ -205,7 +208,13 @@ struct FormView {
     components: Vec<Value>,
 }
 
-fn form_view(site: &PublicSite, data: &PageData, fields: &[(String, String)]) -> FormView {
+fn form_view(
+    site: &PublicSite,
+    data: &PageData,
+    lang: Lang,
+    fields: &[(String, String)],
+) -> FormView {
+    let loc = Locale::of_page(data.page.time_zone, lang, &data.page.languages);
     let value = |k: &str| {
         fields
             .iter()
@@ -221,14 +230,16 @@ fn form_view(site: &PublicSite, data: &PageData, fields: &[(String, String)]) ->
     let kind = value("type");
     FormView {
         frame: Frame::page(
-            Some("Subscribe"),
+            Some(&loc.text("nav-subscribe")),
             Section::Other,
             data,
             &site.renderer.assets,
+            loc,
+            &format!("{}/subscribe", data.page.path),
         ),
         css: site.renderer.assets.url("forms.css"),
         page_name: data.page.name.clone(),
-        action: format!("{}/subscribe", data.page.path),
+        action: loc.href(&format!("{}/subscribe", data.page.path)),
         notice: None,
         values: json!({
             "email_type": kind != "webhook",
@@ -263,11 +274,12 @@ pub async fn subscribe_form(
         Ok(data) => data,
         Err(refused) => return Ok(refused),
     };
-    let mut view = form_view(&state.site, &data, &[]);
+    let lang = reader_lang(&req, &data.page, true);
+    let mut view = form_view(&state.site, &data, lang, &[]);
     if state.settings.smtp_url.is_none() {
         view.notice = Some(NO_MAIL.into());
     }
-    html(&state.site, StatusCode::OK, "pages/subscribe", &view)
+    html(&state.site, lang, StatusCode::OK, "pages/subscribe", &view)
 }
 
 /// `POST /status/{slug}/subscribe` (form fields; `components` repeated).
@@ -282,6 +294,7 @@ pub async fn subscribe_submit(
         Ok(data) => data,
         Err(refused) => return Ok(refused),
     };
+    let lang = reader_lang(&req, &data.page, true);
     let fields: Vec<(String, String)> = url::form_urlencoded::parse(&body).into_owned().collect();
     let get = |k: &str| {
         fields
@@ -312,6 +325,7 @@ pub async fn subscribe_submit(
         Ok(Subscribed::Email(_)) => result_page(
             &state.site,
             &data,
+            lang,
             ResultView::message("Check your inbox", EMAIL_ACCEPTED, &back),
         ),
         Ok(Subscribed::Webhook(s)) => {
@@ -323,10 +337,10 @@ pub async fn subscribe_submit(
             );
             view.secret = s.secret.clone();
             view.manage_url = answer["manage_url"].as_str().map(str::to_owned);
-            result_page(&state.site, &data, view)
+            result_page(&state.site, &data, lang, view)
         }
         Err(AppError::Validation(errors)) => {
-            let mut view = form_view(&state.site, &data, &fields);
+            let mut view = form_view(&state.site, &data, lang, &fields);
             view.errors = errors.into_iter().map(|(k, v)| (k, v.join(" "))).collect();
             view.notice = Some(match state.settings.smtp_url {
                 None => NO_MAIL.into(),
@@ -334,18 +348,20 @@ pub async fn subscribe_submit(
             });
             html(
                 &state.site,
+                lang,
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "pages/subscribe",
                 &view,
             )
         }
         Err(AppError::RateLimited { retry_after_secs }) => {
-            let mut view = form_view(&state.site, &data, &fields);
+            let mut view = form_view(&state.site, &data, lang, &fields);
             view.notice = Some(format!(
                 "Too many subscription requests; please try again in {retry_after_secs} seconds."
             ));
             let mut res = html(
                 &state.site,
+                lang,
                 StatusCode::TOO_MANY_REQUESTS,
                 "pages/subscribe",
                 &view,
@@ -386,33 +402,43 @@ impl ResultView {
     }
 }
 
-fn result_page(site: &PublicSite, data: &PageData, view: ResultView) -> AppResult<HttpResponse> {
-    result_page_status(site, data, view, StatusCode::OK)
+fn result_page(
+    site: &PublicSite,
+    data: &PageData,
+    lang: Lang,
+    view: ResultView,
+) -> AppResult<HttpResponse> {
+    result_page_status(site, data, lang, view, StatusCode::OK)
 }
 
 fn result_page_status(
     site: &PublicSite,
     data: &PageData,
+    lang: Lang,
     mut view: ResultView,
     status: StatusCode,
 ) -> AppResult<HttpResponse> {
+    let loc = Locale::of_page(data.page.time_zone, lang, &data.page.languages);
     view.frame = Some(Frame::page(
         Some(&view.title),
         Section::Other,
         data,
         &site.renderer.assets,
+        loc,
+        &data.page.path,
     ));
     view.css = site.renderer.assets.url("forms.css");
-    html(site, status, "pages/subscribe_result", &view)
+    html(site, lang, status, "pages/subscribe_result", &view)
 }
 
 fn html<T: Serialize>(
     site: &PublicSite,
+    lang: Lang,
     status: StatusCode,
     template: &str,
     view: &T,
 ) -> AppResult<HttpResponse> {
-    let body = site.renderer.templates.render(template, view)?;
+    let body = site.renderer.templates.render_in(lang, template, view)?;
     Ok(HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "no-store"))

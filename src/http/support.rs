@@ -10,6 +10,8 @@
 //!
 //! Nothing here touches `crate::auth`: no session, JWT, user or CSRF token.
 
+use crate::http::public::reader_lang;
+use crate::render::html::frame::with_lang;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -119,6 +121,7 @@ async fn locate(
             data: Arc::new(page.data.for_strangers()),
             access: page.access.clone(),
             reps: std::collections::HashMap::new(),
+            translated: Vec::new(),
             wake_at: page.wake_at,
         };
         return Ok(Some((Arc::new(shown), place)));
@@ -162,9 +165,10 @@ pub async fn show_form(req: HttpRequest, state: web::Data<AppState>) -> AppResul
     };
     let support = &state.support;
     let token = support.tokens.mint(&page.data.page.id, Utc::now());
+    let lang = reader_lang(&req, &page.data.page, true);
     let body = support
         .pages
-        .blank(&site.renderer, &page.data, &place, &token)
+        .blank(&site.renderer, &page.data, &place, lang, &token)
         .map_err(AppError::Internal)?;
     Ok(html(StatusCode::OK, body))
 }
@@ -184,6 +188,7 @@ pub async fn submit_form(
     };
     let typed = form.into_inner();
     let support = &state.support;
+    let lang = reader_lang(&req, &page.data.page, true);
     let again = |status: StatusCode,
                  errors: Option<&FieldErrors>,
                  notice: &str|
@@ -193,6 +198,7 @@ pub async fn submit_form(
             &site.renderer,
             &page.data,
             &place,
+            lang,
             &typed,
             errors,
             Some(notice),
@@ -244,7 +250,10 @@ pub async fn submit_form(
     Ok(HttpResponse::SeeOther()
         .insert_header((
             header::LOCATION,
-            format!("{}/support/sent?reference={reference}", place.prefix),
+            with_lang(
+                &format!("{}/support/sent?reference={reference}", place.prefix),
+                page.data.page.languages.len().gt(&1).then_some(lang),
+            ),
         ))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .finish())
@@ -282,7 +291,8 @@ pub async fn show_sent(
             .insert_header((header::LOCATION, place.action()))
             .finish());
     };
-    let body = page::render_sent(&site.renderer, &page.data, &place, &reference)
+    let lang = reader_lang(&req, &page.data.page, true);
+    let body = page::render_sent(&site.renderer, &page.data, &place, lang, &reference)
         .map_err(AppError::Internal)?;
     Ok(html(StatusCode::OK, body))
 }

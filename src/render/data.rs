@@ -96,6 +96,12 @@ pub struct PageInfo {
     /// Its own look.
     #[serde(skip)]
     pub brand: Brand,
+    /// The languages it is read in (the default among them).
+    #[serde(skip)]
+    pub languages: Vec<crate::domain::lang::Lang>,
+    /// The language a reader who asks for none of the others gets, and the v2 JSON's.
+    #[serde(skip)]
+    pub default_language: crate::domain::lang::Lang,
 }
 
 /// A page's own look, ready to render: what its settings say, checked when they were taken.

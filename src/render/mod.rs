@@ -7,6 +7,7 @@ pub mod data;
 pub mod embed;
 pub mod feeds;
 pub mod html;
+pub mod i18n;
 pub mod markdown;
 pub mod refresh;
 pub mod representation;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use arc_swap::ArcSwap;
 use chrono::{DateTime, Days, Utc};
 
+use crate::domain::lang::Lang;
 use crate::passes::Passes;
 use crate::services::access::PageAccess;
 
@@ -25,15 +26,33 @@ pub struct PageSnapshot {
     /// admits.
     pub access: Arc<PageAccess>,
     pub reps: HashMap<String, Arc<Representation>>,
+    /// The representations that differ by language (the HTML pages), for each of the page's
+    /// languages but its default (whose are in `reps`).
+    pub translated: Vec<(Lang, HashMap<String, Arc<Representation>>)>,
     /// When the page must be re-rendered even without a data change (a promised update falls
     /// due, the day rolls over for the uptime bars).
     pub wake_at: DateTime<Utc>,
 }
 
 impl PageSnapshot {
-    /// The representation at `key`, if any.
+    /// The representation at `key`, if any, in the page's default language.
     pub fn get(&self, key: &str) -> Option<&Arc<Representation>> {
         self.reps.get(key)
+    }
+
+    /// The representation at `key` in `lang` (the default language's, for one that does not
+    /// differ by language or a language the page is not read in).
+    pub fn get_in(&self, lang: Lang, key: &str) -> Option<&Arc<Representation>> {
+        self.translated
+            .iter()
+            .find(|(l, _)| *l == lang)
+            .and_then(|(_, reps)| reps.get(key))
+            .or_else(|| self.reps.get(key))
+    }
+
+    /// Whether the page is read in more than one language.
+    pub fn multilingual(&self) -> bool {
+        !self.translated.is_empty()
     }
 }
 
@@ -142,7 +161,14 @@ impl Renderer {
         access: Arc<PageAccess>,
     ) -> anyhow::Result<PageSnapshot> {
         let mut reps = HashMap::new();
-        html::render_page(&data, &self.templates, &self.assets, &mut reps)?;
+        let default = data.page.default_language;
+        html::render_page(&data, &self.templates, &self.assets, default, &mut reps)?;
+        let mut translated = Vec::new();
+        for lang in data.page.languages.iter().filter(|l| **l != default) {
+            let mut theirs = HashMap::new();
+            html::render_page(&data, &self.templates, &self.assets, *lang, &mut theirs)?;
+            translated.push((*lang, theirs));
+        }
         api_v2::render(&data, &mut reps)?;
         feeds::render(&data, &mut reps)?;
         reps.insert("badge.svg".to_owned(), Arc::new(badge::render(&data)));
@@ -154,6 +180,7 @@ impl Renderer {
             data: Arc::new(data),
             access,
             reps,
+            translated,
             wake_at,
         })
     }

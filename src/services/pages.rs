@@ -17,6 +17,7 @@ use crate::db::models::pages::{self, NewStatusPage, StatusPage, StatusPageChange
 use crate::db::{DbConn, now, write_tx};
 use crate::domain::access::{parse_domains, signs_readers_out};
 use crate::domain::brand::{self, BrandColor, HeaderLink};
+use crate::domain::lang::{self, Lang};
 use crate::domain::{
     EmailAddress, NextUpdateIntervals, PageId, Slug, SupportReach, Theme, Visibility,
     parse_time_zone,
@@ -93,6 +94,10 @@ pub struct UpdatePageInput {
     /// Its own stylesheet; `null` removes it.
     #[serde(default, deserialize_with = "nullable")]
     pub custom_css: Option<Option<String>>,
+    /// The languages it is read in (codes, holding the default).
+    pub languages: Option<Vec<String>>,
+    /// The language it is read in when a reader asks for none of its others.
+    pub default_language: Option<String>,
 }
 
 impl UpdatePageInput {
@@ -246,12 +251,45 @@ pub fn update_page(
         ) {
             changes.access_epoch = Some(before.access_epoch + 1);
         }
+        language_changes(input, &before, &mut changes)?;
         let page = pages::update(conn, page_id, &changes)?;
         if page.is_default {
             pages::clear_default_except(conn, page_id, changes.updated_at)?;
         }
         Ok(page)
     })
+}
+
+/// The page's languages and default as `input` changes them from `before`'s: the default
+/// must be among the languages the page has after the change.
+fn language_changes(
+    input: &UpdatePageInput,
+    before: &StatusPage,
+    changes: &mut StatusPageChanges,
+) -> AppResult<()> {
+    if input.languages.is_none() && input.default_language.is_none() {
+        return Ok(());
+    }
+    let default = match &input.default_language {
+        Some(code) => code
+            .parse::<Lang>()
+            .map_err(|e| AppError::field("default_language", e.to_string()))?,
+        None => before.default_language,
+    };
+    let languages = match &input.languages {
+        Some(codes) => lang::parse_languages(codes).map_err(|m| AppError::field("languages", m))?,
+        None => lang::read_stored(&before.languages, before.default_language),
+    };
+    if let Some(message) = lang::default_outside(default, &languages) {
+        let field = match input.default_language {
+            Some(_) => "default_language",
+            None => "languages",
+        };
+        return Err(AppError::field(field, message));
+    }
+    changes.default_language = Some(default);
+    changes.languages = Some(lang::stored(&languages));
+    Ok(())
 }
 
 /// Validates a page patch into a change set.
@@ -339,6 +377,8 @@ fn page_changes(input: &UpdatePageInput) -> AppResult<StatusPageChanges> {
                 patch(&input.custom_css, brand::parse_custom_css),
             )
             .flatten(),
+        default_language: None,
+        languages: None,
         updated_at: now(),
     };
     check.done(Some(changes))

@@ -153,6 +153,8 @@ fn page_info(conn: &mut DbConn, page: &StatusPage, base_url: &str) -> AppResult<
         updated_at: utc(page.updated_at),
         embed_origins: crate::domain::embed::listed(&page.embed_origins),
         brand: brand(conn, page)?,
+        languages: page.enabled_languages(),
+        default_language: page.default_language,
     })
 }
 

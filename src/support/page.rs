@@ -10,10 +10,12 @@ use serde::Serialize;
 
 use super::Topic;
 use super::form::{MAX_ACCOUNT, MAX_MESSAGE, MAX_NAME, SupportForm};
+use crate::domain::lang::Lang;
 use crate::error::FieldErrors;
 use crate::render::PageData;
 use crate::render::html::choice::Choice;
 use crate::render::html::events::EventCard;
+use crate::render::html::format::Locale;
 use crate::render::html::frame::{Frame, Section};
 use crate::render::site::Renderer;
 
@@ -32,10 +34,10 @@ impl Place {
     }
 }
 
-/// Blank forms rendered once per page snapshot, by prefix.
+/// Blank forms rendered once per page snapshot, by prefix and language.
 #[derive(Default)]
 pub struct FormCache {
-    forms: RwLock<HashMap<String, Arc<CachedForm>>>,
+    forms: RwLock<HashMap<(String, Lang), Arc<CachedForm>>>,
 }
 
 struct CachedForm {
@@ -51,20 +53,23 @@ impl FormCache {
         renderer: &Renderer,
         data: &Arc<PageData>,
         place: &Place,
+        lang: Lang,
         token: &str,
     ) -> anyhow::Result<Bytes> {
+        let key = (place.prefix.clone(), lang);
         let cached = self
             .forms
             .read()
             .ok()
-            .and_then(|m| m.get(&place.prefix).cloned())
+            .and_then(|m| m.get(&key).cloned())
             .filter(|c| Arc::ptr_eq(&c.data, data));
         let cached = match cached {
             Some(c) => c,
             None => {
                 let blank = SupportForm::default();
-                let view = FormView::new(renderer, data, place, &blank, None, None, PLACEHOLDER);
-                let html = renderer.templates.render("pages/support", &view)?;
+                let view =
+                    FormView::new(renderer, data, place, lang, &blank, None, None, PLACEHOLDER);
+                let html = renderer.templates.render_in(lang, "pages/support", &view)?;
                 let mut parts = html.split(PLACEHOLDER);
                 let (Some(head), Some(tail), None) = (parts.next(), parts.next(), parts.next())
                 else {
@@ -73,6 +78,7 @@ impl FormCache {
                         renderer,
                         data,
                         place,
+                        lang,
                         &SupportForm::default(),
                         None,
                         None,
@@ -85,7 +91,7 @@ impl FormCache {
                     tail: Bytes::copy_from_slice(tail.as_bytes()),
                 });
                 if let Ok(mut forms) = self.forms.write() {
-                    forms.insert(place.prefix.clone(), fresh.clone());
+                    forms.insert(key, fresh.clone());
                 }
                 fresh
             }
@@ -103,15 +109,18 @@ pub fn render_form(
     renderer: &Renderer,
     data: &PageData,
     place: &Place,
+    lang: Lang,
     typed: &SupportForm,
     errors: Option<&FieldErrors>,
     notice: Option<&str>,
     token: &str,
 ) -> anyhow::Result<Bytes> {
-    let view = FormView::new(renderer, data, place, typed, errors, notice, token);
-    Ok(Bytes::from(
-        renderer.templates.render("pages/support", &view)?,
-    ))
+    let view = FormView::new(renderer, data, place, lang, typed, errors, notice, token);
+    Ok(Bytes::from(renderer.templates.render_in(
+        lang,
+        "pages/support",
+        &view,
+    )?))
 }
 
 /// The "message received" page.
@@ -119,28 +128,34 @@ pub fn render_sent(
     renderer: &Renderer,
     data: &PageData,
     place: &Place,
+    lang: Lang,
     reference: &str,
 ) -> anyhow::Result<Bytes> {
+    let loc = Locale::of_page(data.page.time_zone, lang, &data.page.languages);
+    let overview = match place.prefix.is_empty() {
+        true => "/".to_owned(),
+        false => place.prefix.clone(),
+    };
     let view = SentView {
         frame: Frame::page(
-            Some("Message received"),
+            Some(&loc.text("support-sent-title")),
             Section::Other,
             data,
             &renderer.assets,
+            loc,
+            &format!("{}/sent?reference={reference}", place.action()),
         ),
         support_css: renderer.assets.url("support.css"),
         reference: reference.to_owned(),
-        known: known(data),
-        overview: if place.prefix.is_empty() {
-            "/".to_owned()
-        } else {
-            place.prefix.clone()
-        },
-        form: place.action(),
+        known: known(data, loc),
+        overview: loc.href(&overview),
+        form: loc.href(&place.action()),
     };
-    Ok(Bytes::from(
-        renderer.templates.render("pages/support_sent", &view)?,
-    ))
+    Ok(Bytes::from(renderer.templates.render_in(
+        lang,
+        "pages/support_sent",
+        &view,
+    )?))
 }
 
 #[derive(Serialize)]
@@ -216,11 +231,13 @@ impl<'a> FormView<'a> {
         renderer: &Renderer,
         data: &'a PageData,
         place: &Place,
+        lang: Lang,
         typed: &'a SupportForm,
         errors: Option<&FieldErrors>,
         notice: Option<&'a str>,
         token: &'a str,
     ) -> Self {
+        let loc = Locale::of_page(data.page.time_zone, lang, &data.page.languages);
         let first = |field: &str| {
             errors
                 .and_then(|e| e.get(field))
@@ -231,7 +248,7 @@ impl<'a> FormView<'a> {
         let component = typed.component.trim();
         let mut components = vec![Choice {
             value: String::new(),
-            label: "None, or not sure".to_owned(),
+            label: loc.text("support-component-none"),
             selected: component.is_empty(),
         }];
         components.extend(data.components.iter().map(|c| Choice {
@@ -241,21 +258,23 @@ impl<'a> FormView<'a> {
         }));
         Self {
             frame: Frame::page(
-                Some("Contact support"),
+                Some(&loc.text("support-title")),
                 Section::Other,
                 data,
                 &renderer.assets,
+                loc,
+                &place.action(),
             ),
             support_css: renderer.assets.url("support.css"),
             page_name: &data.page.name,
-            action: place.action(),
-            known: known(data),
+            action: loc.href(&place.action()),
+            known: known(data, loc),
             notice,
             topics: Topic::ALL
                 .iter()
                 .map(|t| Choice {
                     value: t.as_str().to_owned(),
-                    label: t.label().to_owned(),
+                    label: loc.text(&format!("support-topic-{}", t.as_str())),
                     selected: t.as_str() == topic,
                 })
                 .collect(),
@@ -286,9 +305,9 @@ impl<'a> FormView<'a> {
 }
 
 /// The open incidents, as cards: what the people writing in probably see.
-fn known(data: &PageData) -> Vec<EventCard> {
-    let (path, tz, as_of) = (&data.page.path, data.page.time_zone, data.as_of);
+fn known(data: &PageData, loc: Locale) -> Vec<EventCard> {
+    let (path, as_of) = (&data.page.path, data.as_of);
     data.open_incidents()
-        .map(|e| EventCard::new(e, path, tz, as_of))
+        .map(|e| EventCard::new(e, path, loc, as_of))
         .collect()
 }

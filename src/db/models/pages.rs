@@ -12,6 +12,7 @@ use diesel::prelude::*;
 
 use crate::db::DbConn;
 use crate::db::schema::status_pages;
+use crate::domain::lang::Lang;
 use crate::domain::{
     NextUpdateIntervals, PageId, SupportReach, Theme, Visibility, parse_time_zone,
 };
@@ -72,9 +73,18 @@ pub struct StatusPage {
     pub footer: Option<String>,
     /// Its own stylesheet, after the brand colour's.
     pub custom_css: Option<String>,
+    /// The language it is read in when a reader asks for none of its others.
+    pub default_language: Lang,
+    /// The languages it is read in (a JSON array of codes, holding the default).
+    pub languages: String,
 }
 
 impl StatusPage {
+    /// The languages it is read in, the default first when the stored list lacks it.
+    pub fn enabled_languages(&self) -> Vec<Lang> {
+        crate::domain::lang::read_stored(&self.languages, self.default_language)
+    }
+
     /// The allowed e-mail domains, as a list.
     pub fn email_domains(&self) -> Vec<String> {
         self.allowed_email_domains
@@ -153,6 +163,8 @@ pub struct StatusPageChanges {
     pub header_links: Option<String>,
     pub footer: Option<Option<String>>,
     pub custom_css: Option<Option<String>>,
+    pub default_language: Option<Lang>,
+    pub languages: Option<String>,
     /// Always set, so a change set is never empty.
     pub updated_at: NaiveDateTime,
 }

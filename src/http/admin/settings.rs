@@ -8,7 +8,7 @@ use actix_web::{HttpResponse, web};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::fields::{filled, messages, text, ticked, values};
+use super::fields::{messages, text, ticked, values};
 use super::form::Submitted;
 use super::write::{audited, change, form_changes};
 use super::{ConsoleFrame, render_form, see_other};
@@ -16,6 +16,7 @@ use crate::auth::{Authenticated, Permission};
 use crate::db::models::pages::StatusPage;
 use crate::domain::brand::{HeaderLink, read_links};
 use crate::domain::deadline::{MAX_NEXT_UPDATE_MINS, MIN_NEXT_UPDATE_MINS};
+use crate::domain::lang::Lang;
 use crate::domain::{NextUpdateIntervals, SupportReach, Theme, Visibility};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::render::html::choice::{Choice, options};
@@ -50,6 +51,8 @@ const FIELDS: &[&str] = &[
     "header_links",
     "footer",
     "custom_css",
+    "languages",
+    "default_language",
     "is_default",
     "confirm",
 ];
@@ -79,6 +82,9 @@ struct SettingsPage {
     visibilities: Vec<Choice>,
     support_reaches: Vec<Choice>,
     themes: Vec<Choice>,
+    /// Every language Herald speaks, ticked when the page is read in it.
+    languages: Vec<Value>,
+    default_languages: Vec<Choice>,
     has_password: bool,
     read_tokens_href: String,
 }
@@ -111,6 +117,15 @@ async fn show(
         .map(|v| (v.as_str(), v.label()))
         .collect();
     let themes: Vec<(&str, &str)> = Theme::ALL.iter().map(|v| (v.as_str(), v.label())).collect();
+    let langs: Vec<(&str, &str)> = Lang::ALL.iter().map(|l| (l.as_str(), l.label())).collect();
+    let languages = Lang::ALL
+        .iter()
+        .map(|l| {
+            let field = format!("lang_{l}");
+            json!({"code": l.as_str(), "label": l.label(), "field": field,
+                   "checked": ticked(form, &field)})
+        })
+        .collect();
     let secrets = secrets
         .iter()
         .map(|(purpose, secret)| json!({"field": purpose.url_field(), "secret": secret}))
@@ -128,6 +143,8 @@ async fn show(
         visibilities: options(named(&visibilities), form.get("visibility")),
         support_reaches: options(named(&reaches), form.get("support_reach")),
         themes: options(named(&themes), form.get("theme")),
+        languages,
+        default_languages: options(named(&langs), form.get("default_language")),
         has_password,
         read_tokens_href: format!("/admin/pages/{}/read-tokens", page.slug),
     };
@@ -143,34 +160,47 @@ fn stored(page: &StatusPage, hooks: &serde_json::Map<String, Value>) -> Submitte
         let url = hooks.get(p.url_field()).and_then(Value::as_str);
         url.unwrap_or_default().to_owned()
     };
-    filled([
-        ("name", page.name.clone()),
-        ("slug", page.slug.clone()),
-        ("description", opt(&page.description)),
-        ("time_zone", page.time_zone.clone()),
-        ("support_email", opt(&page.support_email)),
-        ("custom_domain", opt(&page.custom_domain)),
-        ("public_url", opt(&page.public_url)),
-        ("support_webhook_url", hook(Purpose::Support)),
-        ("responder_webhook_url", hook(Purpose::Responder)),
-        (
-            "embed_origins",
-            crate::domain::embed::listed(&page.embed_origins).join("\n"),
-        ),
-        ("interval_none", minutes(page.next_update_none_mins)),
-        ("interval_minor", minutes(page.next_update_minor_mins)),
-        ("interval_major", minutes(page.next_update_major_mins)),
-        ("interval_critical", minutes(page.next_update_critical_mins)),
-        ("visibility", page.visibility.as_str().to_owned()),
-        ("allowed_email_domains", page.email_domains().join("\n")),
-        ("support_reach", page.support_reach.as_str().to_owned()),
-        ("brand_color", opt(&page.brand_color)),
-        ("theme", page.theme.as_str().to_owned()),
-        ("header_links", link_lines(&read_links(&page.header_links))),
-        ("footer", opt(&page.footer)),
-        ("custom_css", opt(&page.custom_css)),
-        ("is_default", flag(page.is_default)),
-    ])
+    Submitted(
+        [
+            ("name", page.name.clone()),
+            ("slug", page.slug.clone()),
+            ("description", opt(&page.description)),
+            ("time_zone", page.time_zone.clone()),
+            ("support_email", opt(&page.support_email)),
+            ("custom_domain", opt(&page.custom_domain)),
+            ("public_url", opt(&page.public_url)),
+            ("support_webhook_url", hook(Purpose::Support)),
+            ("responder_webhook_url", hook(Purpose::Responder)),
+            (
+                "embed_origins",
+                crate::domain::embed::listed(&page.embed_origins).join("\n"),
+            ),
+            ("interval_none", minutes(page.next_update_none_mins)),
+            ("interval_minor", minutes(page.next_update_minor_mins)),
+            ("interval_major", minutes(page.next_update_major_mins)),
+            ("interval_critical", minutes(page.next_update_critical_mins)),
+            ("visibility", page.visibility.as_str().to_owned()),
+            ("allowed_email_domains", page.email_domains().join("\n")),
+            ("support_reach", page.support_reach.as_str().to_owned()),
+            ("brand_color", opt(&page.brand_color)),
+            ("theme", page.theme.as_str().to_owned()),
+            ("header_links", link_lines(&read_links(&page.header_links))),
+            ("footer", opt(&page.footer)),
+            ("custom_css", opt(&page.custom_css)),
+            ("is_default", flag(page.is_default)),
+            (
+                "default_language",
+                page.default_language.as_str().to_owned(),
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .chain(Lang::ALL.iter().map(|l| {
+            let on = page.enabled_languages().contains(l);
+            (format!("lang_{l}"), flag(on))
+        }))
+        .collect(),
+    )
 }
 
 /// One interval field: blank is "no default deadline"; otherwise whole minutes in range.
@@ -293,6 +323,14 @@ fn settings_input(form: &Submitted) -> Result<UpdatePageInput, FieldErrors> {
         header_links: header_links(form, &mut errors),
         footer: Some(text(form, "footer")),
         custom_css: Some(text(form, "custom_css")),
+        languages: Some(
+            Lang::ALL
+                .iter()
+                .filter(|l| ticked(form, &format!("lang_{l}")))
+                .map(|l| l.as_str().to_owned())
+                .collect(),
+        ),
+        default_language: text(form, "default_language"),
     };
     errors.is_empty().then_some(input).ok_or(errors)
 }
@@ -422,6 +460,7 @@ pub async fn delete_page(
 
 #[cfg(test)]
 mod tests {
+    use super::super::fields::filled;
     use super::*;
 
     #[test]

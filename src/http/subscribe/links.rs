@@ -100,10 +100,11 @@ fn answer(
     dead: &str,
 ) -> AppResult<HttpResponse> {
     match done {
-        Ok(view) => result_page(&state.site, data, view),
+        Ok(view) => result_page(&state.site, data, data.page.default_language, view),
         Err(AppError::NotFound(_)) => {
             let view = ResultView::message("This link does not work", dead, &data.page.path);
-            result_page_status(&state.site, data, view, StatusCode::NOT_FOUND)
+            let lang = data.page.default_language;
+            result_page_status(&state.site, data, lang, view, StatusCode::NOT_FOUND)
         }
         Err(other) => Err(other),
     }

@@ -47,6 +47,8 @@ pub fn page() -> PageData {
             updated_at: at(-10, 9, 0),
             embed_origins: Vec::new(),
             brand: Default::default(),
+            languages: vec![crate::domain::lang::Lang::En],
+            default_language: crate::domain::lang::Lang::En,
         },
         as_of: at(0, 12, 0),
         stale_since: None,

@@ -2,10 +2,9 @@
 //! pages: the summary card, updates, and the "next update by" promise with its state.
 
 use chrono::{DateTime, Utc};
-use chrono_tz::Tz;
 use serde::Serialize;
 
-use super::format::{StatusLook, TimeView, duration_text};
+use super::format::{self, Locale, StatusLook, TimeView, duration_text_in};
 use crate::domain::{DeadlineState, IncidentKind, deadline_state};
 use crate::render::data::{IncidentInfo, UpdateInfo};
 
@@ -19,11 +18,11 @@ pub struct EventCard {
     pub href: String,
     pub reference: String,
     /// "Incident", "Advisory" or "Maintenance".
-    pub kind: &'static str,
+    pub kind: String,
     pub is_maintenance: bool,
     pub impact: StatusLook,
     /// E.g. "Investigating".
-    pub status: &'static str,
+    pub status: String,
     pub open: bool,
     pub started: TimeView,
     pub resolved: Option<TimeView>,
@@ -45,7 +44,7 @@ pub struct Window {
 /// One update.
 #[derive(Debug, Clone, Serialize)]
 pub struct UpdateView {
-    pub status: &'static str,
+    pub status: String,
     pub time: TimeView,
     /// Sanitized HTML, inserted as is.
     pub body_html: String,
@@ -83,14 +82,14 @@ pub struct DeadlineView {
 
 impl EventCard {
     /// The card of `event`, seen at `as_of`; `path` is the page's route prefix.
-    pub fn new(event: &IncidentInfo, path: &str, tz: Tz, as_of: DateTime<Utc>) -> Self {
+    pub fn new(event: &IncidentInfo, path: &str, loc: Locale, as_of: DateTime<Utc>) -> Self {
         let open = event.status.is_open();
         let window = event.scheduled_for.map(|from| Window {
-            from: TimeView::new(from, tz),
-            until: event.scheduled_until.map(|t| TimeView::new(t, tz)),
+            from: TimeView::local(from, loc),
+            until: event.scheduled_until.map(|t| TimeView::local(t, loc)),
         });
         let next_update = if open && event.kind != IncidentKind::Maintenance {
-            live_deadline(event.next_update_by, as_of, tz)
+            live_deadline(event.next_update_by, as_of, loc)
         } else {
             None
         };
@@ -98,24 +97,24 @@ impl EventCard {
             id: event.id.clone(),
             level: 3,
             name: event.name.clone(),
-            href: incident_href(path, &event.id),
+            href: loc.href(&incident_href(path, &event.id)),
             reference: event.reference.clone(),
-            kind: event.kind.label(),
+            kind: format::kind_in(event.kind, loc.lang),
             is_maintenance: event.kind == IncidentKind::Maintenance,
-            impact: StatusLook::impact(event.impact),
-            status: event.status.label(),
+            impact: StatusLook::impact_in(event.impact, loc.lang),
+            status: format::event_status_in(event.status, loc.lang),
             open,
-            started: TimeView::new(event.started_at, tz),
-            resolved: event.resolved_at.map(|t| TimeView::new(t, tz)),
+            started: TimeView::local(event.started_at, loc),
+            resolved: event.resolved_at.map(|t| TimeView::local(t, loc)),
             window,
-            latest: event.updates.first().map(|u| UpdateView::new(u, tz)),
+            latest: event.updates.first().map(|u| UpdateView::new(u, loc)),
             next_update,
             affected: event
                 .affected_components
                 .iter()
                 .map(|c| AffectedView {
                     name: c.label(),
-                    status: c.status.map(StatusLook::component),
+                    status: c.status.map(|s| StatusLook::component_in(s, loc.lang)),
                 })
                 .collect(),
         }
@@ -137,10 +136,10 @@ pub fn incident_href(path: &str, id: &str) -> String {
 
 impl UpdateView {
     /// An update without its deadline (see [`timeline`]).
-    pub fn new(update: &UpdateInfo, tz: Tz) -> Self {
+    pub fn new(update: &UpdateInfo, loc: Locale) -> Self {
         Self {
-            status: update.status.label(),
-            time: TimeView::new(update.created_at, tz),
+            status: format::event_status_in(update.status, loc.lang),
+            time: TimeView::local(update.created_at, loc),
             body_html: update.body_html.clone(),
             deadline: None,
             changes: update
@@ -148,8 +147,8 @@ impl UpdateView {
                 .iter()
                 .map(|c| ChangeView {
                     name: c.component_name.clone(),
-                    old: StatusLook::component(c.old_status),
-                    new: StatusLook::component(c.new_status),
+                    old: StatusLook::component_in(c.old_status, loc.lang),
+                    new: StatusLook::component_in(c.new_status, loc.lang),
                 })
                 .collect(),
         }
@@ -158,19 +157,19 @@ impl UpdateView {
 
 /// Every update of `event`, newest first, each with its promise: the latest one live while the
 /// event is open, older ones with whether the following update kept them.
-pub fn timeline(event: &IncidentInfo, tz: Tz, as_of: DateTime<Utc>) -> Vec<UpdateView> {
+pub fn timeline(event: &IncidentInfo, loc: Locale, as_of: DateTime<Utc>) -> Vec<UpdateView> {
     let open = event.status.is_open();
     event
         .updates
         .iter()
         .enumerate()
         .map(|(i, update)| {
-            let mut view = UpdateView::new(update, tz);
+            let mut view = UpdateView::new(update, loc);
             let newer = i.checked_sub(1).and_then(|j| event.updates.get(j));
             view.deadline = match (newer, update.next_update_by) {
                 (_, None) => None,
-                (Some(newer), Some(by)) => Some(kept_deadline(by, newer.created_at, tz)),
-                (None, Some(_)) if open => live_deadline(update.next_update_by, as_of, tz),
+                (Some(newer), Some(by)) => Some(kept_deadline(by, newer.created_at, loc)),
+                (None, Some(_)) if open => live_deadline(update.next_update_by, as_of, loc),
                 (None, Some(_)) => None,
             };
             view
@@ -179,7 +178,11 @@ pub fn timeline(event: &IncidentInfo, tz: Tz, as_of: DateTime<Utc>) -> Vec<Updat
 }
 
 /// The promise in force, as it stands at `as_of`.
-fn live_deadline(by: Option<DateTime<Utc>>, as_of: DateTime<Utc>, tz: Tz) -> Option<DeadlineView> {
+fn live_deadline(
+    by: Option<DateTime<Utc>>,
+    as_of: DateTime<Utc>,
+    loc: Locale,
+) -> Option<DeadlineView> {
     let by = by?;
     // "Overdue for 12 min" would go stale in a snapshot; the JS says how long, live.
     let overdue = matches!(
@@ -187,7 +190,7 @@ fn live_deadline(by: Option<DateTime<Utc>>, as_of: DateTime<Utc>, tz: Tz) -> Opt
         DeadlineState::Overdue { .. }
     );
     Some(DeadlineView {
-        time: TimeView::new(by, tz),
+        time: TimeView::local(by, loc),
         live: true,
         overdue,
         outcome: None,
@@ -195,17 +198,15 @@ fn live_deadline(by: Option<DateTime<Utc>>, as_of: DateTime<Utc>, tz: Tz) -> Opt
 }
 
 /// A promise answered by an update posted at `answered_at`.
-fn kept_deadline(by: DateTime<Utc>, answered_at: DateTime<Utc>, tz: Tz) -> DeadlineView {
+fn kept_deadline(by: DateTime<Utc>, answered_at: DateTime<Utc>, loc: Locale) -> DeadlineView {
     let outcome = if answered_at <= by {
-        "The next update came on time.".to_owned()
+        loc.text("update-on-time")
     } else {
-        format!(
-            "The next update came {} late.",
-            duration_text(answered_at - by)
-        )
+        let late = duration_text_in(answered_at - by, loc.lang);
+        loc.text_with("update-late", &[("duration", late.into())])
     };
     DeadlineView {
-        time: TimeView::new(by, tz),
+        time: TimeView::local(by, loc),
         live: false,
         overdue: false,
         outcome: Some(outcome),

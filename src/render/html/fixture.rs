@@ -65,6 +65,8 @@ pub fn page() -> PageData {
         updated_at: created,
         embed_origins: Vec::new(),
         brand: Default::default(),
+        languages: vec![crate::domain::lang::Lang::En],
+        default_language: crate::domain::lang::Lang::En,
     };
     let mut data = PageData {
         page,

@@ -3,9 +3,10 @@
 
 use serde::Serialize;
 
-use super::format::TimeView;
+use super::format::{Locale, TimeView};
 use crate::domain::Theme;
 use crate::domain::brand::HeaderLink;
+use crate::domain::lang::Lang;
 use crate::render::PageData;
 use crate::render::assets::Assets;
 
@@ -59,6 +60,19 @@ pub struct PageNav {
     pub header_links: Vec<HeaderLink>,
     /// The owner's footer, as sanitised HTML.
     pub footer: Option<String>,
+    /// The page's languages, each a link to this document in it; empty when the page has one.
+    pub languages: Vec<LangLink>,
+}
+
+/// One entry of the language switcher.
+#[derive(Debug, Clone, Serialize)]
+pub struct LangLink {
+    /// The language's code (`de`), for `lang` and `hreflang`.
+    pub code: &'static str,
+    /// The language's own name (`Deutsch`).
+    pub label: &'static str,
+    pub href: String,
+    pub current: bool,
 }
 
 /// The addresses of a page's public routes.
@@ -74,24 +88,49 @@ pub struct Links {
 }
 
 impl Links {
-    /// The routes below `path` (e.g. `/status/demo`).
+    /// The routes below `path` (e.g. `/status/demo`), in Herald's default language.
     pub fn new(path: &str) -> Self {
+        Self::in_lang(path, None)
+    }
+
+    /// The routes below `path`, each asking for `lang` when given (a page read in one of
+    /// several languages keeps its reader's choice from link to link, without a cookie).
+    pub fn in_lang(path: &str, lang: Option<Lang>) -> Self {
+        let at = |href: String| with_lang(&href, lang);
         Self {
-            overview: path.to_owned(),
-            history: format!("{path}/history?page=1"),
-            subscribe: format!("{path}/subscribe"),
-            support: format!("{path}/support"),
-            atom: format!("{path}/history.atom"),
-            rss: format!("{path}/history.rss"),
-            ics: format!("{path}/maintenances.ics"),
+            overview: at(path.to_owned()),
+            history: at(format!("{path}/history?page=1")),
+            subscribe: at(format!("{path}/subscribe")),
+            support: at(format!("{path}/support")),
+            atom: at(format!("{path}/history.atom")),
+            rss: at(format!("{path}/history.rss")),
+            ics: at(format!("{path}/maintenances.ics")),
         }
     }
+}
+
+/// `href` asking for `lang` (`?lang=de`, or `&lang=de` after a query, before any fragment).
+pub fn with_lang(href: &str, lang: Option<Lang>) -> String {
+    let Some(lang) = lang else {
+        return href.to_owned();
+    };
+    let (base, fragment) = match href.split_once('#') {
+        Some((base, fragment)) => (base, Some(fragment)),
+        None => (href, None),
+    };
+    let joint = if base.contains('?') { '&' } else { '?' };
+    let mut out = format!("{base}{joint}lang={lang}");
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    out
 }
 
 /// One entry of the page's navigation.
 #[derive(Debug, Clone, Serialize)]
 pub struct NavItem {
-    pub label: &'static str,
+    pub label: String,
     pub href: String,
     /// Marks the entry with `aria-current="page"`.
     pub current: bool,
@@ -116,36 +155,49 @@ impl Frame {
         }
     }
 
-    /// The frame of a document of `data`'s page; `title` comes before the page's name.
-    pub fn page(title: Option<&str>, section: Section, data: &PageData, assets: &Assets) -> Self {
+    /// The frame of a document of `data`'s page read in `loc`, at `here` (its address without
+    /// a language, for the switcher); `title` comes before the page's name.
+    pub fn page(
+        title: Option<&str>,
+        section: Section,
+        data: &PageData,
+        assets: &Assets,
+        loc: Locale,
+        here: &str,
+    ) -> Self {
         let page = &data.page;
-        let tz = page.time_zone;
-        let links = Links::new(&page.path);
+        let links = Links::in_lang(&page.path, loc.in_links());
+        let item = |key: &str, href: &String, current: bool| NavItem {
+            label: loc.text(key),
+            href: href.clone(),
+            current,
+        };
         let nav = vec![
-            NavItem {
-                label: "Status",
-                href: links.overview.clone(),
-                current: section == Section::Overview,
-            },
-            NavItem {
-                label: "History",
-                href: links.history.clone(),
-                current: section == Section::History,
-            },
-            NavItem {
-                label: "Subscribe",
-                href: links.subscribe.clone(),
-                current: false,
-            },
-            NavItem {
-                label: "Support",
-                href: links.support.clone(),
-                current: false,
-            },
+            item("nav-status", &links.overview, section == Section::Overview),
+            item("nav-history", &links.history, section == Section::History),
+            item("nav-subscribe", &links.subscribe, false),
+            item("nav-support", &links.support, false),
         ];
+        let name = page.name.clone();
         let full_title = match title {
-            Some(title) => format!("{title} · {} status", page.name),
-            None => format!("{} status", page.name),
+            Some(title) => loc.text_with(
+                "page-title-with",
+                &[("title", title.to_owned().into()), ("name", name.into())],
+            ),
+            None => loc.text_with("page-status-title", &[("name", name.into())]),
+        };
+        let languages = if page.languages.len() > 1 {
+            page.languages
+                .iter()
+                .map(|lang| LangLink {
+                    code: lang.as_str(),
+                    label: lang.label(),
+                    href: with_lang(here, Some(*lang)),
+                    current: *lang == loc.lang,
+                })
+                .collect()
+        } else {
+            Vec::new()
         };
         let brand = &page.brand;
         let below = |file: String| format!("{}/{file}", page.path);
@@ -175,17 +227,18 @@ impl Frame {
             page: Some(PageNav {
                 name: page.name.clone(),
                 url: page.url.clone(),
-                time_zone: tz.name().to_owned(),
+                time_zone: loc.tz.name().to_owned(),
                 links,
                 nav,
                 logo: brand.logo.as_ref().map(|l| below(l.file_name("logo"))),
                 header_links: brand.header_links.clone(),
                 footer: brand.footer.clone(),
+                languages,
             }),
-            stale: data.stale_since.map(|_| TimeView::new(data.as_of, tz)),
+            stale: data.stale_since.map(|_| TimeView::local(data.as_of, loc)),
             // Only a stale page names a time: otherwise the bytes would change with the minute of
             // rendering, and two Herald processes would serve different ETags for the same data.
-            as_of: data.stale_since.map(|_| TimeView::new(data.as_of, tz)),
+            as_of: data.stale_since.map(|_| TimeView::local(data.as_of, loc)),
             ..site
         }
     }

@@ -13,7 +13,7 @@ use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use serde::Serialize;
 
 use super::events::EventCard;
-use super::format::day_text;
+use super::format::{Locale, day_text_in, month_text_in};
 use super::frame::{Frame, Section};
 use crate::render::PageData;
 use crate::render::assets::Assets;
@@ -106,7 +106,7 @@ pub fn page_count(data: &PageData) -> u32 {
 
 impl HistoryView {
     /// History page `page` (1-based) of `data`.
-    pub fn new(data: &PageData, page: u32, assets: &Assets) -> Self {
+    pub fn new(data: &PageData, page: u32, assets: &Assets, loc: Locale) -> Self {
         let (path, tz, as_of) = (&data.page.path, data.page.time_zone, data.as_of);
         let pages = page_count(data);
         let newest = month_index(as_of.date_naive()) - MONTHS_PER_PAGE * (page as i32 - 1);
@@ -126,25 +126,22 @@ impl HistoryView {
             .rev()
             .map(|(index, mut events)| {
                 events.sort_by(|a, b| event_time(b).cmp(&event_time(a)).then(b.id.cmp(&a.id)));
-                month_view(index, &events, |e| {
-                    EventCard::new(e, path, tz, as_of).with_level(4)
+                month_view(index, &events, loc.lang, |e| {
+                    EventCard::new(e, path, loc, as_of).with_level(4)
                 })
             })
             .collect();
-        let title = if page == 1 {
-            "History".to_owned()
-        } else {
-            format!("History, page {page}")
-        };
+        let title = loc.text_with("history-page-title", &[("page", page.into())]);
+        let here = page_href(path, page);
         Self {
-            frame: Frame::page(Some(&title), Section::History, data, assets),
+            frame: Frame::page(Some(&title), Section::History, data, assets, loc, &here),
             name: data.page.name.clone(),
             page,
             pages,
             paged: pages > 1,
             months,
-            newer: (page > 1).then(|| page_href(path, page - 1)),
-            older: (page < pages).then(|| page_href(path, page + 1)),
+            newer: (page > 1).then(|| loc.href(&page_href(path, page - 1))),
+            older: (page < pages).then(|| loc.href(&page_href(path, page + 1))),
             time_zone: tz.name().to_owned(),
         }
     }
@@ -154,6 +151,7 @@ impl HistoryView {
 fn month_view(
     index: i32,
     events: &[&IncidentInfo],
+    lang: crate::domain::lang::Lang,
     card: impl Fn(&IncidentInfo) -> EventCard,
 ) -> MonthView {
     let first = NaiveDate::from_ymd_opt(index.div_euclid(12), index.rem_euclid(12) as u32 + 1, 1)
@@ -166,14 +164,14 @@ fn month_view(
             Some(group) if group.id == id => group.events.push(card(event)),
             _ => days.push(DayGroup {
                 id,
-                title: day_text(day),
+                title: day_text_in(day, lang),
                 events: vec![card(event)],
             }),
         }
     }
     MonthView {
         id: format!("month-{}", first.format("%Y-%m")),
-        title: first.format("%B %Y").to_string(),
+        title: month_text_in(first, lang),
         days,
     }
 }

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::events::{EventCard, UpdateView, timeline};
-use super::format::{StatusLook, TimeView};
+use super::format::{Locale, StatusLook, TimeView};
 use super::frame::{Frame, Section};
 use super::history::{day_href, event_day};
 use crate::render::PageData;
@@ -28,7 +28,7 @@ pub struct IncidentView {
 /// One structured field.
 #[derive(Debug, Serialize)]
 pub struct FieldView {
-    pub label: &'static str,
+    pub label: String,
     pub value: String,
 }
 
@@ -67,43 +67,44 @@ pub struct FollowUpView {
 
 impl IncidentView {
     /// The page of `event`, one of `data`'s incidents or maintenances.
-    pub fn new(event: &IncidentInfo, data: &PageData, assets: &Assets) -> Self {
+    pub fn new(event: &IncidentInfo, data: &PageData, assets: &Assets, loc: Locale) -> Self {
         let (path, tz, as_of) = (&data.page.path, data.page.time_zone, data.as_of);
         // Once the postmortem is out, its root cause is the word on it; what was said during
         // the incident stays, labelled for what it was.
         let root_cause = match event.postmortem {
-            Some(_) => "Root cause as first reported",
-            None => "Preliminary root cause",
+            Some(_) => "field-root-cause-as-reported",
+            None => "field-preliminary-root-cause",
         };
         let fields = [
-            ("User impact", &event.user_impact),
-            ("Scope of impact", &event.scope),
+            ("field-user-impact", &event.user_impact),
+            ("field-scope", &event.scope),
             (root_cause, &event.root_cause),
         ]
         .into_iter()
         .filter_map(|(label, value)| {
             let value = value.as_deref()?.trim();
             (!value.is_empty()).then(|| FieldView {
-                label,
+                label: loc.text(label),
                 value: value.to_owned(),
             })
         })
         .collect();
+        let here = super::events::incident_href(path, &event.id);
         Self {
-            frame: Frame::page(Some(&event.name), Section::Other, data, assets),
-            event: EventCard::new(event, path, tz, as_of),
-            updates: timeline(event, tz, as_of),
+            frame: Frame::page(Some(&event.name), Section::Other, data, assets, loc, &here),
+            event: EventCard::new(event, path, loc, as_of),
+            updates: timeline(event, loc, as_of),
             fields,
-            postmortem: event.postmortem.as_ref().map(|p| postmortem_view(p, tz)),
-            history_href: day_href(path, as_of, event_day(event)),
+            postmortem: event.postmortem.as_ref().map(|p| postmortem_view(p, loc)),
+            history_href: loc.href(&day_href(path, as_of, event_day(event))),
             time_zone: tz.name().to_owned(),
         }
     }
 }
 
-fn postmortem_view(p: &PostmortemInfo, tz: chrono_tz::Tz) -> PostmortemView {
+fn postmortem_view(p: &PostmortemInfo, loc: Locale) -> PostmortemView {
     PostmortemView {
-        published: TimeView::new(p.published_at, tz),
+        published: TimeView::local(p.published_at, loc),
         summary_html: p.summary_html.clone(),
         root_cause_html: p.root_cause_html.clone(),
         figures: p
@@ -118,7 +119,7 @@ fn postmortem_view(p: &PostmortemInfo, tz: chrono_tz::Tz) -> PostmortemView {
             .timeline
             .iter()
             .map(|t| TimelineRow {
-                time: TimeView::utc(t.at),
+                time: TimeView::utc_in(t.at, loc.lang),
                 description: t.description.clone(),
             })
             .collect(),
@@ -128,7 +129,7 @@ fn postmortem_view(p: &PostmortemInfo, tz: chrono_tz::Tz) -> PostmortemView {
             .map(|f| FollowUpView {
                 description: f.description.clone(),
                 owner: f.owner.clone(),
-                state: StatusLook::follow_up(f.state),
+                state: StatusLook::follow_up_in(f.state, loc.lang),
             })
             .collect(),
     }

@@ -30,7 +30,8 @@ pub use templates::{Templates, escape_markup};
 
 use super::assets::Assets;
 use super::{CachePolicy, PageData, Representation};
-use format::StatusLook;
+use crate::domain::lang::Lang;
+use format::{Locale, StatusLook};
 use frame::Frame;
 
 /// The content type of every page.
@@ -53,23 +54,28 @@ pub fn render_page(
     data: &PageData,
     templates: &Templates,
     assets: &Assets,
+    lang: Lang,
     out: &mut HashMap<String, Arc<Representation>>,
 ) -> anyhow::Result<()> {
+    let loc = Locale::of_page(data.page.time_zone, lang, &data.page.languages);
     let mut put = |key: String, body: anyhow::Result<String>| {
         let body = body.with_context(|| format!("rendering {key:?} of {}", data.page.path))?;
         out.insert(key, Arc::new(representation(body, CachePolicy::PUBLIC)));
         anyhow::Ok(())
     };
-    let view = overview::OverviewView::new(data, assets);
-    put(String::new(), templates.render("pages/overview", &view))?;
+    let view = overview::OverviewView::new(data, assets, loc);
+    put(
+        String::new(),
+        templates.render_in(lang, "pages/overview", &view),
+    )?;
     for event in data.incidents.iter().chain(&data.maintenances) {
-        let view = incident::IncidentView::new(event, data, assets);
-        let body = templates.render("pages/incident", &view);
+        let view = incident::IncidentView::new(event, data, assets, loc);
+        let body = templates.render_in(lang, "pages/incident", &view);
         put(format!("incidents/{}", event.id), body)?;
     }
     for page in 1..=history::page_count(data) {
-        let view = history::HistoryView::new(data, page, assets);
-        let body = templates.render("pages/history", &view);
+        let view = history::HistoryView::new(data, page, assets, loc);
+        let body = templates.render_in(lang, "pages/history", &view);
         put(format!("history?page={page}"), body)?;
     }
     Ok(())

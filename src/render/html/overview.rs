@@ -7,7 +7,9 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::events::EventCard;
-use super::format::{StatusLook, TimeView, day_text, percent_text, sentence_case};
+use super::format::{
+    Locale, StatusLook, TimeView, day_text_in, in_sentence, percent_text, sentence_case,
+};
 use super::frame::{Frame, Links, Section};
 use super::history::{day_href, event_day};
 use crate::domain::{DayUptime, severity};
@@ -55,6 +57,8 @@ pub struct VendorIncidentView {
 pub struct VendorView {
     pub name: String,
     pub url: Option<String>,
+    /// The vendor's name linked to its page, when it has an address.
+    pub link: Option<super::Link>,
     pub component: String,
     /// The status shown is only the last one known.
     pub stale: bool,
@@ -138,22 +142,23 @@ pub struct DayView {
 }
 
 impl OverviewView {
-    /// The overview of `data`.
-    pub fn new(data: &PageData, assets: &Assets) -> Self {
+    /// The overview of `data`, read in `loc`.
+    pub fn new(data: &PageData, assets: &Assets, loc: Locale) -> Self {
         let (path, tz, as_of) = (&data.page.path, data.page.time_zone, data.as_of);
-        let card = |e| EventCard::new(e, path, tz, as_of);
+        let card = |e| EventCard::new(e, path, loc, as_of);
         let targets = DayTargets::new(data);
+        let links = Links::in_lang(path, loc.in_links());
         Self {
-            frame: Frame::page(None, Section::Overview, data, assets),
+            frame: Frame::page(None, Section::Overview, data, assets, loc, path),
             name: data.page.name.clone(),
             description: data.page.description.clone(),
-            banner: StatusLook::indicator(data.status.indicator),
+            banner: StatusLook::indicator_in(data.status.indicator, loc.lang),
             incidents: data.open_incidents().map(card).collect(),
             active_maintenances: data.active_maintenances().into_iter().map(card).collect(),
             upcoming_maintenances: data.upcoming_maintenances().into_iter().map(card).collect(),
-            sections: sections(data, &targets),
-            support_prompt: SupportPrompt::new(data, &Links::new(path)),
-            links: Links::new(path),
+            sections: sections(data, &targets, loc),
+            support_prompt: SupportPrompt::new(data, &links),
+            links,
             time_zone: tz.name().to_owned(),
             vendor_incidents: data
                 .vendor_incidents
@@ -164,7 +169,7 @@ impl OverviewView {
                     status: sentence_case(&v.incident.status.replace('_', " ")),
                     maintenance: v.incident.maintenance,
                     url: v.incident.url.clone(),
-                    started: v.incident.started_at.map(|t| TimeView::new(t, tz)),
+                    started: v.incident.started_at.map(|t| TimeView::local(t, loc)),
                     components: v.components.join(", "),
                 })
                 .collect(),
@@ -174,11 +179,11 @@ impl OverviewView {
 
 /// Groups and ungrouped components in display order; a group appears where its first component
 /// does, and empty groups are left out.
-fn sections(data: &PageData, targets: &DayTargets) -> Vec<SectionView> {
+fn sections(data: &PageData, targets: &DayTargets, loc: Locale) -> Vec<SectionView> {
     let mut sections: Vec<SectionView> = Vec::new();
     let mut seen_groups: HashMap<&str, usize> = HashMap::new();
     for component in &data.components {
-        let view = component_view(component, data, targets);
+        let view = component_view(component, data, targets, loc);
         let group = component
             .group_id
             .as_deref()
@@ -196,7 +201,7 @@ fn sections(data: &PageData, targets: &DayTargets) -> Vec<SectionView> {
                         group: Some(GroupView {
                             name: group.name.clone(),
                             description: group.description.clone(),
-                            status: StatusLook::component(component.status),
+                            status: StatusLook::component_in(component.status, loc.lang),
                             count: 0,
                         }),
                         components: vec![view],
@@ -215,14 +220,19 @@ fn sections(data: &PageData, targets: &DayTargets) -> Vec<SectionView> {
                 .map(|c| c.status)
                 .max_by_key(|s| severity(*s));
             if let Some(worst) = worst {
-                group.status = StatusLook::component(worst);
+                group.status = StatusLook::component_in(worst, loc.lang);
             }
         }
     }
     sections
 }
 
-fn component_view(c: &ComponentInfo, data: &PageData, targets: &DayTargets) -> ComponentView {
+fn component_view(
+    c: &ComponentInfo,
+    data: &PageData,
+    targets: &DayTargets,
+    loc: Locale,
+) -> ComponentView {
     let days: Vec<DayView> = c
         .uptime
         .days
@@ -230,7 +240,7 @@ fn component_view(c: &ComponentInfo, data: &PageData, targets: &DayTargets) -> C
         .enumerate()
         .map(|(i, day)| {
             let ids = c.incidents_by_day.get(i).map(Vec::as_slice).unwrap_or(&[]);
-            day_view(day, ids, data, targets)
+            day_view(day, ids, data, targets, loc)
         })
         .collect();
     ComponentView {
@@ -239,27 +249,29 @@ fn component_view(c: &ComponentInfo, data: &PageData, targets: &DayTargets) -> C
         label: crate::domain::component_label(&c.name, c.region.as_deref()),
         description: c.description.clone(),
         region: c.region.clone(),
-        status: StatusLook::component(c.status),
+        status: StatusLook::component_in(c.status, loc.lang),
         vendor: c.vendor.as_ref().map(|v| VendorView {
             name: v.name.clone(),
             url: v.url.clone(),
+            link: v.url.as_ref().map(|href| super::Link {
+                href: href.clone(),
+                label: v.name.clone(),
+            }),
             component: v.component.clone(),
             stale: v.stale(),
-            as_of: v
-                .confirmed_at
-                .map(|t| TimeView::new(t, data.page.time_zone)),
-            failing_since: v
-                .failing_since
-                .map(|t| TimeView::new(t, data.page.time_zone)),
+            as_of: v.confirmed_at.map(|t| TimeView::local(t, loc)),
+            failing_since: v.failing_since.map(|t| TimeView::local(t, loc)),
             problem: v.problem.clone(),
         }),
         uptime: UptimeView {
             percent: match c.uptime.percent {
-                Some(p) => format!("{} uptime", percent_text(p, 2)),
-                None => "No data".to_owned(),
+                Some(p) => {
+                    loc.text_with("uptime-percent", &[("percent", percent_text(p, 2).into())])
+                }
+                None => loc.text("no-data"),
             },
             day_count: days.len(),
-            from: format!("{} days ago", days.len()),
+            from: loc.text_with("days-ago", &[("days", days.len().into())]),
             days,
         },
     }
@@ -270,24 +282,31 @@ fn day_view(
     incident_ids: &[String],
     data: &PageData,
     targets: &DayTargets,
+    loc: Locale,
 ) -> DayView {
-    let date = day_text(day.date);
+    let date = || day_text_in(day.date, loc.lang).into();
+    let percent = |p: f64| percent_text(p, 2).into();
+    let worst = |w| in_sentence(&StatusLook::component_in(w, loc.lang).label, loc.lang).into();
     let mut label = match (day.percent, day.worst) {
-        (Some(p), Some(worst)) => format!(
-            "{date}: {} uptime, {}",
-            percent_text(p, 2),
-            sentence_case(worst.label())
+        (Some(p), Some(w)) => loc.text_with(
+            "day-uptime-worst",
+            &[
+                ("date", date()),
+                ("percent", percent(p)),
+                ("worst", worst(w)),
+            ],
         ),
-        (Some(p), None) => format!("{date}: {} uptime", percent_text(p, 2)),
-        (None, Some(worst)) if day.today => {
-            format!("{date} (today so far): {}", sentence_case(worst.label()))
+        (Some(p), None) => {
+            loc.text_with("day-uptime", &[("date", date()), ("percent", percent(p))])
         }
-        (None, _) => format!("{date}: no data"),
+        (None, Some(w)) if day.today => {
+            loc.text_with("day-today-worst", &[("date", date()), ("worst", worst(w))])
+        }
+        (None, _) => loc.text_with("day-no-data", &[("date", date())]),
     };
-    match incident_ids.len() {
-        0 => {}
-        1 => label.push_str(", 1 incident"),
-        n => label.push_str(&format!(", {n} incidents")),
+    if !incident_ids.is_empty() {
+        let count = incident_ids.len().into();
+        label.push_str(&loc.text_with("day-incidents", &[("count", count)]));
     }
     let tone = match (day.percent, day.worst) {
         (Some(_), Some(worst)) => StatusLook::component(worst).tone,
@@ -298,7 +317,7 @@ fn day_view(
     let target = targets.target(day.date, incident_ids);
     DayView {
         linked: !incident_ids.is_empty(),
-        href: day_href(&data.page.path, data.as_of, target),
+        href: loc.href(&day_href(&data.page.path, data.as_of, target)),
         label,
         tone,
     }

@@ -15,6 +15,8 @@ use rust_embed::RustEmbed;
 use serde::Serialize;
 
 use super::format::{self, ICONS};
+use crate::domain::lang::Lang;
+use crate::render::i18n;
 
 /// The embedded `templates/` folder (only the public-page folders are registered).
 #[derive(RustEmbed)]
@@ -74,10 +76,21 @@ impl Templates {
         self.registry.has_template(name)
     }
 
-    /// Renders the template `name` with `view`.
+    /// Renders the template `name` with `view`, in English.
     pub fn render<T: Serialize>(&self, name: &str, view: &T) -> anyhow::Result<String> {
+        self.render_in(Lang::En, name, view)
+    }
+
+    /// Renders the template `name` with `view`, Herald's own words in `lang`.
+    pub fn render_in<T: Serialize>(
+        &self,
+        lang: Lang,
+        name: &str,
+        view: &T,
+    ) -> anyhow::Result<String> {
+        let view = i18n::with_lang(lang, view)?;
         self.registry
-            .render(name, view)
+            .render(name, &view)
             .with_context(|| format!("rendering {name}"))
     }
 }
@@ -189,6 +202,7 @@ fn register_helpers(registry: &mut Handlebars<'static>) {
     registry.register_helper("percent", Box::new(percent));
     registry.register_helper("sentence", Box::new(sentence));
     registry.register_helper("icon", Box::new(icon));
+    i18n::register(registry);
 }
 
 #[cfg(test)]

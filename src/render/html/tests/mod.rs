@@ -17,7 +17,8 @@ type Reps = HashMap<String, Arc<Representation>>;
 
 fn render(data: &PageData) -> Reps {
     let mut out = HashMap::new();
-    render_page(data, &Templates::load().unwrap(), &Assets::load(), &mut out).unwrap();
+    let (templates, assets) = (Templates::load().unwrap(), Assets::load());
+    render_page(data, &templates, &assets, Lang::En, &mut out).unwrap();
     out
 }
 

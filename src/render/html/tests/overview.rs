@@ -29,7 +29,9 @@ fn next_update_by_shows_page_time_with_the_utc_instant_and_a_countdown_slot() {
         &render(&with_open_incident(as_of() + Duration::minutes(45))),
         "",
     );
-    assert!(html.contains(r#"<div class="deadline" data-deadline="2026-11-30T12:45:00Z">"#));
+    assert!(html.contains(
+        r#"<div class="deadline" data-deadline="2026-11-30T12:45:00Z" data-in="(in {d})" data-ago="({d} ago)">"#
+    ));
     assert!(html.contains(r#"<p class="deadline-due">"#), "{html}");
     assert!(html.contains(
         r#"Next update by <time datetime="2026-11-30T12:45:00Z" data-local>30 Nov 2026, 13:45 CET</time><span class="countdown" data-countdown></span>"#

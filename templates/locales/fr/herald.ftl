@@ -1,0 +1,259 @@
+# Herald's own words on public status pages, their forms and their mails.
+# Placeables: { $name } is a value; a { $time } is drawn as a <time> element, a { $link } as a
+# link, so only their place in the sentence is the translator's.
+
+## The frame of every page
+
+skip-to-content = Aller au contenu principal
+page-status-title = Statut de { $name }
+page-title-with = { $title } · Statut de { $name }
+nav-status = Statut
+nav-history = Historique
+nav-subscribe = S’abonner
+nav-support = Assistance
+language-switcher = Langue
+feed-atom-title = { $name } : historique des incidents (Atom)
+feed-rss-title = { $name } : historique des incidents (RSS)
+feed-ics-title = { $name } : calendrier des maintenances (iCalendar)
+stale-notice = Les données en direct sont temporairement indisponibles ; les données affichées datent du { $time }.
+data-as-of = Données du { $time }. Les heures sont indiquées dans le fuseau horaire { $zone }, ou dans votre propre fuseau horaire si JavaScript est activé.
+footer-atom = Flux Atom
+footer-rss = Flux RSS
+footer-ics = Calendrier des maintenances
+powered-by = Propulsé par Herald
+original-language = Non traduit : affiché dans la langue d’origine.
+page-time = heure de la page
+
+## Statuses
+
+component-status-operational = Opérationnel
+component-status-degraded_performance = Performances dégradées
+component-status-partial_outage = Panne partielle
+component-status-major_outage = Panne majeure
+component-status-under_maintenance = En maintenance
+indicator-none = Tous les systèmes sont opérationnels
+indicator-minor = Perturbation mineure du service
+indicator-major = Panne partielle des systèmes
+indicator-critical = Panne majeure des systèmes
+indicator-maintenance = Service en maintenance
+impact-none = Aucun impact
+impact-minor = Impact mineur
+impact-major = Impact majeur
+impact-critical = Impact critique
+incident-status-investigating = Investigation en cours
+incident-status-identified = Cause identifiée
+incident-status-monitoring = Surveillance en cours
+incident-status-resolved = Résolu
+incident-status-postmortem = Post-mortem
+maintenance-status-scheduled = Planifiée
+maintenance-status-in_progress = En cours
+maintenance-status-verifying = Vérification en cours
+maintenance-status-completed = Terminée
+kind-incident = Incident
+kind-advisory = Avis
+kind-maintenance = Maintenance
+follow-up-open = Ouverte
+follow-up-in_progress = En cours
+follow-up-done = Terminée
+no-data = Aucune donnée
+
+## Durations, coarse: 45 s, 12 min, 1 h 5 min, 2 j 3 h
+
+duration-seconds = { $s } s
+duration-minutes = { $m } min
+duration-hours = { $h } h
+duration-hours-minutes = { $h } h { $m } min
+duration-days = { $d } j
+duration-days-hours = { $d } j { $h } h
+
+## The overview
+
+overall-status = État général
+signin-affected = La connexion est perturbée.
+signin-help-link = Impossible de vous connecter ? Contactez l’assistance
+signin-help-after = Le formulaire fonctionne sans compte.
+active-incidents = Incidents en cours
+maintenance-in-progress = Maintenance en cours
+scheduled-maintenance = Maintenance planifiée
+vendors-heading = Signalé par nos fournisseurs
+vendor-maintenance = (maintenance)
+vendor-status-since = { $status } depuis le { $time }.
+vendor-status = { $status }.
+vendor-affects = Concerne chez nous : { $components }. Ce rapport est celui de { $vendor }, pas le nôtre.
+components-heading = Composants
+group-count = { $count ->
+    [one] ({ $count } composant)
+   *[other] ({ $count } composants)
+}
+no-components = Aucun composant n’est encore répertorié sur cette page.
+stay-informed = Rester informé
+link-history = Historique des incidents
+link-subscribe = S’abonner aux mises à jour
+link-support = Contacter l’assistance
+link-atom = Flux Atom
+link-rss = Flux RSS
+link-ics = Calendrier des maintenances (iCalendar)
+
+## A component
+
+component-vendor = État selon la page de { $vendor } ({ $component })
+vendor-last-known = Dernier état connu
+vendor-failing = au { $time } : la page de { $vendor } ne peut plus être consultée depuis le { $since }.
+vendor-failing-unknown = à une date inconnue : la page de { $vendor } ne peut plus être consultée depuis le { $since }.
+uptime-bar = Disponibilité de { $name } au cours des { $days } derniers jours
+uptime-percent = { $percent } de disponibilité
+days-ago = il y a { $days } jours
+today = Aujourd’hui
+day-uptime = { $date } : { $percent } de disponibilité
+day-uptime-worst = { $date } : { $percent } de disponibilité, { $worst }
+day-today-worst = { $date } (aujourd’hui, jusqu’à présent) : { $worst }
+day-no-data = { $date } : aucune donnée
+day-incidents = { $count ->
+    [one] , { $count } incident
+   *[other] , { $count } incidents
+}
+
+## Incidents and maintenance
+
+scheduled-from = Début prévu le { $from }
+scheduled-window = Prévu du { $from } au { $until }
+started-at = Début : { $time }
+resolved-at = Résolution : { $time }
+window-to = Du { $from } au { $until }
+affected = Composants concernés :
+next-update-by = Prochaine mise à jour d’ici le { $time }
+update-overdue = Une mise à jour est en retard.
+update-expected-by = La prochaine mise à jour était attendue pour le { $time }
+countdown-in = (dans { $duration })
+countdown-ago = (il y a { $duration })
+next-update-promised = Prochaine mise à jour annoncée pour le { $time }.
+update-on-time = La mise à jour suivante a été publiée à temps.
+update-late = La mise à jour suivante a été publiée avec { $duration } de retard.
+breadcrumb = Fil d’Ariane
+fact-scheduled = Date prévue
+fact-started = Début
+fact-resolved = Résolution
+affected-components = Composants concernés
+details = Détails
+field-user-impact = Impact pour les utilisateurs
+field-scope = Étendue de l’impact
+field-preliminary-root-cause = Cause première provisoire
+field-root-cause-as-reported = Cause première telle que signalée initialement
+updates = Mises à jour
+no-updates = Aucune mise à jour n’a encore été publiée.
+postmortem = Post-mortem
+published-at = Publié le { $time }
+pm-scope = Étendue
+pm-summary = Résumé
+pm-root-cause = Cause première
+pm-timeline = Chronologie
+pm-timeline-caption = Déroulement des événements (heures en UTC)
+pm-time-utc = Heure (UTC)
+pm-event = Événement
+pm-follow-ups = Actions de suivi
+
+## History
+
+history-title = Historique des incidents
+history-page-title = { $page ->
+    [1] Historique
+   *[other] Historique, page { $page }
+}
+history-lead = Incidents et maintenances de { $name }, du plus récent au plus ancien. Les jours sont des jours UTC.
+history-lead-paged = Incidents et maintenances de { $name }, du plus récent au plus ancien (page { $page } sur { $pages }). Les jours sont des jours UTC.
+history-month-empty = Aucun incident ni aucune maintenance n’a été signalé ce mois-ci.
+history-pages = Pages de l’historique
+history-newer = ← Plus récents
+history-older = Plus anciens →
+
+## The embed
+
+embed-updated = { $status }, mis à jour le { $time }
+embed-full-page = Page de statut complète
+
+## Errors
+
+not-found-title = Page introuvable
+not-found-lead = Aucune page de statut ni aucun document ne se trouve à cette adresse.
+see-all-pages = Voir la liste des pages de statut
+unavailable-title = Page de statut pas encore disponible
+unavailable-lead = Cette page de statut est en cours de préparation. Veuillez réessayer dans quelques secondes.
+retry-after = Veuillez réessayer dans { $seconds } secondes.
+quote-reference = Si vous demandez de l’aide, veuillez indiquer cette référence :
+
+## Subscribing
+
+subscribe-title = S’abonner aux mises à jour
+subscribe-lead = Recevez les avis d’incident et de maintenance de { $name } par e-mail ou par webhook. Aucun compte n’est nécessaire ; chaque message contient un lien de désabonnement.
+subscribe-how = Mode de réception
+subscribe-by-email = Par e-mail
+subscribe-email = Adresse e-mail
+subscribe-email-hint = Nous vous envoyons d’abord un lien de confirmation, et rien d’autre tant que vous ne l’avez pas ouvert.
+subscribe-by-webhook = Par webhook
+subscribe-url = URL du webhook
+subscribe-url-hint = Signé conformément à la spécification Standard Webhooks. Les URL de webhooks entrants Slack, Discord et Microsoft Teams reçoivent les messages dans leur propre format.
+subscribe-contact = Adresse e-mail de contact en cas de problème de distribution (facultatif)
+subscribe-language = Langue des messages
+subscribe-components = Composants concernés
+subscribe-components-hint = Laissez toutes les cases vides pour suivre toute la page. Les incidents à impact critique sont envoyés à tous les abonnés.
+subscribe-changes = Changements de statut
+subscribe-changes-hint = Les incidents et les maintenances sont toujours envoyés. Cette option ajoute un avis chaque fois que l’un de vos composants change de statut, avec ou sans incident.
+subscribe-changes-check = M’avertir aussi lorsque le statut d’un composant change
+subscribe-button = S’abonner
+subscribe-secret = Votre secret de signature, affiché cette seule fois :
+subscribe-manage = Conservez ce lien pour gérer ou résilier l’abonnement :
+back-to-page = Retour à la page de statut
+
+## The support form
+
+support-title = Contacter l’assistance
+support-lead = Décrivez-nous le problème. Ce formulaire fonctionne même si vous ne pouvez pas vous connecter à { $name }.
+support-known = Incidents connus
+support-known-hint = S’il s’agit de votre problème, inutile de nous écrire : la page de l’incident contient toutes les mises à jour. Si votre problème est différent, décrivez-le ci-dessous.
+support-trap = Laissez ce champ vide
+support-name = Votre nom
+support-email = Adresse e-mail
+support-email-hint = Nous vous répondrons à cette adresse.
+support-topic = De quoi s’agit-il ?
+support-topic-choose = Choisissez un sujet
+support-topic-sign_in = Je ne peux pas me connecter
+support-topic-outage = Quelque chose est en panne ou lent
+support-topic-billing = Facturation
+support-topic-other = Autre chose
+support-component-none = Aucun, ou je ne sais pas
+support-component = Partie du service concernée (facultatif)
+support-account = Compte, nom d’utilisateur ou numéro client (facultatif)
+support-account-hint = Jamais votre mot de passe.
+support-message = Que s’est-il passé ?
+support-message-hint = Ce que vous avez essayé, ce que vous avez constaté, et depuis quand.
+support-copy = M’envoyer une copie par e-mail
+support-send = Envoyer à l’assistance
+support-next = Et ensuite ?
+support-next-text = Vous recevez immédiatement une référence. Chaque message est lu par une personne de l’équipe d’assistance, qui répond par e-mail ; lorsque de nombreuses personnes signalent le même problème, nous publions d’abord des mises à jour sur la page de statut.
+support-sent-title = Message reçu
+support-reference = Votre référence :
+support-keep = Conservez-la et indiquez-la si vous nous écrivez à nouveau ou nous appelez : nous retrouverons ainsi immédiatement votre message.
+support-sent-reply = Une personne de l’équipe d’assistance lit votre message et vous répond par e-mail à l’adresse indiquée.
+support-sent-status = Lorsque de nombreuses personnes signalent le même problème, nous publions d’abord des mises à jour sur la page de statut : c’est le moyen le plus rapide de savoir où en est la situation.
+support-already-known = Incidents déjà connus
+support-another = Envoyer un autre message
+
+## Reading a page that is not public
+
+access-title = Connectez-vous pour consulter { $name }
+access-not-public = Cette page de statut n’est pas publique.
+access-password-or-email = Saisissez le mot de passe de la page ou recevez un lien de connexion par e-mail.
+access-password-only = Saisissez le mot de passe de la page.
+access-email-only = Recevez un lien de connexion par e-mail.
+access-password = Mot de passe de la page
+access-sign-in = Se connecter
+access-email = Adresse e-mail professionnelle
+access-email-hint = Si votre adresse est autorisée à consulter cette page, nous vous envoyons un lien par e-mail. Il est utilisable une seule fois, pendant 15 minutes.
+access-email-button = M’envoyer un lien de connexion
+access-no-mail = Les liens de connexion par e-mail ne sont pas disponibles : aucun serveur de messagerie n’est configuré pour cette instance de Herald.
+access-ask = L’accès à cette page est accordé par les personnes qui la gèrent : demandez-leur l’accès.
+access-responders = Intervenants de cette page :
+access-console = connectez-vous à la console
+access-new-link = Demander un nouveau lien de connexion
+access-link-ready = Votre lien de connexion est prêt. Il est utilisable une seule fois.
+access-continue = Continuer vers { $name }
