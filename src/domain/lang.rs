@@ -12,6 +12,7 @@ use super::status::{ParseEnumError, string_enum};
 string_enum! {
     /// A language Herald's own words are written in. The label is the language's own name,
     /// as a switcher shows it.
+    #[derive(PartialOrd, Ord)]
     pub enum Lang ("language") {
         En => ("en", "English"),
         De => ("de", "Deutsch"),

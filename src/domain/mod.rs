@@ -29,6 +29,7 @@ pub mod statuspage;
 pub mod subscriber_csv;
 pub mod timezone;
 pub mod transitions;
+pub mod translation;
 pub mod uptime;
 pub mod vendor;
 

@@ -214,7 +214,7 @@ fn form_view(
     lang: Lang,
     fields: &[(String, String)],
 ) -> FormView {
-    let loc = Locale::of_page(data.page.time_zone, lang, &data.page.languages);
+    let loc = Locale::of_page(&data.page, lang);
     let value = |k: &str| {
         fields
             .iter()
@@ -418,7 +418,7 @@ fn result_page_status(
     mut view: ResultView,
     status: StatusCode,
 ) -> AppResult<HttpResponse> {
-    let loc = Locale::of_page(data.page.time_zone, lang, &data.page.languages);
+    let loc = Locale::of_page(&data.page, lang);
     view.frame = Some(Frame::page(
         Some(&view.title),
         Section::Other,

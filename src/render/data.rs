@@ -2,9 +2,13 @@
 //! read from the database in one visit. Renderers are pure functions of it, so a page can be
 //! re-rendered (for instance with a "data as of" notice) while the database is down.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
+
+use crate::domain::lang::Lang;
 
 use crate::domain::{
     ComponentStatus, FollowUpState, Impact, IncidentKind, LifecycleStatus, PageStatus, ScopeFigure,
@@ -237,6 +241,35 @@ pub struct IncidentInfo {
     pub postmortem: Option<PostmortemInfo>,
     /// Absolute URL of the incident's public page.
     pub url: String,
+    /// Its name in the page's other languages.
+    #[serde(skip)]
+    pub names: BTreeMap<Lang, String>,
+}
+
+/// Text a responder wrote in Markdown, with its sanitised HTML.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Prose {
+    pub markdown: String,
+    pub html: String,
+}
+
+impl Prose {
+    /// `markdown` and its HTML.
+    pub fn new(markdown: &str) -> Self {
+        Self {
+            markdown: markdown.to_owned(),
+            html: crate::render::markdown::to_safe_html(markdown),
+        }
+    }
+}
+
+/// A field of stored translations as [`Prose`] by language.
+pub fn translated_prose(stored: &str, field: &str) -> BTreeMap<Lang, Prose> {
+    let translations = crate::domain::translation::read(stored);
+    crate::domain::translation::field(&translations, field)
+        .into_iter()
+        .map(|(lang, text)| (lang, Prose::new(&text)))
+        .collect()
 }
 
 /// A component an incident affects, with the status the incident gave it.
@@ -290,6 +323,9 @@ pub struct UpdateInfo {
     pub changes: Vec<ComponentChange>,
     /// Whether subscribers were told of it (`notify`; Statuspage's `deliver_notifications`).
     pub notify: bool,
+    /// Its body in the page's other languages.
+    #[serde(skip)]
+    pub bodies: BTreeMap<Lang, Prose>,
 }
 
 /// A component status change made by an update.
@@ -313,6 +349,11 @@ pub struct PostmortemInfo {
     pub timeline: Vec<TimelineEntry>,
     pub follow_ups: Vec<FollowUpInfo>,
     pub published_at: DateTime<Utc>,
+    /// Its summary and root cause in the page's other languages.
+    #[serde(skip)]
+    pub summaries: BTreeMap<Lang, Prose>,
+    #[serde(skip)]
+    pub root_causes: BTreeMap<Lang, Prose>,
 }
 
 /// A follow-up action of a postmortem.
@@ -324,6 +365,50 @@ pub struct FollowUpInfo {
 }
 
 impl PageData {
+    /// Whether any text responders wrote was translated into `lang`.
+    pub fn translated_into(&self, lang: Lang) -> bool {
+        self.incidents.iter().chain(&self.maintenances).any(|e| {
+            e.names.contains_key(&lang)
+                || e.updates.iter().any(|u| u.bodies.contains_key(&lang))
+                || e.postmortem.as_ref().is_some_and(|p| {
+                    p.summaries.contains_key(&lang) || p.root_causes.contains_key(&lang)
+                })
+        })
+    }
+
+    /// The same page with what responders wrote in `lang` where they translated it (names,
+    /// update bodies, postmortems), for the representations that carry no mark of an
+    /// original (the v2 JSON, the feeds).
+    pub fn in_language(&self, lang: Lang) -> PageData {
+        let mut data = self.clone();
+        for event in data
+            .incidents
+            .iter_mut()
+            .chain(data.maintenances.iter_mut())
+        {
+            if let Some(name) = event.names.get(&lang) {
+                event.name = name.clone();
+            }
+            for update in &mut event.updates {
+                if let Some(body) = update.bodies.get(&lang) {
+                    update.body = body.markdown.clone();
+                    update.body_html = body.html.clone();
+                }
+            }
+            if let Some(postmortem) = &mut event.postmortem {
+                if let Some(summary) = postmortem.summaries.get(&lang) {
+                    postmortem.summary = summary.markdown.clone();
+                    postmortem.summary_html = summary.html.clone();
+                }
+                if let Some(root_cause) = postmortem.root_causes.get(&lang) {
+                    postmortem.root_cause = root_cause.markdown.clone();
+                    postmortem.root_cause_html = root_cause.html.clone();
+                }
+            }
+        }
+        data
+    }
+
     /// What someone the page does not admit may be shown of a restricted page (on its support
     /// form, when the owner opens that to everyone): its name and addresses, nothing of its
     /// state: no description, components, incidents or status.
@@ -406,6 +491,7 @@ mod tests {
     fn update(changes: &[(&str, ComponentStatus)]) -> UpdateInfo {
         let at = DateTime::<Utc>::UNIX_EPOCH;
         UpdateInfo {
+            bodies: Default::default(),
             id: "u".into(),
             status: LifecycleStatus::Incident(crate::domain::IncidentStatus::Investigating),
             body: String::new(),

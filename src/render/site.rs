@@ -167,10 +167,19 @@ impl Renderer {
         for lang in data.page.languages.iter().filter(|l| **l != default) {
             let mut theirs = HashMap::new();
             html::render_page(&data, &self.templates, &self.assets, *lang, &mut theirs)?;
+            let in_theirs = data.in_language(*lang);
+            api_v2::render(&in_theirs, &mut theirs)?;
+            feeds::render(&in_theirs, &mut theirs)?;
             translated.push((*lang, theirs));
         }
-        api_v2::render(&data, &mut reps)?;
-        feeds::render(&data, &mut reps)?;
+        // The default language's own texts, where responders gave some beside the originals
+        // (a page whose default changed after they wrote).
+        let in_default = data
+            .translated_into(default)
+            .then(|| data.in_language(default));
+        let machine = in_default.as_ref().unwrap_or(&data);
+        api_v2::render(machine, &mut reps)?;
+        feeds::render(machine, &mut reps)?;
         reps.insert("badge.svg".to_owned(), Arc::new(badge::render(&data)));
         embed::render(&data, &self.templates, &self.assets, &mut reps)?;
         reps.insert("embed.js".to_owned(), self.embed_js.clone());

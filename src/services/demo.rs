@@ -142,6 +142,7 @@ fn past_incident(
             reopen: false,
             notify: Some(false),
             deliver_notifications: None,
+            translations: None,
         };
         incidents::post_update(
             c,
@@ -177,6 +178,7 @@ fn opening(
         auto_transition: false,
         notify: Some(false),
         deliver_notifications: None,
+        translations: None,
     }
 }
 
@@ -322,6 +324,7 @@ fn postmortem(c: &mut DbConn, incident_id: &IncidentId, start: DateTime<Utc>) ->
             follow_up("Notify every subscriber for critical incidents, whatever their filters.", "Incident management", FollowUpState::Done),
             follow_up("Stage rate-limit changes behind a canary with automatic rollback.", "Identity team", FollowUpState::Open),
         ],
+        translations: None,
     };
     postmortems::save_postmortem(c, incident_id, &input)?;
     postmortems::publish_postmortem(c, incident_id, t(60 * 24 * 3))?;
@@ -350,6 +353,7 @@ fn open_incident(c: &mut DbConn, page_id: &PageId, ids: &Ids, now: DateTime<Utc>
         reopen: false,
         notify: Some(false),
         deliver_notifications: None,
+        translations: None,
     };
     incidents::post_update(c, &incident.id, &update, None, now - Duration::minutes(15))?;
     Ok(())

@@ -47,6 +47,7 @@ pub fn advance_due(conn: &mut DbConn, now: DateTime<Utc>) -> AppResult<Vec<Step>
                 reopen: false,
                 notify: Some(true),
                 deliver_notifications: None,
+                translations: None,
             };
             incidents::post_update(c, &maintenance.id, &input, None, now)?;
             steps.push((maintenance.id, next));

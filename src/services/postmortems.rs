@@ -53,6 +53,9 @@ pub struct PostmortemInput {
     pub timeline: Vec<TimelineEntry>,
     #[serde(default, deserialize_with = "crate::services::pages::null_as_default")]
     pub follow_ups: Vec<FollowUpInput>,
+    /// The summary and root cause in the page's other languages:
+    /// `{"de": {"summary": ..., "root_cause": ...}}`.
+    pub translations: Option<crate::services::incidents::GivenTranslations>,
 }
 
 /// A postmortem with its incident, timeline (oldest first) and follow-ups (in order).
@@ -102,6 +105,7 @@ fn upsert(conn: &mut DbConn, incident_id: &IncidentId, draft: &Draft) -> AppResu
                 summary: Some(&draft.summary),
                 root_cause: Some(&draft.root_cause),
                 scope_figures: Some(&figures),
+                translations: draft.translations.as_deref(),
                 updated_at: at,
                 ..PostmortemChanges::default()
             };
@@ -119,7 +123,18 @@ fn upsert(conn: &mut DbConn, incident_id: &IncidentId, draft: &Draft) -> AppResu
                 created_at: at,
                 updated_at: at,
             };
-            postmortems::insert(conn, &new)?
+            let inserted = postmortems::insert(conn, &new)?;
+            match &draft.translations {
+                Some(translations) => {
+                    let translated = PostmortemChanges {
+                        translations: Some(translations),
+                        updated_at: at,
+                        ..PostmortemChanges::default()
+                    };
+                    postmortems::update(conn, &inserted.id, &translated)?
+                }
+                None => inserted,
+            }
         }
     };
     Ok(postmortem)
@@ -202,9 +217,16 @@ pub fn get_postmortem(conn: &mut DbConn, incident_id: &IncidentId) -> AppResult<
 struct Draft {
     summary: String,
     root_cause: String,
+    /// As stored (JSON); `None` keeps those saved before (a save that does not give them).
+    translations: Option<String>,
     scope_figures: Vec<ScopeFigure>,
     timeline: Vec<TimelineEntry>,
     follow_ups: Vec<ValidFollowUp>,
+}
+
+/// A translated summary or root cause, checked as they are (a translation is never blank).
+fn translated_text(text: &str) -> Result<String, String> {
+    crate::services::pages::required_text(text, MAX_TEXT_LEN)
 }
 
 /// A follow-up's description, owner and state.
@@ -229,10 +251,21 @@ fn validate(input: &PostmortemInput) -> AppResult<Draft> {
     let scope_figures = scope_figures(&mut check, &input.scope_figures);
     let timeline = timeline(&mut check, &input.timeline);
     let follow_ups = follow_ups(&mut check, &input.follow_ups);
+    let fields: [(&str, crate::domain::translation::Check); 2] = [
+        ("summary", translated_text),
+        ("root_cause", translated_text),
+    ];
+    let translations = input
+        .translations
+        .as_ref()
+        .map(|given| crate::domain::translation::parse(given, &fields))
+        .transpose();
+    let translations = check.check("translations", translations);
     let draft = (|| {
         Some(Draft {
             summary: summary?,
             root_cause: root_cause?,
+            translations: translations?.map(|t| crate::domain::translation::stored(&t)),
             scope_figures,
             timeline,
             follow_ups,

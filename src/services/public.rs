@@ -300,6 +300,7 @@ fn incident_info(
                 updated_at: utc(u.updated_at),
                 changes: changes.remove(&u.id).unwrap_or_default(),
                 notify: u.notify,
+                bodies: translated_prose(&u.translations, "body"),
                 id: u.id,
                 body: u.body,
             })
@@ -331,6 +332,10 @@ fn incident_info(
         updates,
         affected_components,
         postmortem,
+        names: crate::domain::translation::field(
+            &crate::domain::translation::read(&row.translations),
+            "name",
+        ),
         id: row.id.into(),
         reference: row.reference,
         name: row.name,
@@ -371,6 +376,8 @@ fn load_postmortems(
                 timeline: timelines.remove(&p.id).unwrap_or_default(),
                 follow_ups: follow_ups.remove(&p.id).unwrap_or_default(),
                 published_at: p.published_at.map(utc).unwrap_or_else(|| utc(p.updated_at)),
+                summaries: translated_prose(&p.translations, "summary"),
+                root_causes: translated_prose(&p.translations, "root_cause"),
                 summary: p.summary,
                 root_cause: p.root_cause,
             };

@@ -131,7 +131,7 @@ pub fn render_sent(
     lang: Lang,
     reference: &str,
 ) -> anyhow::Result<Bytes> {
-    let loc = Locale::of_page(data.page.time_zone, lang, &data.page.languages);
+    let loc = Locale::of_page(&data.page, lang);
     let overview = match place.prefix.is_empty() {
         true => "/".to_owned(),
         false => place.prefix.clone(),
@@ -237,7 +237,7 @@ impl<'a> FormView<'a> {
         notice: Option<&'a str>,
         token: &'a str,
     ) -> Self {
-        let loc = Locale::of_page(data.page.time_zone, lang, &data.page.languages);
+        let loc = Locale::of_page(&data.page, lang);
         let first = |field: &str| {
             errors
                 .and_then(|e| e.get(field))

@@ -23,6 +23,7 @@ mod error_pages;
 mod health;
 mod imports;
 mod jobs;
+mod languages;
 mod lifecycle;
 mod logs;
 mod maintenance;

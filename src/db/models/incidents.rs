@@ -47,6 +47,8 @@ pub struct Incident {
     pub next_update_by: Option<NaiveDateTime>,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// Its name in the page's other languages (`domain::translation`, as JSON).
+    pub translations: String,
 }
 
 /// A new incident.
@@ -93,6 +95,7 @@ pub struct IncidentChanges {
     pub scheduled_until: Option<Option<NaiveDateTime>>,
     pub auto_transition: Option<bool>,
     pub next_update_by: Option<Option<NaiveDateTime>>,
+    pub translations: Option<String>,
     /// Always set, so a change set is never empty.
     pub updated_at: NaiveDateTime,
 }
@@ -113,6 +116,8 @@ pub struct IncidentUpdate {
     pub notify: bool,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// Its body in the page's other languages (`domain::translation`, as JSON).
+    pub translations: String,
 }
 
 /// A new update.
@@ -264,6 +269,17 @@ pub fn updates_newest_first(
 }
 
 /// Records a component change made by an update.
+/// Sets an update's translations (JSON, `domain::translation::stored`).
+pub fn set_update_translations(
+    conn: &mut DbConn,
+    update_id: &str,
+    translations: &str,
+) -> QueryResult<usize> {
+    diesel::update(incident_updates::table.find(update_id))
+        .set(incident_updates::translations.eq(translations))
+        .execute(conn)
+}
+
 pub fn insert_update_component(
     conn: &mut DbConn,
     row: &IncidentUpdateComponent,

@@ -26,6 +26,8 @@ pub struct Postmortem {
     pub published_at: Option<NaiveDateTime>,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// Its summary and root cause in the page's other languages (`domain::translation`).
+    pub translations: String,
 }
 
 impl Postmortem {
@@ -63,6 +65,7 @@ pub struct PostmortemChanges<'a> {
     pub scope_figures: Option<&'a str>,
     pub published: Option<bool>,
     pub published_at: Option<Option<NaiveDateTime>>,
+    pub translations: Option<&'a str>,
     /// Always set, so a change set is never empty.
     pub updated_at: NaiveDateTime,
 }

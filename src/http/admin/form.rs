@@ -197,6 +197,7 @@ impl Submitted {
             reopen: !self.get("reopen").is_empty(),
             notify: None,
             deliver_notifications: None,
+            translations: None,
         };
         errors.is_empty().then_some(input).ok_or(errors)
     }

@@ -79,6 +79,7 @@ pub fn postmortem_input(form: &Submitted) -> Result<PostmortemInput, FieldErrors
         scope_figures,
         timeline,
         follow_ups,
+        translations: None,
     };
     errors.is_empty().then_some(input).ok_or(errors)
 }

@@ -36,6 +36,7 @@ pub fn page(p: &StatusPage) -> Value {
         "brand_color": p.brand_color, "theme": p.theme,
         "header_links": crate::domain::brand::read_links(&p.header_links),
         "footer": p.footer, "custom_css": p.custom_css,
+        "languages": p.enabled_languages(), "default_language": p.default_language,
         "created_at": time(p.created_at), "updated_at": time(p.updated_at),
     })
 }
@@ -60,6 +61,11 @@ pub fn group(g: &ComponentGroup, members: &[&Component]) -> Value {
     })
 }
 
+/// Stored translations as the API gives them: `{"de": {"name": ...}}` (`{}` when none).
+fn read_translations(stored: &str) -> Value {
+    serde_json::to_value(crate::domain::translation::read(stored)).unwrap_or_else(|_| json!({}))
+}
+
 /// An incident's own fields, without its updates.
 pub fn incident(i: &Incident) -> Value {
     json!({
@@ -71,6 +77,7 @@ pub fn incident(i: &Incident) -> Value {
         "scheduled_for": opt_time(i.scheduled_for),
         "scheduled_until": opt_time(i.scheduled_until),
         "auto_transition": i.auto_transition, "next_update_by": opt_time(i.next_update_by),
+        "translations": read_translations(&i.translations),
         "created_at": time(i.created_at), "updated_at": time(i.updated_at),
     })
 }
@@ -94,6 +101,7 @@ fn update(u: &UpdateWithChanges) -> Value {
         "id": up.id, "incident_id": up.incident_id, "status": up.status, "body": up.body,
         "next_update_by": opt_time(up.next_update_by), "author_id": up.author_id,
         "deliver_notifications": up.notify,
+        "translations": read_translations(&up.translations),
         "created_at": time(up.created_at), "display_at": time(up.created_at),
         "affected_components": changes(&u.changes),
     })
@@ -144,6 +152,7 @@ pub fn postmortem(d: &PostmortemDetail) -> Value {
     json!({
         "id": p.id, "incident_id": p.incident_id, "reference": d.incident.reference,
         "summary": p.summary, "root_cause": p.root_cause, "scope_figures": figures,
+        "translations": read_translations(&p.translations),
         "published": p.published, "published_at": opt_time(p.published_at),
         "timeline": d.timeline.iter().map(|t| json!({
             "at": time(t.occurred_at), "description": t.description,

@@ -144,6 +144,7 @@ fn component(
 /// Fields every record shares, at 10:00 on the fixture's day; callers fill in the rest.
 pub(crate) fn record(id: &str, reference: &str, name: &str, kind: IncidentKind) -> IncidentInfo {
     IncidentInfo {
+        names: Default::default(),
         id: id.into(),
         reference: reference.into(),
         name: name.into(),
@@ -177,6 +178,7 @@ fn update(
     created_at: DateTime<Utc>,
 ) -> UpdateInfo {
     UpdateInfo {
+        bodies: Default::default(),
         id: id.into(),
         status: status.into(),
         body: body.into(),
@@ -290,6 +292,8 @@ fn resolved_incident() -> IncidentInfo {
 
 fn postmortem() -> PostmortemInfo {
     PostmortemInfo {
+        summaries: Default::default(),
+        root_causes: Default::default(),
         summary: "The CDN *cache* was purged.".into(),
         summary_html: to_safe_html("The CDN *cache* was purged."),
         root_cause: "A purge script ran twice.".into(),

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::format::{self, Locale, StatusLook, TimeView, duration_text_in};
 use crate::domain::{DeadlineState, IncidentKind, deadline_state};
-use crate::render::data::{IncidentInfo, UpdateInfo};
+use crate::render::data::{IncidentInfo, Prose, UpdateInfo};
 
 /// An incident, advisory or maintenance in brief.
 #[derive(Debug, Clone, Serialize)]
@@ -32,6 +32,13 @@ pub struct EventCard {
     /// The promise of the latest update, while the incident is open.
     pub next_update: Option<DeadlineView>,
     pub affected: Vec<AffectedView>,
+    /// Its name or latest update is not translated into the reader's language: shown in the
+    /// original, in `original_lang`.
+    pub untranslated: bool,
+    /// The language responders wrote in (the page's default), for `lang` on the original.
+    pub original_lang: &'static str,
+    /// The name is the original (`lang` on it).
+    pub name_untranslated: bool,
 }
 
 /// A scheduled maintenance window.
@@ -50,6 +57,9 @@ pub struct UpdateView {
     pub body_html: String,
     pub deadline: Option<DeadlineView>,
     pub changes: Vec<ChangeView>,
+    /// The body is the original, not the reader's language.
+    pub untranslated: bool,
+    pub original_lang: &'static str,
 }
 
 /// A component status change made by an update.
@@ -93,10 +103,16 @@ impl EventCard {
         } else {
             None
         };
+        let name = loc.pick(&event.name, &event.names);
+        let latest = event.updates.first().map(|u| UpdateView::new(u, loc));
+        let untranslated = name.original || latest.as_ref().is_some_and(|u| u.untranslated);
         Self {
             id: event.id.clone(),
             level: 3,
-            name: event.name.clone(),
+            name: name.text.clone(),
+            name_untranslated: name.original,
+            untranslated,
+            original_lang: loc.default.as_str(),
             href: loc.href(&incident_href(path, &event.id)),
             reference: event.reference.clone(),
             kind: format::kind_in(event.kind, loc.lang),
@@ -107,7 +123,7 @@ impl EventCard {
             started: TimeView::local(event.started_at, loc),
             resolved: event.resolved_at.map(|t| TimeView::local(t, loc)),
             window,
-            latest: event.updates.first().map(|u| UpdateView::new(u, loc)),
+            latest,
             next_update,
             affected: event
                 .affected_components
@@ -137,10 +153,17 @@ pub fn incident_href(path: &str, id: &str) -> String {
 impl UpdateView {
     /// An update without its deadline (see [`timeline`]).
     pub fn new(update: &UpdateInfo, loc: Locale) -> Self {
+        let original = Prose {
+            markdown: String::new(),
+            html: update.body_html.clone(),
+        };
+        let body = loc.pick(&original, &update.bodies);
         Self {
             status: format::event_status_in(update.status, loc.lang),
             time: TimeView::local(update.created_at, loc),
-            body_html: update.body_html.clone(),
+            body_html: body.text.html.clone(),
+            untranslated: body.original,
+            original_lang: loc.default.as_str(),
             deadline: None,
             changes: update
                 .changes

@@ -108,6 +108,7 @@ pub fn update(
     next_update_by: Option<DateTime<Utc>>,
 ) -> UpdateInfo {
     UpdateInfo {
+        bodies: Default::default(),
         id: id.to_owned(),
         status,
         body: body.to_owned(),
@@ -172,6 +173,8 @@ pub fn resolved_incident(id: &str, name: &str, day: u32) -> IncidentInfo {
         ),
     );
     incident.postmortem = Some(PostmortemInfo {
+        summaries: Default::default(),
+        root_causes: Default::default(),
         summary: "A bad deploy.".to_owned(),
         summary_html: to_safe_html("A bad **deploy**."),
         root_cause: "Config".to_owned(),

@@ -14,6 +14,8 @@ use crate::render::i18n;
 pub struct Locale {
     pub tz: Tz,
     pub lang: Lang,
+    /// The page's default language, the one its responders write in.
+    pub default: Lang,
     /// The page is read in several languages: its links carry this one (`?lang=de`), so a
     /// reader's choice holds from page to page without a cookie.
     pub several: bool,
@@ -25,17 +27,29 @@ impl Locale {
         Self {
             tz,
             lang,
+            default: lang,
             several: false,
         }
     }
 
-    /// `lang` on a page read in `languages`.
-    pub fn of_page(tz: Tz, lang: Lang, languages: &[Lang]) -> Self {
+    /// `lang` on `page`.
+    pub fn of_page(page: &crate::render::data::PageInfo, lang: Lang) -> Self {
         Self {
-            tz,
+            tz: page.time_zone,
             lang,
-            several: languages.len() > 1,
+            default: page.default_language,
+            several: page.languages.len() > 1,
         }
+    }
+
+    /// What a responder wrote, as this reader sees it: its translation into the reader's
+    /// language, or the original, marked as such.
+    pub fn pick<'a, T>(
+        self,
+        original: &'a T,
+        translated: &'a std::collections::BTreeMap<Lang, T>,
+    ) -> crate::domain::translation::Shown<'a, T> {
+        crate::domain::translation::shown(original, translated, self.lang, self.default)
     }
 
     /// The language the page's links ask for: this one, when the page has several.

@@ -9,7 +9,7 @@ use super::frame::{Frame, Section};
 use super::history::{day_href, event_day};
 use crate::render::PageData;
 use crate::render::assets::Assets;
-use crate::render::data::{IncidentInfo, PostmortemInfo};
+use crate::render::data::{IncidentInfo, PostmortemInfo, Prose};
 
 /// What `pages/incident` renders.
 #[derive(Debug, Serialize)]
@@ -38,6 +38,11 @@ pub struct PostmortemView {
     pub published: TimeView,
     pub summary_html: String,
     pub root_cause_html: String,
+    pub summary_untranslated: bool,
+    pub root_cause_untranslated: bool,
+    /// The summary or the root cause is the original, not the reader's language.
+    pub untranslated: bool,
+    pub original_lang: &'static str,
     pub figures: Vec<FigureView>,
     pub timeline: Vec<TimelineRow>,
     pub follow_ups: Vec<FollowUpView>,
@@ -103,10 +108,21 @@ impl IncidentView {
 }
 
 fn postmortem_view(p: &PostmortemInfo, loc: Locale) -> PostmortemView {
+    let original = |html: &String| Prose {
+        markdown: String::new(),
+        html: html.clone(),
+    };
+    let (summary, root_cause) = (original(&p.summary_html), original(&p.root_cause_html));
+    let summary = loc.pick(&summary, &p.summaries);
+    let root_cause = loc.pick(&root_cause, &p.root_causes);
     PostmortemView {
         published: TimeView::local(p.published_at, loc),
-        summary_html: p.summary_html.clone(),
-        root_cause_html: p.root_cause_html.clone(),
+        summary_html: summary.text.html.clone(),
+        root_cause_html: root_cause.text.html.clone(),
+        summary_untranslated: summary.original,
+        root_cause_untranslated: root_cause.original,
+        untranslated: summary.original || root_cause.original,
+        original_lang: loc.default.as_str(),
         figures: p
             .scope_figures
             .iter()

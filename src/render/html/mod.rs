@@ -57,7 +57,7 @@ pub fn render_page(
     lang: Lang,
     out: &mut HashMap<String, Arc<Representation>>,
 ) -> anyhow::Result<()> {
-    let loc = Locale::of_page(data.page.time_zone, lang, &data.page.languages);
+    let loc = Locale::of_page(&data.page, lang);
     let mut put = |key: String, body: anyhow::Result<String>| {
         let body = body.with_context(|| format!("rendering {key:?} of {}", data.page.path))?;
         out.insert(key, Arc::new(representation(body, CachePolicy::PUBLIC)));

@@ -1,5 +1,7 @@
 //! Opening an incident, advisory or maintenance with its first update.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Datelike, NaiveDateTime, Utc};
 use serde::Deserialize;
 
@@ -7,9 +9,12 @@ use super::PostedUpdate;
 use super::changes::{
     ComponentMap, Milestones, apply_changes, impact_of, next_update_by, page_components,
 };
-use crate::db::models::incidents::{self, Incident, NewIncident, NewIncidentUpdate};
+use crate::db::models::incidents::{
+    self, Incident, IncidentChanges, NewIncident, NewIncidentUpdate,
+};
 use crate::db::models::pages;
 use crate::db::{DbConn, new_id, write_tx};
+use crate::domain::translation::{self, Translations};
 use crate::domain::{
     Impact, IncidentId, IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus, PageId,
     format_reference, within_reach,
@@ -62,6 +67,37 @@ pub struct OpenIncidentInput {
     pub notify: Option<bool>,
     /// Statuspage's name for `notify` ([`super::notify_switch`]).
     pub deliver_notifications: Option<bool>,
+    /// The name and first update in the page's other languages:
+    /// `{"de": {"name": ..., "body": ...}}`.
+    pub translations: Option<GivenTranslations>,
+}
+
+/// Translations as a request gives them: language code, then field, then text.
+pub type GivenTranslations = BTreeMap<String, BTreeMap<String, String>>;
+
+/// A translated name, checked as a name is.
+pub(crate) fn translated_name(text: &str) -> Result<String, String> {
+    required_line(text, MAX_INCIDENT_NAME_LEN)
+}
+
+/// A translated update body, checked as a body is.
+pub(crate) fn translated_body(text: &str) -> Result<String, String> {
+    required_text(text, MAX_BODY_LEN)
+}
+
+/// What an opening may translate.
+const OPENING_TEXTS: &[(&str, translation::Check)] =
+    &[("name", translated_name), ("body", translated_body)];
+
+/// `given` checked as translations of `fields` (none when absent).
+pub fn checked_translations(
+    given: &Option<GivenTranslations>,
+    fields: &[(&str, translation::Check)],
+) -> Result<Translations, String> {
+    match given {
+        Some(given) => translation::parse(given, fields),
+        None => Ok(Translations::new()),
+    }
 }
 
 /// The validated parts of an [`OpenIncidentInput`].
@@ -111,8 +147,12 @@ fn insert_opened(
     let page = found(pages::find(conn, page_id), "page")?;
     let mut check = FieldCheck::default();
     let opening = opening(&mut check, input, now);
+    let translations = check.check(
+        "translations",
+        checked_translations(&input.translations, OPENING_TEXTS),
+    );
     let changes = page_components(conn, &mut check, page_id, &input.components)?;
-    let opening = check.done(opening)?;
+    let (opening, translations) = check.done((|| Some((opening?, translations?)))())?;
     let impact = input.impact.unwrap_or_else(|| impact_of(&changes));
     let deadline = next_update_by(
         input.next_update_by,
@@ -135,7 +175,22 @@ fn insert_opened(
         created_at: at,
         updated_at: at,
     };
-    let update = incidents::insert_update(conn, &update)?;
+    let mut update = incidents::insert_update(conn, &update)?;
+    let incident = match translations.is_empty() {
+        true => incident,
+        false => {
+            let body = translation::stored(&translation::only(&translations, &["body"]));
+            incidents::set_update_translations(conn, &update.id, &body)?;
+            update.translations = body;
+            let names = translation::stored(&translation::only(&translations, &["name"]));
+            let named = IncidentChanges {
+                translations: Some(names),
+                updated_at: at,
+                ..IncidentChanges::default()
+            };
+            incidents::update(conn, &incident.id, &named)?
+        }
+    };
     // A scheduled maintenance only names the components it will affect; their statuses change
     // when it starts.
     let changes = match opening.status {

@@ -8,11 +8,15 @@ use super::PostedUpdate;
 use super::changes::{
     ComponentMap, Milestones, apply_changes, next_update_by, page_components, restorations,
 };
-use super::open::{MAX_BODY_LEN, MAX_FIELD_LEN, MAX_INCIDENT_NAME_LEN};
+use super::open::{
+    GivenTranslations, MAX_BODY_LEN, MAX_FIELD_LEN, MAX_INCIDENT_NAME_LEN, checked_translations,
+    translated_body, translated_name,
+};
 use crate::db::models::components::{self, Component};
 use crate::db::models::incidents::{self, Incident, IncidentChanges, NewIncidentUpdate};
 use crate::db::models::pages;
 use crate::db::{DbConn, new_id, now, write_tx};
+use crate::domain::translation::{self, Translations};
 use crate::domain::{
     ComponentId, ComponentStatus, Impact, IncidentId, IncidentKind, IncidentStatus,
     LifecycleStatus, MaintenanceStatus, check_lifecycle_transition, within_reach,
@@ -43,6 +47,8 @@ pub struct PostUpdateInput {
     pub notify: Option<bool>,
     /// Statuspage's name for `notify` ([`super::notify_switch`]).
     pub deliver_notifications: Option<bool>,
+    /// The body in the page's other languages: `{"de": {"body": ...}}`.
+    pub translations: Option<GivenTranslations>,
 }
 
 /// Changes to an incident's own fields: absent fields stay as they are; `null` clears an
@@ -61,6 +67,9 @@ pub struct IncidentFieldsInput {
     pub scheduled_for: Option<DateTime<Utc>>,
     pub scheduled_until: Option<DateTime<Utc>>,
     pub auto_transition: Option<bool>,
+    /// The name in the page's other languages, replacing those given before:
+    /// `{"de": {"name": ...}}` (`{}` removes them).
+    pub translations: Option<GivenTranslations>,
 }
 
 /// Posts an update: checks the status change with the domain rules (a refused change is an
@@ -90,7 +99,12 @@ pub fn post_update(
             created_at: at,
             updated_at: at,
         };
-        let update = incidents::insert_update(conn, &update)?;
+        let mut update = incidents::insert_update(conn, &update)?;
+        if !checked.translations.is_empty() {
+            let stored = translation::stored(&checked.translations);
+            incidents::set_update_translations(conn, &update.id, &stored)?;
+            update.translations = stored;
+        }
         let closing = from.is_open() && !checked.to.is_open();
         let starting = from == LifecycleStatus::Maintenance(MaintenanceStatus::Scheduled)
             && checked.to == LifecycleStatus::Maintenance(MaintenanceStatus::InProgress);
@@ -139,6 +153,7 @@ fn planned_maintenance(
 struct CheckedUpdate {
     to: LifecycleStatus,
     body: String,
+    translations: Translations,
     changes: Vec<(Component, ComponentStatus)>,
     deadline: Option<NaiveDateTime>,
 }
@@ -155,14 +170,19 @@ fn check_update(
     let mut check = FieldCheck::default();
     let to = check.check("status", next_status(incident.kind, from, input));
     let body = check.check("body", required_text(&input.body, MAX_BODY_LEN));
+    let translations = check.check(
+        "translations",
+        checked_translations(&input.translations, &[("body", translated_body)]),
+    );
     let changes = page_components(conn, &mut check, &incident.page_id, &input.components)?;
-    let (to, body) = check.done((|| Some((to?, body?)))())?;
+    let (to, body, translations) = check.done((|| Some((to?, body?, translations?)))())?;
     let impact = incident.impact;
     let deadline = next_update_by(input.next_update_by, to, impact, &page.intervals(), now)
         .map_err(|message| AppError::field("next_update_by", message))?;
     Ok(CheckedUpdate {
         to,
         body,
+        translations,
         changes,
         deadline: deadline.map(row_time),
     })
@@ -214,6 +234,12 @@ pub fn update_incident_fields(
                 .transpose()
         };
         let window = new_window(&mut check, &incident, input)?;
+        let names = input
+            .translations
+            .as_ref()
+            .map(|given| translation::parse(given, &[("name", translated_name)]))
+            .transpose();
+        let names = check.check("translations", names).flatten();
         let mut changes = IncidentChanges {
             name: check.check("name", name).flatten(),
             impact: input.impact,
@@ -225,6 +251,7 @@ pub fn update_incident_fields(
                 .check("root_cause", patch(&input.root_cause))
                 .flatten(),
             auto_transition: input.auto_transition,
+            translations: names.map(|n| translation::stored(&n)),
             updated_at: now(),
             ..IncidentChanges::default()
         };

@@ -49,6 +49,7 @@ fn draft(clock: Clock) -> PostmortemInput {
                 state: Some(FollowUpState::Done),
             },
         ],
+        translations: None,
     }
 }
 
