@@ -2,6 +2,7 @@
 //! made here, when the mail is written, from the stored link's id and expiry, so no usable
 //! token is ever stored. A link that expired before its mail could go is not sent.
 
+use crate::domain::lang::Lang;
 use std::sync::Arc;
 
 use anyhow::{Context as _, anyhow};
@@ -82,7 +83,7 @@ impl LinkMailer {
             "minutes": crate::access::LINK_LIFETIME.num_minutes(),
             "email": link.email,
         });
-        let (subject, text, html) = self.book.render("reader_link", &view)?;
+        let (subject, text, html) = self.book.render("reader_link", Lang::En, &view)?;
         let message = DirectMessage {
             to: link.email.clone(),
             reply_to: page

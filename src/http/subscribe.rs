@@ -23,6 +23,7 @@ use crate::error::{AppError, AppResult};
 use crate::http::access::{admit, refuse};
 use crate::http::public::reader_lang;
 use crate::render::PageData;
+use crate::render::html::choice::Choice;
 use crate::render::html::format::Locale;
 use crate::render::html::frame::{Frame, Section};
 use crate::render::site::{Found, PublicSite};
@@ -206,6 +207,8 @@ struct FormView {
     values: Value,
     errors: BTreeMap<String, String>,
     components: Vec<Value>,
+    /// The page's languages to choose the mails' from (none when it has one).
+    languages: Vec<Choice>,
 }
 
 fn form_view(
@@ -228,7 +231,25 @@ fn form_view(
         .map(|(_, v)| v.as_str())
         .collect();
     let kind = value("type");
+    let chosen_lang = match value("language") {
+        typed if !typed.is_empty() => typed,
+        _ => lang.as_str().to_owned(),
+    };
+    let languages = match data.page.languages.len() > 1 {
+        true => data
+            .page
+            .languages
+            .iter()
+            .map(|l| Choice {
+                value: l.as_str().to_owned(),
+                label: l.label().to_owned(),
+                selected: l.as_str() == chosen_lang,
+            })
+            .collect(),
+        false => Vec::new(),
+    };
     FormView {
+        languages,
         frame: Frame::page(
             Some(&loc.text("nav-subscribe")),
             Section::Other,
@@ -315,6 +336,7 @@ pub async fn subscribe_submit(
         kind: Some(kind),
         components: (!chosen.is_empty()).then_some(chosen),
         component_updates: Some(get("component_updates").as_deref() == Some("true")),
+        language: get("language"),
     };
     let outcome = match input.check() {
         Ok(subscription) => accept(&state, &req, data.page.id.clone(), subscription).await,

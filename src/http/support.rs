@@ -112,7 +112,10 @@ async fn locate(
     let page = found.page().clone();
     let restricted = matches!(found, Found::Restricted(_));
     drop(snapshot);
-    let place = Place { prefix };
+    let place = Place {
+        prefix,
+        lang: reader_lang(req, &page.data.page, true),
+    };
     if !restricted || admit(req, state, Found::Restricted(&page)).await {
         return Ok(Some((page, place)));
     }
@@ -165,10 +168,9 @@ pub async fn show_form(req: HttpRequest, state: web::Data<AppState>) -> AppResul
     };
     let support = &state.support;
     let token = support.tokens.mint(&page.data.page.id, Utc::now());
-    let lang = reader_lang(&req, &page.data.page, true);
     let body = support
         .pages
-        .blank(&site.renderer, &page.data, &place, lang, &token)
+        .blank(&site.renderer, &page.data, &place, &token)
         .map_err(AppError::Internal)?;
     Ok(html(StatusCode::OK, body))
 }
@@ -188,7 +190,6 @@ pub async fn submit_form(
     };
     let typed = form.into_inner();
     let support = &state.support;
-    let lang = reader_lang(&req, &page.data.page, true);
     let again = |status: StatusCode,
                  errors: Option<&FieldErrors>,
                  notice: &str|
@@ -198,7 +199,6 @@ pub async fn submit_form(
             &site.renderer,
             &page.data,
             &place,
-            lang,
             &typed,
             errors,
             Some(notice),
@@ -252,7 +252,7 @@ pub async fn submit_form(
             header::LOCATION,
             with_lang(
                 &format!("{}/support/sent?reference={reference}", place.prefix),
-                page.data.page.languages.len().gt(&1).then_some(lang),
+                page.data.page.languages.len().gt(&1).then_some(place.lang),
             ),
         ))
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -291,8 +291,7 @@ pub async fn show_sent(
             .insert_header((header::LOCATION, place.action()))
             .finish());
     };
-    let lang = reader_lang(&req, &page.data.page, true);
-    let body = page::render_sent(&site.renderer, &page.data, &place, lang, &reference)
+    let body = page::render_sent(&site.renderer, &page.data, &place, &reference)
         .map_err(AppError::Internal)?;
     Ok(html(StatusCode::OK, body))
 }

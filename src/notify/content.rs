@@ -19,12 +19,16 @@ use crate::db::models::notify::{self as rows, NotificationEvent};
 use crate::delivery::body::SharedBody;
 use crate::delivery::chat::{Author, ChatMessage};
 use crate::delivery::mail::InlineImage;
+use crate::domain::Impact;
 use crate::domain::image::ImageKind;
+use crate::domain::lang::Lang;
 use crate::error::{AppError, AppResult};
 use crate::render::api_v2::incident::Incident as V2Incident;
 use crate::render::api_v2::model::{Component as V2Component, Time};
 use crate::render::data::Brand;
 use crate::render::data::{IncidentInfo, PageData};
+use crate::render::html::format::{StatusLook, event_status_in};
+use crate::render::i18n;
 use crate::services::outbox::kind;
 use crate::services::public::load_page_data;
 
@@ -47,6 +51,8 @@ impl Mailbook {
         let mut html = Handlebars::new();
         html.set_strict_mode(true);
         html.register_escape_fn(handlebars::html_escape);
+        crate::render::i18n::register(&mut text);
+        crate::render::i18n::register(&mut html);
         for path in EmailTemplates::iter() {
             let file = EmailTemplates::get(&path).with_context(|| format!("email/{path}"))?;
             let source = std::str::from_utf8(&file.data)
@@ -71,8 +77,17 @@ impl Mailbook {
         Ok(Self { text, html })
     }
 
-    /// Renders `(subject, text, html)` of template `name` with `view`.
-    pub fn render(&self, name: &str, view: &Value) -> anyhow::Result<(String, String, String)> {
+    /// Renders `(subject, text, html)` of template `name` with `view`, Herald's words in
+    /// `lang`.
+    pub fn render(
+        &self,
+        name: &str,
+        lang: Lang,
+        view: &Value,
+    ) -> anyhow::Result<(String, String, String)> {
+        let mut view = view.clone();
+        view["lang"] = json!(lang.as_str());
+        let view = &view;
         let subject = self.text.render(&format!("{name}/subject"), view)?;
         let subject: String = subject
             .split(['\r', '\n'])
@@ -94,8 +109,12 @@ pub struct EventContent {
     pub page_name: String,
     /// The email template.
     pub template: &'static str,
-    /// The email view, without the per-recipient links.
+    /// The email view in the page's default language, without the per-recipient links.
     pub view: Value,
+    /// The page's default language, `view`'s.
+    pub lang: Lang,
+    /// The email view in each of the page's other languages.
+    pub translated: Vec<(Lang, Value)>,
     /// The webhook body, without `meta.unsubscribe` (shared by every recipient).
     pub webhook: std::sync::Arc<SharedBody>,
     pub chat: std::sync::Arc<ChatMessage>,
@@ -103,6 +122,15 @@ pub struct EventContent {
     pub thread_root: Option<String>,
     /// The page's logo, sent inside each email.
     pub logo: Option<InlineImage>,
+}
+
+impl EventContent {
+    /// The email view in `language` when the page is read in it, else in the page's default.
+    pub fn view_for(&self, language: Option<Lang>) -> (Lang, &Value) {
+        language
+            .and_then(|wanted| self.translated.iter().find(|(lang, _)| *lang == wanted))
+            .map_or((self.lang, &self.view), |(lang, view)| (*lang, view))
+    }
 }
 
 /// Builds an event's content from the database; `None` when the event is gone.
@@ -125,37 +153,60 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
     let page_view = json!({
         "name": data.page.name,
         "url": data.page.url,
+        "link": {"href": data.page.url, "label": data.page.name},
         "brand_color": mail_color(&data.page.brand),
         "logo_cid": logo.as_ref().map(|l| l.cid.clone()),
     });
+    let default = data.page.default_language;
     let incident = event.incident_id.as_deref().and_then(|id| {
         data.incidents
             .iter()
             .chain(&data.maintenances)
             .find(|i| i.id == id)
     });
-    let (template, view, chat) = match (event.kind.as_str(), incident) {
-        (kind::SUBSCRIBER_CONFIRMATION, _) => ("confirm", json!({}), ChatMessage::default()),
-        (kind::SUBSCRIBER_MOVED, _) => ("confirm_moved", json!({}), ChatMessage::default()),
-        (kind::SUBSCRIBER_QUARANTINED, _) => ("quarantined", json!({}), ChatMessage::default()),
-        (kind::COMPONENT_STATUS_CHANGED | kind::VENDOR_STATUS_CHANGED, _) => {
-            let (view, chat) = component_event(conn, &event, &data, &mut webhook)?;
-            ("notification", view, chat)
-        }
-        (_, Some(incident)) => {
-            let (view, chat) = incident_event(&event, &data, incident, &mut webhook)?;
-            ("notification", view, chat)
-        }
-        (_, None) => {
-            return Err(AppError::NotFound(format!(
-                "the incident of event {}",
-                event.id
-            )));
-        }
+    // The view in one language, from the page's data in it (its translations put in); the
+    // webhook and the chat message (Statuspage's shape, the page's default) from the first.
+    let mut view_in = |lang: Lang, webhook: &mut Value| -> AppResult<_> {
+        let in_lang = match lang == default && !data.translated_into(lang) {
+            true => None,
+            false => Some(data.in_language(lang)),
+        };
+        let data = in_lang.as_ref().unwrap_or(&data);
+        let incident = incident.and_then(|i| {
+            data.incidents
+                .iter()
+                .chain(&data.maintenances)
+                .find(|t| t.id == i.id)
+        });
+        let (template, mut view, chat) = match (event.kind.as_str(), incident) {
+            (kind::SUBSCRIBER_CONFIRMATION, _) => ("confirm", json!({}), ChatMessage::default()),
+            (kind::SUBSCRIBER_MOVED, _) => ("confirm_moved", json!({}), ChatMessage::default()),
+            (kind::SUBSCRIBER_QUARANTINED, _) => ("quarantined", json!({}), ChatMessage::default()),
+            (kind::COMPONENT_STATUS_CHANGED | kind::VENDOR_STATUS_CHANGED, _) => {
+                let (view, chat) = component_event(conn, &event, data, webhook, lang)?;
+                ("notification", view, chat)
+            }
+            (_, Some(incident)) => {
+                let (view, chat) = incident_event(&event, data, incident, webhook, lang)?;
+                ("notification", view, chat)
+            }
+            (_, None) => {
+                return Err(AppError::NotFound(format!(
+                    "the incident of event {}",
+                    event.id
+                )));
+            }
+        };
+        // Every mail names its page the same way, with its logo and colour.
+        view["page"] = page_view.clone();
+        Ok((template, view, chat))
     };
-    // Every mail names its page the same way, with its logo and colour (`page` in every view).
-    let mut view = view;
-    view["page"] = page_view;
+    let (template, view, chat) = view_in(default, &mut webhook)?;
+    let mut translated = Vec::new();
+    for lang in data.page.languages.iter().filter(|l| **l != default) {
+        let (_, theirs, _) = view_in(*lang, &mut json!({}))?;
+        translated.push((*lang, theirs));
+    }
     webhook["event"] = json!(event.kind);
     webhook["event_id"] = json!(event.id);
     let thread_root = match &event.incident_id {
@@ -168,6 +219,8 @@ pub fn build(conn: &mut DbConn, event_id: &str, base_url: &str) -> AppResult<Opt
         event,
         template,
         view,
+        lang: default,
+        translated,
         webhook: std::sync::Arc::new(SharedBody::new(webhook)),
         chat: chat.into(),
         thread_root,
@@ -205,6 +258,7 @@ fn incident_event(
     data: &PageData,
     incident: &IncidentInfo,
     webhook: &mut Value,
+    lang: Lang,
 ) -> AppResult<(Value, ChatMessage)> {
     let update = event
         .update_id
@@ -220,15 +274,16 @@ fn incident_event(
             .map(Time)
     );
     let headline = match event.kind.as_str() {
-        kind::INCIDENT_OPENED => "New incident",
-        kind::INCIDENT_RESOLVED => "Resolved",
-        kind::POSTMORTEM_PUBLISHED => "Postmortem published",
-        kind::MAINTENANCE_SCHEDULED => "Maintenance scheduled",
-        kind::MAINTENANCE_STARTING_SOON => "Maintenance starting soon",
-        kind::MAINTENANCE_STARTED => "Maintenance started",
-        kind::MAINTENANCE_COMPLETED => "Maintenance completed",
-        _ => "Update",
+        kind::INCIDENT_OPENED => "mail-headline-opened",
+        kind::INCIDENT_RESOLVED => "mail-headline-resolved",
+        kind::POSTMORTEM_PUBLISHED => "mail-headline-postmortem",
+        kind::MAINTENANCE_SCHEDULED => "mail-headline-maintenance-scheduled",
+        kind::MAINTENANCE_STARTING_SOON => "mail-headline-maintenance-soon",
+        kind::MAINTENANCE_STARTED => "mail-headline-maintenance-started",
+        kind::MAINTENANCE_COMPLETED => "mail-headline-maintenance-completed",
+        _ => "mail-headline-update",
     };
+    let headline = i18n::text(lang, headline);
     let (body, body_html) = match (event.kind.as_str(), &incident.postmortem) {
         (kind::POSTMORTEM_PUBLISHED, Some(pm)) => (pm.summary.clone(), pm.summary_html.clone()),
         _ => update
@@ -243,15 +298,18 @@ fn incident_event(
         "headline": headline,
         "title": incident.name,
         "reference": incident.reference,
-        "status": incident.status.label(),
-        "impact": incident.impact.as_str(),
+        "status": event_status_in(incident.status, lang),
+        "impact": (incident.impact != Impact::None).then(|| StatusLook::impact_in(incident.impact, lang).label),
         "body": body,
         "body_html": body_html,
         "url": incident.url,
         "window": window,
         "next_update_by": incident.next_update_by.filter(|_| incident.status.is_open()).map(utc_text),
         "components": incident.affected_components.iter()
-            .map(|c| json!({"name": c.label(), "status": c.status.map(|s| s.label())}))
+            .map(|c| json!({
+                "name": c.label(),
+                "status": c.status.map(|s| StatusLook::component_in(s, lang).label),
+            }))
             .collect::<Vec<_>>(),
     });
     let chat = ChatMessage {
@@ -270,6 +328,7 @@ fn component_event(
     event: &NotificationEvent,
     data: &PageData,
     webhook: &mut Value,
+    lang: Lang,
 ) -> AppResult<(Value, ChatMessage)> {
     let Some(id) = &event.component_id else {
         return Err(AppError::NotFound("the event's component".into()));
@@ -294,17 +353,25 @@ fn component_event(
     webhook["component"] = serde_json::to_value(V2Component::of_component(data, component))
         .map_err(|e| AppError::Internal(e.into()))?;
     let url = data.page.url.clone();
-    let status = component.status.label();
+    let status = StatusLook::component_in(component.status, lang).label;
+    let in_sentence = crate::render::html::format::in_sentence(&status, lang);
+    let named = |key, vendor: Option<&str>| {
+        let mut args = vec![
+            ("component", component.name.clone().into()),
+            ("status", in_sentence.clone().into()),
+        ];
+        if let Some(vendor) = vendor {
+            args.push(("vendor", vendor.to_owned().into()));
+        }
+        i18n::text_with(lang, key, &args)
+    };
     // A vendor's change says whose report it is.
     let said = match (&component.vendor, event.kind == kind::VENDOR_STATUS_CHANGED) {
-        (Some(vendor), true) => format!(
-            "{} is now {}, as {} reports on its own status page.",
-            component.name, status, vendor.name
-        ),
-        _ => format!("{} is now {}.", component.name, status),
+        (Some(vendor), true) => named("mail-component-vendor", Some(&vendor.name)),
+        _ => named("mail-component-now", None),
     };
     let view = json!({
-        "headline": "Component status changed",
+        "headline": i18n::text(lang, "mail-headline-component"),
         "title": component.name,
         "reference": Value::Null,
         "status": status,

@@ -129,7 +129,8 @@ pub fn build(
             }))
         }
         Recipient::Email(to) => {
-            let mut view = content.view.clone();
+            let (lang, view) = content.view_for(subscriber.language);
+            let mut view = view.clone();
             view["manage_url"] = json!(manage_url);
             view["unsubscribe_url"] = json!(manage_url);
             match content.event.kind.as_str() {
@@ -142,7 +143,7 @@ pub fn build(
                 }
                 _ => {}
             }
-            let (subject, text, html) = book.render(content.template, &view)?;
+            let (subject, text, html) = book.render(content.template, lang, &view)?;
             let domain = links.mail_domain();
             let root = content
                 .thread_root

@@ -8,6 +8,7 @@
 //!
 //! The mails are direct messages to staff, not list mail: no `List-*` headers.
 
+use crate::domain::lang::Lang;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -122,7 +123,7 @@ pub fn messages(
         "console_url": format!("{base_url}/admin/incidents/{}", incident.id),
         "url": format!("{base_url}/status/{}/incidents/{}", reminder.page_slug, incident.id),
     });
-    let (subject, text, html) = book.render("reminder", &view)?;
+    let (subject, text, html) = book.render("reminder", Lang::En, &view)?;
     let kind = if reminder.overdue { "overdue" } else { "due" };
     let stamp = deadline.timestamp();
     let mails = reminder

@@ -70,10 +70,10 @@ fn lookup(lang: Lang, key: &str, args: &Args) -> Option<String> {
 }
 
 /// `{{t "key" name=value ...}}`: the message in the language of the view's top-level `lang`,
-/// escaped as HTML.
+/// escaped as the registry escapes values.
 fn t(
     h: &Helper,
-    _: &Handlebars,
+    registry: &Handlebars,
     ctx: &Context,
     _: &mut RenderContext,
     out: &mut dyn Output,
@@ -115,7 +115,8 @@ fn t(
             "no message {key:?} in the locales"
         )))
     })?;
-    let mut text = super::html::escape_markup(&message, "&#39;");
+    // Escaped as the registry escapes (HTML pages and mails; plain-text mails not at all).
+    let mut text = (registry.get_escape_fn())(&message);
     for (i, element) in html.iter().enumerate() {
         text = text.replace(&sentinel(i), element);
     }

@@ -7,11 +7,12 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::outbox::{self as events, kind};
+use crate::domain::lang::Lang;
 use crate::domain::{EmailAddress, PageId, SubscriberId};
 pub mod token;
 
-use crate::db::models::components;
 use crate::db::models::notify::{self as rows, Subscriber};
+use crate::db::models::{components, pages};
 use crate::db::states::{Channel, SubscriberState};
 use crate::db::{DbConn, new_id, now, write_tx};
 use crate::error::{AppError, AppResult};
@@ -37,6 +38,8 @@ pub struct SubscribeInput {
     pub contact_email: Option<String>,
     pub components: Option<Vec<String>>,
     pub component_updates: Option<bool>,
+    /// The language of its mails, one of the page's (its default when absent).
+    pub language: Option<String>,
 }
 
 /// A checked subscription request (the webhook URL still needs the outbound policy's check).
@@ -56,6 +59,8 @@ pub struct Subscription {
     /// `None`: the whole page.
     pub components: Option<Vec<String>>,
     pub component_updates: bool,
+    /// `None`: the page's default language.
+    pub language: Option<Lang>,
 }
 
 impl SubscribeInput {
@@ -114,11 +119,18 @@ impl SubscribeInput {
             }
             None => Some(None),
         };
-        let subscription = match (target, components) {
-            (Some(target), Some(components)) => Some(Subscription {
+        let language = match self.language.as_deref().map(str::trim) {
+            None | Some("") => Some(None),
+            Some(code) => check
+                .check("language", code.parse::<Lang>().map_err(|e| e.to_string()))
+                .map(Some),
+        };
+        let subscription = match (target, components, language) {
+            (Some(target), Some(components), Some(language)) => Some(Subscription {
                 target,
                 components,
                 component_updates: self.component_updates.unwrap_or(false),
+                language,
             }),
             _ => None,
         };
@@ -155,6 +167,7 @@ pub fn subscribe(
 ) -> AppResult<Subscribed> {
     write_tx(conn, |c| {
         check_components(c, page_id, subscription.components.as_deref())?;
+        check_language(c, page_id, subscription.language)?;
         let at = now();
         let whole_page = subscription.components.is_none();
         let chosen = subscription.components.clone().unwrap_or_default();
@@ -177,6 +190,7 @@ pub fn subscribe(
                             &existing.id,
                             whole_page,
                             subscription.component_updates,
+                            subscription.language,
                             at,
                         )?;
                         rows::set_components(c, &existing.id, &chosen)?;
@@ -269,6 +283,29 @@ fn new_subscriber(
         manage_token_id: new_id(),
         created_at: at,
         updated_at: at,
+        language: subscription.language,
+    }
+}
+
+/// Refuses a language the page is not read in.
+fn check_language(conn: &mut DbConn, page_id: &PageId, language: Option<Lang>) -> AppResult<()> {
+    let Some(language) = language else {
+        return Ok(());
+    };
+    let page = crate::services::pages::found(pages::find(conn, page_id), "page")?;
+    let enabled = page.enabled_languages();
+    match enabled.contains(&language) {
+        true => Ok(()),
+        false => {
+            let codes: Vec<&str> = enabled.iter().map(|l| l.as_str()).collect();
+            Err(AppError::field(
+                "language",
+                format!(
+                    "'{language}' is not a language of this page; it is read in {}",
+                    codes.join(", ")
+                ),
+            ))
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 //! the mails again. Mail text is escaped in HTML and kept out of headers (the subject is one
 //! line, addresses are parsed, never pasted).
 
+use crate::domain::lang::Lang;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -155,7 +156,7 @@ impl Notifier {
             let reply_to = Some((Some(s.name.clone()), s.email.clone()));
             (to, reply_to, "support_notice", "notice")
         };
-        let (subject, text, html) = self.book.render(template, &self.view(found))?;
+        let (subject, text, html) = self.book.render(template, Lang::En, &self.view(found))?;
         let message = DirectMessage {
             to,
             reply_to,

@@ -22,10 +22,12 @@ use crate::render::site::Renderer;
 /// Stands for the form token in a cached render.
 const PLACEHOLDER: &str = "__herald_support_form_token__";
 
-/// Where a page's form is reached: `/status/{slug}` or `` (the page of the request's host).
+/// Where a page's form is reached: `/status/{slug}` or `` (the page of the request's host),
+/// and the language it is read in.
 #[derive(Debug, Clone)]
 pub struct Place {
     pub prefix: String,
+    pub lang: Lang,
 }
 
 impl Place {
@@ -53,9 +55,9 @@ impl FormCache {
         renderer: &Renderer,
         data: &Arc<PageData>,
         place: &Place,
-        lang: Lang,
         token: &str,
     ) -> anyhow::Result<Bytes> {
+        let lang = place.lang;
         let key = (place.prefix.clone(), lang);
         let cached = self
             .forms
@@ -67,8 +69,7 @@ impl FormCache {
             Some(c) => c,
             None => {
                 let blank = SupportForm::default();
-                let view =
-                    FormView::new(renderer, data, place, lang, &blank, None, None, PLACEHOLDER);
+                let view = FormView::new(renderer, data, place, &blank, None, None, PLACEHOLDER);
                 let html = renderer.templates.render_in(lang, "pages/support", &view)?;
                 let mut parts = html.split(PLACEHOLDER);
                 let (Some(head), Some(tail), None) = (parts.next(), parts.next(), parts.next())
@@ -78,7 +79,6 @@ impl FormCache {
                         renderer,
                         data,
                         place,
-                        lang,
                         &SupportForm::default(),
                         None,
                         None,
@@ -109,18 +109,16 @@ pub fn render_form(
     renderer: &Renderer,
     data: &PageData,
     place: &Place,
-    lang: Lang,
     typed: &SupportForm,
     errors: Option<&FieldErrors>,
     notice: Option<&str>,
     token: &str,
 ) -> anyhow::Result<Bytes> {
-    let view = FormView::new(renderer, data, place, lang, typed, errors, notice, token);
-    Ok(Bytes::from(renderer.templates.render_in(
-        lang,
-        "pages/support",
-        &view,
-    )?))
+    let view = FormView::new(renderer, data, place, typed, errors, notice, token);
+    let html = renderer
+        .templates
+        .render_in(place.lang, "pages/support", &view)?;
+    Ok(Bytes::from(html))
 }
 
 /// The "message received" page.
@@ -128,9 +126,9 @@ pub fn render_sent(
     renderer: &Renderer,
     data: &PageData,
     place: &Place,
-    lang: Lang,
     reference: &str,
 ) -> anyhow::Result<Bytes> {
+    let lang = place.lang;
     let loc = Locale::of_page(&data.page, lang);
     let overview = match place.prefix.is_empty() {
         true => "/".to_owned(),
@@ -231,13 +229,12 @@ impl<'a> FormView<'a> {
         renderer: &Renderer,
         data: &'a PageData,
         place: &Place,
-        lang: Lang,
         typed: &'a SupportForm,
         errors: Option<&FieldErrors>,
         notice: Option<&'a str>,
         token: &'a str,
     ) -> Self {
-        let loc = Locale::of_page(&data.page, lang);
+        let loc = Locale::of_page(&data.page, place.lang);
         let first = |field: &str| {
             errors
                 .and_then(|e| e.get(field))

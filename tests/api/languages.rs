@@ -8,6 +8,7 @@ use herald::domain::Role;
 use serde_json::{Value, json};
 
 use crate::helpers::{Console, TestApp, TestDb};
+use crate::notify::Setup;
 
 on_both_backends!(
     a_reader_gets_the_page_in_their_language,
@@ -18,6 +19,7 @@ on_both_backends!(
     bad_translations_are_refused_and_nothing_is_written,
     the_forms_follow_the_readers_language,
     the_console_sets_the_languages,
+    the_mail_goes_out_in_the_subscribers_language,
 );
 
 /// `acme` in English and German (English the default), with an owner's token.
@@ -506,4 +508,113 @@ async fn the_console_sets_the_languages(db: TestDb) {
     );
     let (_, page) = app.api(&owner).get("/pages/acme").await;
     assert_eq!(page["languages"], json!(["en", "de"]), "nothing changed");
+}
+
+async fn the_mail_goes_out_in_the_subscribers_language(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    let (status, body) = s
+        .app
+        .api(&s.token)
+        .patch("/pages/acme", json!({"languages": ["en", "de"]}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    s.app.refreshed().await;
+
+    // A language the page is not read in is refused on the field.
+    let (status, body) = s
+        .subscribe(json!({"type": "email", "email": "fr@example.com", "language": "fr"}))
+        .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(
+        body["fields"]["language"][0],
+        "'fr' is not a language of this page; it is read in en, de"
+    );
+
+    let mut confirmed = Vec::new();
+    for (address, language) in [("de@example.com", Some("de")), ("en@example.com", None)] {
+        let mut ask = json!({"type": "email", "email": address});
+        if let Some(language) = language {
+            ask["language"] = json!(language);
+        }
+        let (status, body) = s.subscribe(ask).await;
+        assert_eq!(status, 202, "{body}");
+        let confirmation = s.smtp.wait_for(address, 1).await.remove(0);
+        let link = confirmation.link("/confirm/").expect("a confirmation link");
+        let (status, _) = s.follow("GET", &link, "").await;
+        assert_eq!(status, 200, "confirmed");
+        confirmed.push(confirmation);
+    }
+    let german = &confirmed[0];
+    assert_eq!(
+        german.subject().as_deref(),
+        Some("Bestätigen Sie Ihr Abonnement der Status-Updates von Acme")
+    );
+    assert!(
+        german.html().contains("<html lang=\"de\">"),
+        "{}",
+        german.html()
+    );
+    let english = &confirmed[1];
+    assert_eq!(
+        english.subject().as_deref(),
+        Some("Confirm your subscription to Acme status updates")
+    );
+
+    let (status, body) = s
+        .app
+        .api(&s.token)
+        .post(
+            "/pages/acme/incidents",
+            json!({
+                "name": "Sign-in failures",
+                "impact": "major",
+                "body": "We are investigating failed sign-ins.",
+                "translations": {"de": {
+                    "name": "Anmeldefehler",
+                    "body": "Wir untersuchen fehlgeschlagene Anmeldungen.",
+                }},
+            }),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let german = s.smtp.wait_for("de@example.com", 2).await.remove(1);
+    assert_eq!(
+        german.subject().as_deref(),
+        Some("[Acme] Anmeldefehler: Wird untersucht")
+    );
+    let text = german.text();
+    assert!(text.starts_with("Neue Störung: Anmeldefehler"), "{text}");
+    assert!(
+        text.contains("Wir untersuchen fehlgeschlagene Anmeldungen."),
+        "{text}"
+    );
+    assert!(!text.contains("We are investigating"), "{text}");
+    assert!(
+        text.contains(
+            "Sie erhalten diese Nachricht, weil Sie die Status-Updates von Acme abonniert haben."
+        ),
+        "{text}"
+    );
+    let html = german.html();
+    assert!(html.contains("<html lang=\"de\">"), "{html}");
+    assert!(
+        html.contains(">Details auf der Statusseite ansehen</a>"),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"von <a href="http"#),
+        "the page's name links to it inside the sentence: {html}"
+    );
+
+    let english = s.smtp.wait_for("en@example.com", 2).await.remove(1);
+    assert_eq!(
+        english.subject().as_deref(),
+        Some("[Acme] Sign-in failures: Investigating")
+    );
+    assert!(english.text().starts_with("New incident: Sign-in failures"));
+    assert!(
+        english
+            .text()
+            .contains("We are investigating failed sign-ins.")
+    );
 }

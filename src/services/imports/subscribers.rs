@@ -173,6 +173,7 @@ fn take(
         manage_token_id: new_id(),
         created_at: at,
         updated_at: at,
+        language: None,
     };
     Ok(Taken::New(Box::new(subscriber), chosen))
 }

@@ -24,6 +24,14 @@ impl Mail {
         header_of(head(&self.raw), name)
     }
 
+    /// The Subject header, decoded (RFC 2047 encoded words, as a mail client shows it).
+    pub fn subject(&self) -> Option<String> {
+        mail_parser::MessageParser::default()
+            .parse(self.raw.as_bytes())?
+            .subject()
+            .map(str::to_owned)
+    }
+
     /// The decoded text/plain part.
     pub fn text(&self) -> String {
         self.part("text/plain")

@@ -50,6 +50,8 @@ pub struct Subscriber {
     pub manage_token_id: String,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// The language its mails are written in; the page's default when `None`.
+    pub language: Option<crate::domain::lang::Lang>,
 }
 
 /// A notification event as stored.

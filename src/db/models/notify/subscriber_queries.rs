@@ -68,6 +68,8 @@ pub struct Addressee {
     pub state: SubscriberState,
     pub consecutive_failures: i32,
     pub manage_token_id: String,
+    /// The language its mails are written in; the page's default when `None`.
+    pub language: Option<crate::domain::lang::Lang>,
 }
 
 /// Subscribers by id, as addressees (the engine loads a batch's recipients at once).
@@ -177,12 +179,14 @@ pub fn set_options(
     id: &SubscriberId,
     whole_page: bool,
     component_updates: bool,
+    language: Option<crate::domain::lang::Lang>,
     at: NaiveDateTime,
 ) -> QueryResult<usize> {
     diesel::update(subscribers::table.find(id))
         .set((
             subscribers::whole_page.eq(whole_page),
             subscribers::component_updates.eq(component_updates),
+            subscribers::language.eq(language),
             subscribers::updated_at.eq(at),
         ))
         .execute(conn)

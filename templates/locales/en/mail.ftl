@@ -1,0 +1,51 @@
+# Herald's words in the mails subscribers and readers receive. Mail clients show plain text
+# or simple HTML: no markup here either; { $name } values are inserted as they are.
+
+## Every notification
+
+mail-headline-opened = New incident
+mail-headline-resolved = Resolved
+mail-headline-postmortem = Postmortem published
+mail-headline-maintenance-scheduled = Maintenance scheduled
+mail-headline-maintenance-soon = Maintenance starting soon
+mail-headline-maintenance-started = Maintenance started
+mail-headline-maintenance-completed = Maintenance completed
+mail-headline-update = Update
+mail-headline-component = Component status changed
+mail-status = Status: { $status }
+mail-window = Window: { $window }
+mail-affected = Affected components
+mail-next-update = Next update by { $time }.
+mail-details = See the details on the status page
+mail-details-text = Details: { $url }
+mail-why = You receive this because you subscribed to { $name }.
+mail-manage = Manage or cancel your subscription
+mail-component-now = { $component } is now { $status }.
+mail-component-vendor = { $component } is now { $status }, as { $vendor } reports on its own status page.
+
+## Confirming a subscription
+
+mail-confirm-subject = Confirm your subscription to { $name } status updates
+mail-confirm-asked = Someone, probably you, asked to receive { $name } status updates at this address.
+mail-confirm-button = Confirm my subscription
+mail-confirm-open = To confirm, open this link (valid for 48 hours):
+mail-confirm-valid = The link is valid for 48 hours. If you did not ask for this, ignore this message: nothing more will be sent.
+mail-confirm-ignore = If you did not ask for this, ignore this message: nothing more will be sent.
+
+## A subscription moved from another status page
+
+mail-moved-subject = { $name } status updates have moved: confirm to keep them
+mail-moved-title = Confirm to keep receiving status updates
+mail-moved-intro = You subscribed to { $name } status updates on its previous status page. { $name } now posts them here:
+mail-moved-button = Keep my subscription
+mail-moved-open = To keep receiving them at this address, confirm with this link (valid for 48 hours):
+mail-moved-valid = The link is valid for 48 hours. If you do not confirm, nothing more will be sent to you from this page.
+mail-moved-ignore = If you do not confirm, nothing more will be sent to you from this page.
+
+## A webhook paused after failures
+
+mail-paused-subject = [{ $name }] Webhook notifications paused after repeated failures
+mail-paused-title = Webhook notifications paused
+mail-paused-failed = Herald could not deliver { $name } status notifications to your webhook { $url } after { $failures } consecutive failed attempts.
+mail-paused-fix = Notifications to it are paused. Fix the receiver, then subscribe it again from the status page: { $page }
+mail-paused-manage = Manage or cancel the subscription
