@@ -1,5 +1,5 @@
 # Sourced by the benchmarks that measure one Herald serving its demo page against itself in
-# two states (bench/private-page.sh, bench/branded-page.sh): wrk installed, the release build,
+# two states (bench/private-page.sh, bench/branded-page.sh, bench/multilingual-page.sh): wrk installed, the release build,
 # Herald at its default settings on a fresh SQLite file with `herald demo`, an owner's API
 # token (`$owner`, `api`), and wrk runs reduced to req/s and p99. Expects CONNECTIONS,
 # DURATION, THREADS and PORT to be set.

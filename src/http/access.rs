@@ -29,8 +29,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::access::{self as reader, LinkRefusal};
 use crate::auth::{Authenticated, csrf};
+use crate::domain::lang::Lang;
 use crate::domain::{EmailAddress, Visibility};
 use crate::error::{AppError, AppResult};
+use crate::http::public::reader_lang;
 use crate::render::html::frame::Frame;
 use crate::render::site::{Found, PageSnapshot, PublicSite};
 use crate::services::access::{self as service, LinkRequest};
@@ -40,6 +42,11 @@ use super::CSP;
 
 /// What every answer for a restricted page says about caching.
 pub const PRIVATE_CACHE: &str = "private, no-cache";
+/// The title of the pages that let a reader in: "Sign in to read Acme", in `lang`.
+fn signing_in(lang: Lang, name: &str) -> String {
+    crate::render::i18n::text_with(lang, "access-title", &[("name", name.to_owned().into())])
+}
+
 /// The cookie of the access forms' nonce.
 const NONCE_COOKIE: &str = "herald_access";
 /// What a stranger is told when a wrong or revoked read token is sent.
@@ -297,8 +304,9 @@ fn access_page(
     let domains = access.visibility == Visibility::Private && !access.email_domains.is_empty();
     let mail = state.settings.smtp_url.is_some();
     let assets = &state.site.renderer.assets;
+    let lang = reader_lang(req, &page.data.page, true);
     let view = AccessView {
-        frame: Frame::site(&format!("Sign in: {}", page.data.page.name), assets),
+        frame: Frame::site(&signing_in(lang, &page.data.page.name), assets),
         css: assets.url("forms.css"),
         page_name: page.data.page.name.clone(),
         next: onward(&slug, next),
@@ -315,7 +323,7 @@ fn access_page(
         .site
         .renderer
         .templates
-        .render("pages/access", &view)?;
+        .render_in(lang, "pages/access", &view)?;
     Ok(html(status)
         .cookie(nonce_cookie(state, &slug, nonce))
         .body(body))
@@ -581,8 +589,9 @@ fn link_view(
     let slug = &page.data.page.slug;
     let nonce = nonce(req).unwrap_or_else(|| hex::encode(rand::random::<[u8; 16]>()));
     let assets = &state.site.renderer.assets;
+    let lang = reader_lang(req, &page.data.page, true);
     let view = LinkView {
-        frame: Frame::site(&format!("Sign in: {}", page.data.page.name), assets),
+        frame: Frame::site(&signing_in(lang, &page.data.page.name), assets),
         css: assets.url("forms.css"),
         page_name: page.data.page.name.clone(),
         action: format!("/status/{slug}/access/link/{token}"),
@@ -594,7 +603,7 @@ fn link_view(
         .site
         .renderer
         .templates
-        .render("pages/access_link", &view)?;
+        .render_in(lang, "pages/access_link", &view)?;
     Ok(html(status)
         .cookie(nonce_cookie(state, slug, nonce))
         .body(body))

@@ -262,6 +262,7 @@ mod tests {
     #[test]
     fn the_template_helper_reads_the_views_language_and_escapes() {
         let mut registry = Handlebars::new();
+        registry.register_escape_fn(|text| crate::render::html::escape_markup(text, "&#39;"));
         register(&mut registry);
         let view = with_lang(Lang::De, &serde_json::json!({"name": "<A&B>"})).expect("object");
         let out = registry

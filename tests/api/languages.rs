@@ -20,6 +20,7 @@ on_both_backends!(
     the_forms_follow_the_readers_language,
     the_console_sets_the_languages,
     the_mail_goes_out_in_the_subscribers_language,
+    the_console_takes_translations,
 );
 
 /// `acme` in English and German (English the default), with an owner's token.
@@ -616,5 +617,66 @@ async fn the_mail_goes_out_in_the_subscribers_language(db: TestDb) {
         english
             .text()
             .contains("We are investigating failed sign-ins.")
+    );
+}
+
+async fn the_console_takes_translations(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = bilingual(&app).await;
+    let console = Console::sign_in(&app, "admin@example.com", Role::Owner).await;
+    let (_, form) = console.get("/admin/pages/acme/incidents/new").await;
+    assert!(form.contains(r#"<fieldset lang="de">"#), "{form}");
+    assert!(form.contains(r#"name="tr_de_name""#) && form.contains(r#"name="tr_de_body""#));
+    let fields = vec![
+        ("name", "Payments failing"),
+        ("impact", "major"),
+        ("status", "investigating"),
+        ("body", "Card payments fail."),
+        ("tr_de_name", "Zahlungen schlagen fehl"),
+        ("tr_de_body", "Kartenzahlungen schlagen fehl."),
+        ("csrf_token", &console.csrf),
+    ];
+    let (status, location, body) = console
+        .post("/admin/pages/acme/incidents/new", &fields)
+        .await;
+    assert_eq!(status, 303, "{body}");
+    app.refreshed().await;
+    let id = location.rsplit('/').next().unwrap().to_owned();
+    let (_, incident) = app
+        .api(&owner)
+        .get(&format!("/pages/acme/incidents/{id}"))
+        .await;
+    assert_eq!(
+        incident["translations"]["de"]["name"],
+        "Zahlungen schlagen fehl"
+    );
+
+    // An update's message in German, from the incident's page.
+    let (_, page) = console.get(&format!("/admin/incidents/{id}")).await;
+    assert!(page.contains(r#"name="tr_de_body""#), "{page}");
+    let fields = vec![
+        ("status", "identified"),
+        ("body", "A certificate expired."),
+        ("tr_de_body", "Ein Zertifikat ist abgelaufen."),
+        ("csrf_token", &console.csrf),
+    ];
+    let (status, _, body) = console
+        .post(&format!("/admin/incidents/{id}/updates"), &fields)
+        .await;
+    assert_eq!(status, 303, "{body}");
+    app.refreshed().await;
+    let (_, _, german) = read(&app, &format!("/status/acme/incidents/{id}"), Some("de")).await;
+    assert!(german.contains(">Zahlungen schlagen fehl</h1>"), "{german}");
+    assert!(
+        german.contains("Ein Zertifikat ist abgelaufen."),
+        "{german}"
+    );
+    assert!(
+        german.contains("Kartenzahlungen schlagen fehl."),
+        "{german}"
+    );
+    assert!(
+        !german.contains("class=\"untranslated\""),
+        "all of it is translated: {german}"
     );
 }

@@ -141,6 +141,7 @@ impl Submitted {
             user_impact: self.optional("user_impact"),
             scope: self.optional("scope"),
             root_cause: self.optional("root_cause"),
+            translations: super::translations::typed(self, &["name", "body"]),
             ..OpenIncidentInput::default()
         };
         errors.is_empty().then_some(input).ok_or(errors)
@@ -166,6 +167,7 @@ impl Submitted {
             scheduled_for,
             scheduled_until,
             auto_transition: !self.get("auto_transition").is_empty(),
+            translations: super::translations::typed(self, &["name", "body"]),
             ..OpenIncidentInput::default()
         };
         errors.is_empty().then_some(input).ok_or(errors)
@@ -197,7 +199,7 @@ impl Submitted {
             reopen: !self.get("reopen").is_empty(),
             notify: None,
             deliver_notifications: None,
-            translations: None,
+            translations: super::translations::typed(self, &["body"]),
         };
         errors.is_empty().then_some(input).ok_or(errors)
     }

@@ -95,6 +95,8 @@ pub struct OpenForm {
     preview: Option<String>,
     /// The page's templates, each a link that pre-fills this form.
     templates: Vec<TemplateLink>,
+    /// The name and message in the page's other languages.
+    translations: Vec<super::translations::LanguageFields>,
 }
 
 #[derive(Debug, Serialize)]
@@ -136,6 +138,7 @@ pub fn open_form(
         s => s,
     };
     OpenForm {
+        translations: super::translations::fields(&page, form, super::translations::OPENING),
         frame,
         action: format!("/admin/pages/{}/incidents/new", page.slug),
         impacts: choices(impacts, form.get("impact")),

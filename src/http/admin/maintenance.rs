@@ -30,6 +30,8 @@ pub struct MaintenanceForm {
     components: Vec<ComponentChoice>,
     errors: Errors,
     preview: Option<String>,
+    /// The name and message in the page's other languages.
+    translations: Vec<super::translations::LanguageFields>,
 }
 
 /// The view of the maintenance form.
@@ -41,6 +43,7 @@ pub fn view(
     errors: Errors,
 ) -> MaintenanceForm {
     MaintenanceForm {
+        translations: super::translations::fields(&page, form, super::translations::OPENING),
         frame,
         action: format!("/admin/pages/{}/maintenances/new", page.slug),
         page_name: page.name,

@@ -29,6 +29,7 @@ pub mod support;
 mod templates;
 mod timeline;
 mod tokens;
+mod translations;
 mod users;
 mod vendors;
 mod view;

@@ -84,6 +84,8 @@ struct UpdateForm {
     reopen: bool,
     errors: Errors,
     preview: Option<String>,
+    /// The message in the page's other languages.
+    translations: Vec<super::translations::LanguageFields>,
 }
 
 async fn load(state: &AppState, id: IncidentId) -> AppResult<Loaded> {
@@ -185,6 +187,7 @@ fn page(
         reopen: !form.get("reopen").is_empty(),
         errors,
         preview: preview_of(form),
+        translations: super::translations::fields(&page, form, super::translations::UPDATE),
     };
     let view = IncidentPage {
         frame: ConsoleFrame::new(

@@ -116,3 +116,43 @@ async fn signs_in_opens_an_incident_and_posts_an_update_through_the_console() {
     .await
     .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_fits_a_phone_at_390_px() {
+    let Some(chromium) = cdp::chromium_or_skip() else {
+        return;
+    };
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    app.acme().await;
+    app.user("ops@example.com", Role::Responder).await;
+    let base = app.address.clone();
+    tokio::task::spawn_blocking(move || {
+        let browser = cdp::Browser::launch(&chromium);
+        let mut page = browser.new_page();
+        let dir = screenshot_dir();
+        page.call(
+            "Emulation.setDeviceMetricsOverride",
+            serde_json::json!({"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true}),
+        );
+        page.goto(&format!("{base}/admin"));
+        let login = [("email", "ops@example.com"), ("password", PASSWORD)];
+        submit(&mut page, "form[action='/admin/login']", &login);
+        assert!(page.html().contains("Open an incident"), "signed in");
+        let overflow = "document.documentElement.scrollWidth - window.innerWidth";
+        for (path, shot) in [
+            ("/admin", "console-390px-dashboard.png"),
+            ("/admin/pages/acme/incidents/new", "console-390px-new-incident.png"),
+            ("/admin/pages/acme/components", "console-390px-components.png"),
+        ] {
+            page.goto(&format!("{base}{path}"));
+            let sideways = page.eval(overflow);
+            std::fs::write(dir.join(shot), page.screenshot()).unwrap();
+            assert!(
+                sideways.as_i64().is_some_and(|px| px <= 0),
+                "no sideways scrolling at 390 px on {path}: {sideways}"
+            );
+        }
+    })
+    .await
+    .unwrap();
+}

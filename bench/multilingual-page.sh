@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# A page read in two languages with a full brand, against the same page in one language
+# without one, in the same run: wrk on loopback against Herald at its default settings. Before
+# each run the demo page is switched between Herald's own look in English alone and a full
+# brand (logo, colour, header links, footer, custom CSS) with German enabled beside English,
+# so the runs alternate and a burst of other work on this shared machine hits both alike. The
+# second state is read twice: by a browser that asks for German (Accept-Language: de-DE,de;
+# q=0.9,en;q=0.8, the negotiated path) and by one that sends no language (the default, English).
+# Prints req/s and p99 of each and the ratios to the plain page, for the page (brotli and
+# identity) and its history.
+#
+#   bench/multilingual-page.sh                       # 256 connections, 10 s per run, 3 rounds
+#   CONNECTIONS=64 DURATION=5s ROUNDS=5 bench/multilingual-page.sh
+#
+# What public reads cost against nginx serving the same bytes is bench/public-page.sh's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CONNECTIONS="${CONNECTIONS:-256}"
+DURATION="${DURATION:-10s}"
+THREADS="${THREADS:-2}"
+ROUNDS="${ROUNDS:-3}"
+PORT="${HERALD_PORT:-18484}"
+GERMAN='Accept-Language: de-DE,de;q=0.9,en;q=0.8'
+
+source bench/demo-herald.sh
+
+cat >"$work/logo.svg" <<'SVG'
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 30"><rect width="30" height="30" rx="6" fill="#6f42c1"/><path d="M8 22 L15 8 L22 22 Z" fill="#fff"/><rect x="38" y="9" width="74" height="12" rx="3" fill="#6f42c1"/></svg>
+SVG
+rich() {
+  curl -fsS -X PUT -H "Authorization: Bearer $owner" -H 'Content-Type: image/svg+xml' \
+    --data-binary @"$work/logo.svg" "$base/api/v1/pages/demo/logo" >/dev/null
+  api PATCH /pages/demo '{"brand_color": "#6f42c1", "theme": "auto", "languages": ["en", "de"],
+    "header_links": [{"label": "Help centre", "url": "https://help.example.com/"}, {"label": "Contact", "url": "mailto:support@example.com"}],
+    "footer": "© Example Ltd · [Privacy](https://example.com/privacy) · [Terms](https://example.com/terms)",
+    "custom_css": ".brand-logo { height: 2rem; } .site-footer { font-size: 0.85rem; }"}' >/dev/null
+}
+plain() {
+  # 404 when there is no logo to remove.
+  curl -sS -o /dev/null -X DELETE -H "Authorization: Bearer $owner" "$base/api/v1/pages/demo/logo"
+  api PATCH /pages/demo '{"brand_color": null, "theme": "auto", "languages": ["en"], "header_links": [], "footer": null, "custom_css": null}' >/dev/null
+}
+
+# The rich page must carry its brand and answer German to a German browser; the plain one
+# neither.
+rich
+html="$(curl -fsS -H "$GERMAN" "$base/status/demo")"
+for needle in 'class="brand-logo"' '/status/demo/brand.' 'Help centre' '<html lang="de"' '>Verlauf<'; do
+  grep -q "$needle" <<<"$html" || { echo "the rich page lacks $needle" >&2; exit 1; }
+done
+plain
+html="$(curl -fsS -H "$GERMAN" "$base/status/demo")"
+! grep -q 'brand-logo\|<html lang="de"\|lang-switch' <<<"$html" ||
+  { echo "the plain page still carries the brand or German" >&2; exit 1; }
+
+printf 'connections=%s duration=%s threads=%s rounds=%s cpus=%s (medians of alternating runs)\n' \
+  "$CONNECTIONS" "$DURATION" "$THREADS" "$ROUNDS" "$(nproc)"
+printf '%-16s %-8s %-12s %10s %9s %10s %10s\n' endpoint encoding state "req/s" p99 "rps ratio" "p99 ratio"
+for endpoint in "/status/demo|br" "/status/demo|" "/status/demo/history?page=1|gzip"; do
+  IFS='|' read -r path encoding <<<"$endpoint"
+  declare -A runs=([plain]="" [rich-de]="" [rich-default]="")
+  for _ in $(seq 1 "$ROUNDS"); do
+    plain
+    runs[plain]+="$(run "$base$path" "" "$encoding")"$'\n'
+    rich
+    runs[rich-de]+="$(run "$base$path" "$GERMAN" "$encoding")"$'\n'
+    runs[rich-default]+="$(run "$base$path" "" "$encoding")"$'\n'
+  done
+  p_rps="$(awk 'NF {print $1}' <<<"${runs[plain]}" | median)"
+  p_ms="$(awk 'NF {print $2}' <<<"${runs[plain]}" | median)"
+  for state in plain rich-de rich-default; do
+    rps="$(awk 'NF {print $1}' <<<"${runs[$state]}" | median)"
+    ms="$(awk 'NF {print $2}' <<<"${runs[$state]}" | median)"
+    printf '%-16s %-8s %-12s %10s %7sms %10s %10s\n' "$(basename "$path")" "${encoding:-identity}" \
+      "$state" "$rps" "$ms" \
+      "$(awk -v a="$rps" -v b="$p_rps" 'BEGIN { printf "%.3fx", a / b }')" \
+      "$(awk -v a="$ms" -v b="$p_ms" 'BEGIN { printf "%.2fx", a / b }')"
+  done
+done
