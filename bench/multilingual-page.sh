@@ -54,6 +54,18 @@ html="$(curl -fsS -H "$GERMAN" "$base/status/demo")"
 ! grep -q 'brand-logo\|<html lang="de"\|lang-switch' <<<"$html" ||
   { echo "the plain page still carries the brand or German" >&2; exit 1; }
 
+# What six languages cost in memory: the process's resident size with the demo page (90 days
+# of uptime, a year of history) in English alone, then in all six (each language's pages held
+# beside the default's), read after the page has been rendered and served.
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$herald_pid/status"; }
+settle() { for _ in 1 2 3; do curl -fsS -o /dev/null -H "$GERMAN" "$base/status/demo"; done; sleep 1; }
+settle; one="$(rss)"
+api PATCH /pages/demo '{"languages": ["en", "de", "fr", "es", "pt", "ja"]}' >/dev/null
+settle; six="$(rss)"
+plain; settle
+printf 'resident memory: %s KiB with one language, %s KiB with six (+%s KiB)\n' \
+  "$one" "$six" "$((six - one))"
+
 printf 'connections=%s duration=%s threads=%s rounds=%s cpus=%s (medians of alternating runs)\n' \
   "$CONNECTIONS" "$DURATION" "$THREADS" "$ROUNDS" "$(nproc)"
 printf '%-16s %-8s %-12s %10s %9s %10s %10s\n' endpoint encoding state "req/s" p99 "rps ratio" "p99 ratio"

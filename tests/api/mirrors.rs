@@ -92,7 +92,10 @@ async fn a_vendors_change_arrives_its_incidents_show_as_its_own_and_an_unreachab
         .wait_for_text("/status/acme", "Elevated API errors")
         .await;
     assert!(page.contains("Reported by our vendors"), "{page}");
-    assert!(page.contains("Example Cloud's report, not ours"), "{page}");
+    assert!(
+        page.contains("Example Cloud&#39;s report, not ours"),
+        "{page}"
+    );
     assert!(page.contains("Status from"), "{page}");
     let unresolved = app
         .get("/status/acme/api/v2/incidents/unresolved.json")

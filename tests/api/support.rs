@@ -971,7 +971,10 @@ async fn the_status_page_points_to_support_strongest_when_sign_in_is_affected(db
     let s = Support::spawn(db, &[]).await;
     let owner = s.app.token(Role::Owner).await;
     let page = s.app.get("/status/acme").await.text().await.unwrap();
-    assert!(!page.contains("Can't sign in?"), "nothing wrong, no prompt");
+    assert!(
+        !page.contains("Can&#39;t sign in?"),
+        "nothing wrong, no prompt"
+    );
     let api = s.app.api(&owner);
     let component = format!("/pages/acme/components/{}", s.component);
     let patch = |body: Value| api.patch(&component, body);
@@ -985,7 +988,7 @@ async fn the_status_page_points_to_support_strongest_when_sign_in_is_affected(db
         .wait_for_text("/status/acme", "Signing in is affected")
         .await;
     assert!(page.contains(r#"class="signin-help is-urgent""#), "{page}");
-    assert!(page.contains(r#"href="/status/acme/support">Can't sign in? Contact support"#));
+    assert!(page.contains(r#"href="/status/acme/support">Can&#39;t sign in? Contact support"#));
 
     // An open incident shows at the top of the form.
     let incident = json!({"name": "Login failures", "body": "We are looking into it."});

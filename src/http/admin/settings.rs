@@ -323,13 +323,15 @@ fn settings_input(form: &Submitted) -> Result<UpdatePageInput, FieldErrors> {
         header_links: header_links(form, &mut errors),
         footer: Some(text(form, "footer")),
         custom_css: Some(text(form, "custom_css")),
-        languages: Some(
+        // A browser always sends the default language's select with the boxes beside it; a
+        // form without it (an older page, a script) leaves the languages as they are.
+        languages: text(form, "default_language").map(|_| {
             Lang::ALL
                 .iter()
                 .filter(|l| ticked(form, &format!("lang_{l}")))
                 .map(|l| l.as_str().to_owned())
-                .collect(),
-        ),
+                .collect()
+        }),
         default_language: text(form, "default_language"),
     };
     errors.is_empty().then_some(input).ok_or(errors)
