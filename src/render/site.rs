@@ -26,8 +26,8 @@ pub struct PageSnapshot {
     /// admits.
     pub access: Arc<PageAccess>,
     pub reps: HashMap<String, Arc<Representation>>,
-    /// The representations that differ by language (the HTML pages), for each of the page's
-    /// languages but its default (whose are in `reps`).
+    /// The representations that differ by language (the HTML pages, the v2 JSON and the
+    /// feeds), for each of the page's languages but its default (whose are in `reps`).
     pub translated: Vec<(Lang, HashMap<String, Arc<Representation>>)>,
     /// When the page must be re-rendered even without a data change (a promised update falls
     /// due, the day rolls over for the uptime bars).

@@ -268,16 +268,25 @@ impl StatusLook {
 
     /// A component status in `lang`.
     pub fn component_in(status: ComponentStatus, lang: Lang) -> Self {
-        let (tone, icon) = match status {
-            ComponentStatus::Operational => ("ok", "ok"),
-            ComponentStatus::DegradedPerformance => ("minor", "minor"),
-            ComponentStatus::PartialOutage => ("partial", "partial"),
-            ComponentStatus::MajorOutage => ("major", "major"),
-            ComponentStatus::UnderMaintenance => ("maint", "maint"),
-        };
+        let tone = Self::component_tone(status);
         let key = format!("component-status-{}", status.as_str());
-        Self::new(tone, icon, lang, &key)
+        // The icon of each component status is named as its tone.
+        Self::new(tone, tone, lang, &key)
     }
+
+    /// The tone (and icon) of a component status, without its words (an uptime bar's day).
+    pub fn component_tone(status: ComponentStatus) -> &'static str {
+        match status {
+            ComponentStatus::Operational => "ok",
+            ComponentStatus::DegradedPerformance => "minor",
+            ComponentStatus::PartialOutage => "partial",
+            ComponentStatus::MajorOutage => "major",
+            ComponentStatus::UnderMaintenance => "maint",
+        }
+    }
+
+    /// The tone of a day without any recorded status.
+    pub const NO_DATA_TONE: &'static str = "none";
 
     /// The page's overall indicator in English; the words are Statuspage's description.
     pub fn indicator(indicator: Indicator) -> Self {
@@ -339,7 +348,7 @@ impl StatusLook {
 
     /// A day without any recorded status, in `lang`.
     pub fn no_data_in(lang: Lang) -> Self {
-        Self::new("none", "none", lang, "no-data")
+        Self::new(Self::NO_DATA_TONE, "none", lang, "no-data")
     }
 }
 

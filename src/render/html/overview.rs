@@ -309,10 +309,10 @@ fn day_view(
         label.push_str(&loc.text_with("day-incidents", &[("count", count)]));
     }
     let tone = match (day.percent, day.worst) {
-        (Some(_), Some(worst)) => StatusLook::component(worst).tone,
-        (None, Some(worst)) if day.today => StatusLook::component(worst).tone,
+        (Some(_), Some(worst)) => StatusLook::component_tone(worst),
+        (None, Some(worst)) if day.today => StatusLook::component_tone(worst),
         (Some(_), None) => "ok",
-        (None, _) => StatusLook::no_data().tone,
+        (None, _) => StatusLook::NO_DATA_TONE,
     };
     let target = targets.target(day.date, incident_ids);
     DayView {
