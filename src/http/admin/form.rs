@@ -117,6 +117,19 @@ impl Submitted {
 
     /// The `next_update_by` field (a `datetime-local` value read in the page's zone).
     fn deadline(&self, tz: Tz, errors: &mut FieldErrors) -> Option<DateTime<Utc>> {
+        // One of the quick choices ("in 15 min") wins over the field: it is chosen on purpose,
+        // and "as typed" (empty) is the default.
+        if let Some(minutes) = self.optional("next_update_in") {
+            let at = quick_deadline(&minutes, Utc::now());
+            if at.is_none() {
+                add(
+                    errors,
+                    "next_update_by",
+                    "choose 15, 30 or 60 minutes from now",
+                );
+            }
+            return at;
+        }
         let text = self.optional("next_update_by")?;
         match local_deadline(&text, tz) {
             Some(at) => Some(at),
@@ -205,6 +218,34 @@ impl Submitted {
     }
 }
 
+/// The minutes from now a responder can promise the next update in with one choice.
+pub const QUICK_DEADLINES: [i64; 3] = [15, 30, 60];
+
+/// A quick choice (`"30"`) as the moment it promises, from `now`; `None` for anything else.
+pub fn quick_deadline(minutes: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let minutes: i64 = minutes.trim().parse().ok()?;
+    QUICK_DEADLINES
+        .contains(&minutes)
+        .then(|| now + chrono::Duration::minutes(minutes))
+}
+
+/// The quick choices as a form shows them, the one typed selected ("as typed" when none).
+pub fn quick_choices(form: &Submitted) -> Vec<crate::render::html::choice::Choice> {
+    let chosen = form.get("next_update_in");
+    std::iter::once((String::new(), "As typed above".to_owned()))
+        .chain(
+            QUICK_DEADLINES
+                .iter()
+                .map(|m| (m.to_string(), format!("In {m} min"))),
+        )
+        .map(|(value, label)| crate::render::html::choice::Choice {
+            selected: value == chosen,
+            value,
+            label,
+        })
+        .collect()
+}
+
 /// `2026-11-30T14:05` in `tz` as UTC; the earlier instant when a clock change repeats it.
 pub fn local_deadline(text: &str, tz: Tz) -> Option<DateTime<Utc>> {
     let naive = NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M")
@@ -282,6 +323,41 @@ impl Errors {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quick_deadline_is_one_of_the_offered_minutes_from_now() {
+        let now = Utc.with_ymd_and_hms(2026, 12, 3, 3, 0, 0).unwrap();
+        assert_eq!(
+            quick_deadline("30", now),
+            Some(Utc.with_ymd_and_hms(2026, 12, 3, 3, 30, 0).unwrap())
+        );
+        assert_eq!(
+            quick_deadline(" 60 ", now),
+            Some(now + chrono::Duration::hours(1))
+        );
+        for refused in ["45", "-15", "", "soon", "15.5", "99999999999999999999"] {
+            assert_eq!(quick_deadline(refused, now), None, "{refused:?}");
+        }
+    }
+
+    #[test]
+    fn the_quick_choices_keep_what_was_chosen() {
+        let chosen = |form: &Submitted| -> Vec<String> {
+            quick_choices(form)
+                .into_iter()
+                .filter(|c| c.selected)
+                .map(|c| c.value)
+                .collect()
+        };
+        assert_eq!(
+            chosen(&Submitted::default()),
+            vec![String::new()],
+            "as typed"
+        );
+        let form = Submitted(vec![("next_update_in".into(), "30".into())]);
+        assert_eq!(chosen(&form), vec!["30".to_owned()]);
+        assert_eq!(quick_choices(&form).len(), 4);
+    }
 
     fn form(pairs: &[(&str, &str)]) -> Submitted {
         Submitted(

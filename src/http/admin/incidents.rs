@@ -97,6 +97,8 @@ pub struct OpenForm {
     templates: Vec<TemplateLink>,
     /// The name and message in the page's other languages.
     translations: Vec<super::translations::LanguageFields>,
+    /// "Next update in 15 / 30 / 60 min", beside the field.
+    quick_deadlines: Vec<crate::render::html::choice::Choice>,
 }
 
 #[derive(Debug, Serialize)]
@@ -139,6 +141,7 @@ pub fn open_form(
     };
     OpenForm {
         translations: super::translations::fields(&page, form, super::translations::OPENING),
+        quick_deadlines: super::form::quick_choices(form),
         frame,
         action: format!("/admin/pages/{}/incidents/new", page.slug),
         impacts: choices(impacts, form.get("impact")),

@@ -86,6 +86,8 @@ struct UpdateForm {
     preview: Option<String>,
     /// The message in the page's other languages.
     translations: Vec<super::translations::LanguageFields>,
+    /// "Next update in 15 / 30 / 60 min", beside the field.
+    quick_deadlines: Vec<crate::render::html::choice::Choice>,
 }
 
 async fn load(state: &AppState, id: IncidentId) -> AppResult<Loaded> {
@@ -188,6 +190,7 @@ fn page(
         errors,
         preview: preview_of(form),
         translations: super::translations::fields(&page, form, super::translations::UPDATE),
+        quick_deadlines: super::form::quick_choices(form),
     };
     let view = IncidentPage {
         frame: ConsoleFrame::new(

@@ -14,7 +14,8 @@ on_both_backends!(
     the_preview_renders_the_message_safely_and_keeps_the_form,
     a_postmortem_written_in_the_console_is_published_on_the_public_page,
     an_incident_s_details_are_corrected_without_an_update,
-    an_update_holding_the_nul_character_is_refused_on_its_field_and_nothing_is_posted
+    an_update_holding_the_nul_character_is_refused_on_its_field_and_nothing_is_posted,
+    the_next_update_is_promised_in_minutes_with_one_choice,
 );
 
 /// The first incident link of the dashboard.
@@ -306,4 +307,73 @@ async fn an_update_holding_the_nul_character_is_refused_on_its_field_and_nothing
     assert!(page.contains("Found it"), "what was typed is kept: {page}");
     let (_, detail) = console.get(&path).await;
     assert!(!detail.contains("in the logs"), "nothing was posted");
+}
+
+async fn the_next_update_is_promised_in_minutes_with_one_choice(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let page_id = app.acme().await.id;
+    open_at(&app, &page_id, "Queue stuck", Utc::now()).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let path = first_incident(&console).await;
+    let (_, page) = console.get(&path).await;
+    for minutes in ["15", "30", "60"] {
+        assert!(
+            page.contains(&format!(r#"name="next_update_in" value="{minutes}">"#)),
+            "{page}"
+        );
+    }
+    assert!(
+        page.contains(r#"name="next_update_in" value="" checked>"#),
+        "as typed, by default"
+    );
+    let (_, form) = console.get("/admin/pages/acme/incidents/new").await;
+    assert!(
+        form.contains(r#"name="next_update_in" value="30">"#),
+        "{form}"
+    );
+
+    let csrf = console.csrf.clone();
+    let before = Utc::now();
+    let update = [
+        ("csrf_token", csrf.as_str()),
+        ("status", "identified"),
+        ("body", "Found it."),
+        // The quick choice wins over a time typed in the field.
+        ("next_update_by", "2030-01-01T00:00"),
+        ("next_update_in", "30"),
+    ];
+    let (status, _, body) = console.post(&format!("{path}/updates"), &update).await;
+    assert_eq!(status, 303, "{body}");
+    let after = Utc::now();
+    let token = app.token(Role::Owner).await;
+    let id = path.rsplit('/').next().unwrap();
+    let (_, incident) = app
+        .api(&token)
+        .get(&format!("/pages/acme/incidents/{id}"))
+        .await;
+    let promised: chrono::DateTime<Utc> = incident["next_update_by"]
+        .as_str()
+        .expect("a promise")
+        .parse()
+        .unwrap();
+    let span = chrono::Duration::minutes(30);
+    assert!(
+        promised >= before + span - chrono::Duration::seconds(1) && promised <= after + span,
+        "{promised} is 30 minutes after the post"
+    );
+
+    // Anything but the offered minutes is refused on the field, with what was typed kept.
+    let odd = [
+        ("csrf_token", csrf.as_str()),
+        ("status", "identified"),
+        ("body", "Still on it."),
+        ("next_update_in", "45"),
+    ];
+    let (status, _, body) = console.post(&format!("{path}/updates"), &odd).await;
+    assert_eq!(status, 422);
+    assert!(
+        body.contains("choose 15, 30 or 60 minutes from now"),
+        "{body}"
+    );
+    assert!(body.contains("Still on it."), "{body}");
 }
