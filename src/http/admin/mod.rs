@@ -111,6 +111,49 @@ pub struct ConsoleFrame {
     csrf_token: String,
     can_write: bool,
     is_owner: bool,
+    /// Open incidents whose promised update is late, on every console page (read from the
+    /// in-memory site, never the database).
+    overdue: Vec<Overdue>,
+}
+
+/// An open incident whose promised update is late, as the console's banner names it.
+#[derive(Debug, Serialize)]
+struct Overdue {
+    reference: String,
+    name: String,
+    page: String,
+    href: String,
+    /// How late, e.g. "12 min".
+    late: String,
+}
+
+/// Every open incident of every page whose promised update is due by `now`, the longest
+/// overdue first.
+fn overdue(state: &AppState, now: chrono::DateTime<chrono::Utc>) -> Vec<Overdue> {
+    let snapshot = state.site.snapshot();
+    let mut late: Vec<(chrono::DateTime<chrono::Utc>, Overdue)> = snapshot
+        .pages
+        .values()
+        .chain(snapshot.restricted.values())
+        .flat_map(|page| {
+            let data = &page.data;
+            data.open_incidents().filter_map(move |incident| {
+                let by = incident.next_update_by.filter(|by| *by <= now)?;
+                Some((
+                    by,
+                    Overdue {
+                        reference: incident.reference.clone(),
+                        name: incident.name.clone(),
+                        page: data.page.name.clone(),
+                        href: format!("/admin/incidents/{}", incident.id),
+                        late: crate::render::html::format::duration_text(now - by),
+                    },
+                ))
+            })
+        })
+        .collect();
+    late.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.reference.cmp(&b.1.reference)));
+    late.into_iter().map(|(_, o)| o).collect()
 }
 
 impl ConsoleFrame {
@@ -127,6 +170,7 @@ impl ConsoleFrame {
             csrf_token: auth::csrf_token(auth, state.secret.expose()),
             can_write: auth.can(Permission::Write),
             is_owner: auth.can(Permission::Admin),
+            overdue: overdue(state, chrono::Utc::now()),
         }
     }
 }

@@ -20,7 +20,8 @@ on_both_backends!(
     a_refused_form_keeps_what_was_typed,
     a_browser_without_a_session_is_sent_to_sign_in,
     maintenance_is_scheduled_through_the_form,
-    a_component_status_is_changed_from_the_components_page
+    a_component_status_is_changed_from_the_components_page,
+    an_overdue_update_is_announced_on_every_console_page,
 );
 
 pub const NEW: &str = "/admin/pages/acme/incidents/new";
@@ -273,4 +274,66 @@ async fn a_component_status_is_changed_from_the_components_page(db: TestDb) {
         ("status", "operational"),
     ];
     assert_eq!(viewer.post(&action, &fields).await.0, 403);
+}
+
+async fn an_overdue_update_is_announced_on_every_console_page(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let page_id = app.acme().await.id;
+    open_at(&app, &page_id, "Fresh trouble", Utc::now()).await;
+    let console = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    app.refreshed().await;
+    let (_, tokens) = console.get("/admin/tokens").await;
+    assert!(
+        !tokens.contains("console-overdue-banner"),
+        "nothing is overdue yet: {tokens}"
+    );
+
+    open_at(
+        &app,
+        &page_id,
+        "Forgotten trouble",
+        Utc::now() - Duration::days(2),
+    )
+    .await;
+    app.refreshed().await;
+    for path in ["/admin", "/admin/tokens", "/admin/pages/acme/incidents/new"] {
+        let (status, body) = console.get(path).await;
+        assert_eq!(status, 200, "{path}");
+        let banner = body
+            .split(r#"<section class="console-overdue-banner""#)
+            .nth(1)
+            .unwrap_or_else(|| panic!("the banner on {path}: {body}"));
+        let banner = &banner[..banner.find("</section>").unwrap()];
+        assert!(
+            banner.contains("Update overdue: post an update now"),
+            "{banner}"
+        );
+        assert!(
+            banner.contains("Forgotten trouble</a> (Acme): the promised update is 1 d"),
+            "{banner}"
+        );
+        assert!(banner.contains(r#"<a href="/admin/incidents/"#), "{banner}");
+        assert!(
+            !banner.contains("Fresh trouble"),
+            "only the late one: {banner}"
+        );
+    }
+
+    // An update with a new promise takes it off.
+    let (_, dashboard) = console.get("/admin").await;
+    let banner = &dashboard[dashboard.find("console-overdue-banner").unwrap()..];
+    let start = banner.find("/admin/incidents/").unwrap();
+    let path = banner[start..].split('"').next().unwrap().to_owned();
+    let csrf = console.csrf.clone();
+    let update = [
+        ("csrf_token", csrf.as_str()),
+        ("status", "identified"),
+        ("body", "Back on it."),
+        ("next_update_in", "30"),
+    ];
+    let (status, _, body) = console.post(&format!("{path}/updates"), &update).await;
+    assert_eq!(status, 303, "{body}");
+    app.refreshed().await;
+    let (_, tokens) = console.get("/admin/tokens").await;
+    assert!(!tokens.contains("console-overdue-banner"), "{tokens}");
 }
