@@ -40,6 +40,7 @@ use actix_web::{HttpResponse, web};
 use serde::Serialize;
 
 use crate::auth::{self, Authenticated, Permission};
+use crate::domain::{DeadlineState, deadline_state};
 use crate::error::{AppError, AppResult};
 use crate::render::markdown::to_safe_html;
 use crate::state::AppState;
@@ -138,7 +139,10 @@ fn overdue(state: &AppState, now: chrono::DateTime<chrono::Utc>) -> Vec<Overdue>
         .flat_map(|page| {
             let data = &page.data;
             data.open_incidents().filter_map(move |incident| {
-                let by = incident.next_update_by.filter(|by| *by <= now)?;
+                let by = incident.next_update_by?;
+                let DeadlineState::Overdue { by: late } = deadline_state(Some(by), now) else {
+                    return None;
+                };
                 Some((
                     by,
                     Overdue {
@@ -146,7 +150,7 @@ fn overdue(state: &AppState, now: chrono::DateTime<chrono::Utc>) -> Vec<Overdue>
                         name: incident.name.clone(),
                         page: data.page.name.clone(),
                         href: format!("/admin/incidents/{}", incident.id),
-                        late: crate::render::html::format::duration_text(now - by),
+                        late: crate::render::html::format::duration_text(late),
                     },
                 ))
             })
