@@ -13,7 +13,7 @@ mod update;
 use crate::db::models::incidents::{Incident, IncidentUpdate, IncidentUpdateComponent};
 
 pub use open::{GivenTranslations, OpenIncidentInput, checked_translations, open_incident};
-pub(crate) use open::{MAX_BODY_LEN, MAX_INCIDENT_NAME_LEN};
+pub(crate) use open::{MAX_BODY_LEN, MAX_INCIDENT_NAME_LEN, translated_body};
 pub use query::{
     IncidentDetail, IncidentFilter, PageOverview, UpdateWithChanges, get_incident,
     get_incident_by_reference, get_page_incident, incident_with_updates, list_incidents,

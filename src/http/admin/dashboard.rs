@@ -6,6 +6,7 @@ use actix_web::{HttpResponse, web};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::incidents::TemplateLink;
 use super::view::{DeadlineView, TimeView, page_zone};
 use super::{ConsoleFrame, render};
 use crate::auth::Authenticated;
@@ -43,6 +44,8 @@ struct PageRow {
     deadlines_90: u32,
     /// Incidents integrations propose on the page, waiting for a responder.
     drafts: i64,
+    /// The page's incident templates, each one click from a filled incident form.
+    templates: Vec<TemplateLink>,
 }
 
 #[derive(Debug, Serialize)]
@@ -96,8 +99,13 @@ fn gather(conn: &mut DbConn, now: DateTime<Utc>) -> AppResult<(Vec<Row>, Vec<Pag
         }
         let score = deadlines::punctuality(conn, &page.id, now)?;
         let drafts = crate::services::alerts::count_drafts(conn, &page.id)?;
+        let templates = crate::services::templates::list_templates(conn, &page.id)?
+            .into_iter()
+            .map(|t| TemplateLink::new(&page.slug, t))
+            .collect();
         page_rows.push(PageRow {
             drafts,
+            templates,
             new_incident: format!("/admin/pages/{}/incidents/new", page.slug),
             name: page.name,
             slug: page.slug,

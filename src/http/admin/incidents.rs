@@ -6,14 +6,16 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 
-use super::form::{COMPONENT_PREFIX, Errors, Submitted};
+use super::form::{Errors, Submitted};
+use super::status_grid::{Choosing, StatusGrid, status_grid};
 use super::templates::{page_template, template_values};
 use super::{ConsoleFrame, preview_of, render};
 use crate::auth::{Authenticated, Permission};
 use crate::db::DbConn;
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
-use crate::domain::{ComponentStatus, Impact, IncidentStatus};
+use crate::db::models::templates::IncidentTemplate;
+use crate::domain::{Impact, IncidentStatus};
 use crate::error::AppResult;
 use crate::services::{components, pages, templates};
 use crate::state::AppState;
@@ -42,34 +44,14 @@ pub fn choices(
         .collect()
 }
 
-/// A component's select: its current status and the change asked for.
-#[derive(Debug, Serialize)]
-pub struct ComponentChoice {
-    field: String,
-    name: String,
-    current: &'static str,
-    options: Vec<Choice>,
-    error: Option<String>,
-}
-
-/// The selects of `components`, with the values of `form` and their messages.
+/// The status grid of an incident, maintenance or template form: "No change" unless the
+/// form asks for a status.
 pub fn component_choices(
     components: &[Component],
     form: &Submitted,
     errors: &Errors,
-) -> Vec<ComponentChoice> {
-    let statuses = ComponentStatus::ALL.iter().map(|s| (s.as_str(), s.label()));
-    let options = std::iter::once(("", "No change")).chain(statuses);
-    components
-        .iter()
-        .map(|c| ComponentChoice {
-            field: format!("{COMPONENT_PREFIX}{}", c.id),
-            name: crate::domain::component_label(&c.name, c.region.as_deref()),
-            current: c.status.label(),
-            options: choices(options.clone(), form.component(&c.id)),
-            error: errors.components.get(c.id.as_str()).cloned(),
-        })
-        .collect()
+) -> StatusGrid {
+    status_grid(components, form, errors, Choosing::Changes)
 }
 
 /// The page an incident is opened on.
@@ -89,7 +71,7 @@ pub struct OpenForm {
     values: Values,
     impacts: Vec<Choice>,
     statuses: Vec<Choice>,
-    components: Vec<ComponentChoice>,
+    components: StatusGrid,
     errors: Errors,
     /// The message rendered as the public page will show it, when a preview was asked for.
     preview: Option<String>,
@@ -101,10 +83,21 @@ pub struct OpenForm {
     quick_deadlines: Vec<crate::render::html::choice::Choice>,
 }
 
+/// A template as a link that opens the incident form filled from it.
 #[derive(Debug, Serialize)]
-struct TemplateLink {
+pub struct TemplateLink {
     name: String,
     href: String,
+}
+
+impl TemplateLink {
+    /// The link to open an incident on page `slug` from `template`.
+    pub fn new(slug: &str, template: IncidentTemplate) -> Self {
+        Self {
+            href: format!("/admin/pages/{slug}/incidents/new?template={}", template.id),
+            name: template.name,
+        }
+    }
 }
 
 /// `?template={id}` on the new-incident form.
@@ -217,10 +210,7 @@ pub async fn new_incident_form(
     let mut view = open_form(frame, page, parts, &form, Errors::default());
     view.templates = all
         .into_iter()
-        .map(|t| TemplateLink {
-            href: format!("/admin/pages/{slug}/incidents/new?template={}", t.id),
-            name: t.name,
-        })
+        .map(|t| TemplateLink::new(&slug, t))
         .collect();
     render(&state, StatusCode::OK, "admin/incident_new", &view)
 }

@@ -6,7 +6,7 @@ use actix_web::{HttpResponse, web};
 use serde::Serialize;
 
 use super::form::{Errors, Submitted};
-use super::incidents::{ComponentChoice, component_choices, page_and_components};
+use super::incidents::{component_choices, page_and_components};
 use super::open::Opened;
 use super::{ConsoleFrame, preview_of};
 use crate::auth::{Authenticated, Permission};
@@ -27,7 +27,7 @@ pub struct MaintenanceForm {
     scheduled_for: String,
     scheduled_until: String,
     auto_transition: bool,
-    components: Vec<ComponentChoice>,
+    components: super::status_grid::StatusGrid,
     errors: Errors,
     preview: Option<String>,
     /// The name and message in the page's other languages.

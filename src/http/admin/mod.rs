@@ -16,6 +16,7 @@ mod groups;
 mod history;
 mod incidents;
 mod integrations;
+mod live_preview;
 mod maintenance;
 mod new_page;
 mod open;
@@ -24,6 +25,7 @@ mod postmortem_form;
 mod read_tokens;
 mod record;
 mod settings;
+mod status_grid;
 mod structure;
 pub mod support;
 mod templates;
@@ -71,6 +73,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             web::get().to(components::list_components),
         )
         .route(
+            "/admin/pages/{slug}/components/statuses",
+            web::post().to(components::set_component_statuses),
+        )
+        .route(
             "/admin/pages/{slug}/components/{id}/status",
             web::post().to(components::set_component_status),
         )
@@ -79,6 +85,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             web::get().to(history::list_page_incidents),
         )
         .configure(structure::routes)
+        .configure(live_preview::routes)
         .configure(new_page::routes)
         .configure(settings::routes)
         .configure(templates::routes)
@@ -107,6 +114,8 @@ pub struct ConsoleFrame {
     css: String,
     admin_css: String,
     js: String,
+    /// The console's own script (the live preview, Ctrl+Enter).
+    console_js: String,
     email: String,
     role: &'static str,
     csrf_token: String,
@@ -169,6 +178,7 @@ impl ConsoleFrame {
             css: assets.url("app.css"),
             admin_css: assets.url("admin.css"),
             js: assets.url("app.js"),
+            console_js: assets.url("console.js"),
             email: auth.email.clone(),
             role: auth.role.as_str(),
             csrf_token: auth::csrf_token(auth, state.secret.expose()),

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::form::{Errors, Submitted};
-use super::incidents::{Choice, ComponentChoice, choices, component_choices};
+use super::incidents::{Choice, choices, component_choices};
 use super::view::{DeadlineView, IncidentLabels, TimeView, page_zone};
 use super::write::{audited, change, form_changes};
 use super::{ConsoleFrame, preview_of, render_form, see_other};
@@ -78,7 +78,7 @@ struct Entry {
 struct UpdateForm {
     action: String,
     statuses: Vec<Choice>,
-    components: Vec<ComponentChoice>,
+    components: super::status_grid::StatusGrid,
     body: String,
     next_update_by: String,
     reopen: bool,

@@ -237,6 +237,26 @@ impl Page {
         self.wait_for("Page.loadEventFired");
     }
 
+    /// Presses a key as a keyboard would (down and up), with `modifiers` (the DevTools bits:
+    /// 1 Alt, 2 Ctrl, 4 Meta, 8 Shift); `key` is a DOM key name ("Tab", "Enter",
+    /// "ArrowRight") and `code` its Windows virtual key code.
+    pub fn press(&mut self, key: &str, code: u32, modifiers: u32) {
+        for kind in ["rawKeyDown", "keyUp"] {
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({
+                    "type": kind, "key": key, "code": key, "modifiers": modifiers,
+                    "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code,
+                }),
+            );
+        }
+    }
+
+    /// Types `text` into the focused element (one input event, as a paste or an IME would).
+    pub fn type_text(&mut self, text: &str) {
+        self.call("Input.insertText", json!({"text": text}));
+    }
+
     /// Evaluates an expression in the page and returns its value.
     pub fn eval(&mut self, expression: &str) -> Value {
         let result = self.call(

@@ -152,6 +152,117 @@ async fn the_console_fits_a_phone_at_390_px() {
                 "no sideways scrolling at 390 px on {path}: {sideways}"
             );
         }
+        // The status grid on a phone: each component a block, its statuses named.
+        page.goto(&format!("{base}/admin/pages/acme/incidents/new"));
+        let named = page.eval(
+            "(() => { const grid = document.querySelector('.status-grid'); \
+              grid.scrollIntoView(); \
+              return getComputedStyle(grid.querySelector('.status-grid-cell')).position; })()",
+        );
+        assert_eq!(named, serde_json::json!("static"), "the statuses are named");
+        std::fs::write(dir.join("console-390px-status-grid.png"), page.screenshot()).unwrap();
+    })
+    .await
+    .unwrap();
+}
+
+/// Waits (up to 10 s, for a change of the page, not a timer) until the live preview holds
+/// `wanted`, and answers its HTML.
+fn preview_showing(page: &mut cdp::Page, wanted: &str) -> String {
+    let wanted = serde_json::to_string(wanted).unwrap();
+    let script = format!(
+        "new Promise((resolve, reject) => {{ \
+           const out = document.querySelector('#live-preview [data-preview-body]'); \
+           const done = () => out.innerHTML.includes({wanted}); \
+           if (done()) return resolve(out.innerHTML); \
+           const seen = new MutationObserver(() => {{ if (done()) {{ seen.disconnect(); resolve(out.innerHTML); }} }}); \
+           seen.observe(out, {{childList: true, subtree: true, characterData: true}}); \
+           setTimeout(() => reject(new Error('the preview shows: ' + out.innerHTML)), 10000); \
+         }})"
+    );
+    page.eval_async(&script)
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_previews_as_you_type_and_works_from_the_keyboard() {
+    let Some(chromium) = cdp::chromium_or_skip() else {
+        return;
+    };
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    app.page("acme")
+        .with_components(&["API", "Web"])
+        .create()
+        .await;
+    app.user("ops@example.com", Role::Responder).await;
+    let base = app.address.clone();
+    let axe = cdp::axe_or_skip();
+    tokio::task::spawn_blocking(move || {
+        let browser = cdp::Browser::launch(&chromium);
+        let mut page = browser.new_page();
+        let dir = screenshot_dir();
+        page.goto(&format!("{base}/admin"));
+        let login = [("email", "ops@example.com"), ("password", PASSWORD)];
+        submit(&mut page, "form[action='/admin/login']", &login);
+
+        // The first Tab reaches the skip link, drawn with the focus ring.
+        page.goto(&format!("{base}/admin/pages/acme/incidents/new"));
+        page.press("Tab", 9, 0);
+        let focused = page.eval(
+            "[document.activeElement.className, getComputedStyle(document.activeElement).outlineStyle]",
+        );
+        assert_eq!(focused, serde_json::json!(["skip-link", "solid"]));
+
+        // The preview follows what is typed, rendered and sanitized by the server.
+        assert_eq!(
+            page.eval("document.getElementById('live-preview').hidden"),
+            serde_json::json!(false),
+            "the live preview shows when the script runs"
+        );
+        page.eval("document.getElementById('body').focus()");
+        page.type_text("Payments fail for **some** users. <b onclick=alert(1)>Now.</b>");
+        let shown = preview_showing(&mut page, "<strong>some</strong>");
+        assert!(!shown.contains("onclick"), "{shown}");
+        page.type_text(" Retry in _ten_ minutes.");
+        preview_showing(&mut page, "<em>ten</em>");
+
+        // The grid from the keyboard: arrows move along a row, checking as they go.
+        page.eval("document.querySelector('.status-grid tbody input').focus()");
+        page.press("ArrowRight", 39, 0);
+        page.press("ArrowRight", 39, 0);
+        page.press("ArrowRight", 39, 0);
+        let chosen = page.eval(
+            "[document.activeElement.value, document.activeElement.checked, \
+              getComputedStyle(document.activeElement.closest('td')).outlineStyle]",
+        );
+        assert_eq!(chosen, serde_json::json!(["partial_outage", true, "solid"]));
+        std::fs::write(dir.join("console-compose.png"), page.screenshot()).unwrap();
+        if let Some(axe) = &axe {
+            let found = page.serious_accessibility_violations(axe);
+            assert!(found.is_empty(), "the incident form: {found:?}");
+        }
+
+        // Ctrl+Enter in the message sends the form.
+        page.eval("document.getElementById('name').value = 'Checkout is failing'");
+        page.eval("document.getElementById('body').focus()");
+        page.press("Enter", 13, 2);
+        page.wait_for("Page.loadEventFired");
+        let html = page.html();
+        assert!(
+            html.contains("Checkout is failing") && html.contains("Retry in <em>ten</em> minutes."),
+            "opened with Ctrl+Enter: {html}"
+        );
+        assert!(html.contains("Partial Outage"), "the grid's choice was sent: {html}");
+
+        // The components page sets every status in one form.
+        page.goto(&format!("{base}/admin/pages/acme/components"));
+        std::fs::write(dir.join("console-components-grid.png"), page.screenshot()).unwrap();
+        if let Some(axe) = &axe {
+            let found = page.serious_accessibility_violations(axe);
+            assert!(found.is_empty(), "the components grid: {found:?}");
+        }
     })
     .await
     .unwrap();

@@ -243,8 +243,17 @@ async fn a_template_made_in_the_console_prefills_the_incident_form(db: TestDb) {
     assert_eq!(status, 200);
     assert!(form.contains(r#"value="API unavailable""#), "{form}");
     assert!(form.contains(r#"<option value="critical" selected>"#));
-    assert!(form.contains(r#"<option value="major_outage" selected>"#));
+    assert!(
+        form.contains(&format!(r#"name="{field}" value="major_outage" checked>"#)),
+        "the template's status is chosen in the grid: {form}"
+    );
     assert!(form.contains("The API is **unavailable**."));
+    // One click away: the dashboard links each template of each page.
+    let (_, dashboard) = responder.get("/admin").await;
+    let link = format!(
+        r#"<a class="chip" href="/admin/pages/acme/incidents/new?template={id}">API down</a>"#
+    );
+    assert!(dashboard.contains(&link), "{dashboard}");
     let viewer = Console::sign_in(&app, "viewer@example.com", Role::Viewer).await;
     assert_eq!(viewer.get(list).await.0, 403);
     let delete = format!("{list}/{id}/delete");

@@ -7,6 +7,7 @@ use herald::services::incidents::{OpenIncidentInput, open_incident};
 
 use crate::helpers::{Console, TestApp, TestDb};
 
+mod incident_tools;
 mod manage;
 mod people;
 mod writing;
@@ -184,7 +185,7 @@ async fn a_refused_form_keeps_what_was_typed(db: TestDb) {
     );
     assert!(body.contains("EU customers"));
     assert!(body.contains(&format!(r#"value="{past}""#)));
-    assert!(body.contains(r#"<option value="major_outage" selected>"#));
+    assert!(body.contains(&format!(r#"name="{field}" value="major_outage" checked>"#)));
     assert!(
         body.contains(r#"class="field-error" role="alert">must not be blank"#),
         "{body}"
@@ -263,7 +264,9 @@ async fn a_component_status_is_changed_from_the_components_page(db: TestDb) {
     assert_eq!((status, location.as_str()), (303, list));
     let (_, page) = console.get(list).await;
     assert!(
-        page.contains(r#"<option value="major_outage" selected>"#),
+        page.contains(&format!(
+            r#"name="component.{component}" value="major_outage" checked>"#
+        )),
         "{page}"
     );
     app.wait_for_text("/status/acme/api/v2/components.json", "major_outage")

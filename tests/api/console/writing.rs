@@ -155,7 +155,9 @@ async fn the_preview_renders_the_message_safely_and_keeps_the_form(db: TestDb) {
     assert!(body.contains("We are <strong>on it</strong>."), "{body}");
     assert!(!body.contains("<script>alert"), "the preview is sanitized");
     assert!(body.contains(r#"value="Slow pages""#) && body.contains("Europe"));
-    assert!(body.contains(r#"<option value="degraded_performance" selected>"#));
+    assert!(body.contains(&format!(
+        r#"name="{field}" value="degraded_performance" checked>"#
+    )));
     assert!(body.contains(r#"<option value="minor" selected>"#));
     let (_, dashboard) = console.get("/admin").await;
     assert!(!dashboard.contains("Slow pages"), "a preview opens nothing");
