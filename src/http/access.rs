@@ -34,9 +34,11 @@ use crate::domain::{EmailAddress, Visibility};
 use crate::error::{AppError, AppResult};
 use crate::http::public::reader_lang;
 use crate::render::html::frame::Frame;
+use crate::render::i18n::{text, text_with};
 use crate::render::site::{Found, PageSnapshot, PublicSite};
 use crate::services::access::{self as service, LinkRequest};
 use crate::state::AppState;
+use fluent_templates::fluent_bundle::FluentValue;
 
 use super::CSP;
 
@@ -415,8 +417,8 @@ fn pass_cookie(state: &AppState, slug: &str, page_id: &str, epoch: i64) -> Cooki
         .finish()
 }
 
-const FORM_EXPIRED: &str =
-    "This form has expired or did not come from this page. Please try again.";
+/// The message (a Fluent key) of a form that did not come from the page, or too long ago.
+const FORM_EXPIRED: &str = "access-form-expired";
 
 /// `POST /status/{slug}/access/password`: the page's password lets the reader in (303 to where
 /// they were going), or the access page again with the reason.
@@ -429,6 +431,7 @@ async fn password(
 ) -> AppResult<HttpResponse> {
     let page = restricted(&state.site, &slug)?;
     let form = form.into_inner();
+    let lang = reader_lang(&req, &page.data.page, true);
     let again = |status, error: &str| {
         access_page(
             &state,
@@ -437,7 +440,7 @@ async fn password(
             status,
             &form.next,
             "",
-            Some(error.to_owned()),
+            Some(text(lang, error)),
             None,
         )
     };
@@ -445,16 +448,10 @@ async fn password(
         return again(StatusCode::FORBIDDEN, FORM_EXPIRED);
     }
     if page.access.visibility != Visibility::Private || !page.access.has_password {
-        return again(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "This page has no password.",
-        );
+        return again(StatusCode::UNPROCESSABLE_ENTITY, "access-no-password");
     }
     if form.password.is_empty() {
-        return again(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "Type the page's password.",
-        );
+        return again(StatusCode::UNPROCESSABLE_ENTITY, "access-type-password");
     }
     let net = super::client_net(&req, &state.settings.trusted_proxies);
     let key = format!("page-password:{}", page.access.page_id);
@@ -479,10 +476,7 @@ async fn password(
     let right = state.password_checks.verify(hash, form.password).await?;
     if !right || !hash_present || stored_page.visibility != Visibility::Private {
         tracing::info!(page = %slug, "refused a reader's password");
-        return again(
-            StatusCode::UNAUTHORIZED,
-            "That is not this page's password.",
-        );
+        return again(StatusCode::UNAUTHORIZED, "access-wrong-password");
     }
     state.reader_limiter.succeeded(attempt);
     let cookie = pass_cookie(
@@ -508,10 +502,13 @@ struct EmailForm {
 }
 
 /// What a reader who asked for a link is told, allowed or not.
-fn link_sent(email: &str) -> String {
-    format!(
-        "If {email} may read this page, a sign-in link is on its way to it. It works once, for {} minutes.",
-        reader::LINK_LIFETIME.num_minutes()
+fn link_sent(lang: Lang, email: &str) -> String {
+    let minutes = FluentValue::from(reader::LINK_LIFETIME.num_minutes());
+    let email = FluentValue::from(email);
+    text_with(
+        lang,
+        "access-link-sent",
+        &[("email", email), ("minutes", minutes)],
     )
 }
 
@@ -527,14 +524,15 @@ async fn email(
     let page = restricted(&state.site, &slug)?;
     let form = form.into_inner();
     let typed = form.email.trim().to_owned();
+    let lang = reader_lang(&req, &page.data.page, true);
     let again = |status, error: Option<String>, sent: Option<String>| {
         access_page(&state, &req, &page, status, &form.next, &typed, error, sent)
     };
     if !form_is_ours(&state, &req, &slug, &form.csrf_token) {
-        return again(StatusCode::FORBIDDEN, Some(FORM_EXPIRED.to_owned()), None);
+        return again(StatusCode::FORBIDDEN, Some(text(lang, FORM_EXPIRED)), None);
     }
     if state.settings.smtp_url.is_none() || page.access.email_domains.is_empty() {
-        let message = "This page does not send sign-in links.".to_owned();
+        let message = text(lang, "access-no-links");
         return again(StatusCode::UNPROCESSABLE_ENTITY, Some(message), None);
     }
     let address = match EmailAddress::parse(&typed) {
@@ -563,7 +561,7 @@ async fn email(
     if requested == LinkRequest::Sent {
         super::committed::jobs_queued(&state);
     }
-    again(StatusCode::OK, None, Some(link_sent(&typed)))
+    again(StatusCode::OK, None, Some(link_sent(lang, &typed)))
 }
 
 #[derive(Serialize)]
@@ -596,7 +594,7 @@ fn link_view(
         page_name: page.data.page.name.clone(),
         action: format!("/status/{slug}/access/link/{token}"),
         csrf_token: form_token(state, slug, &nonce),
-        error: error.map(str::to_owned),
+        error: error.map(|key| text(lang, key)),
         access: format!("/status/{slug}/access"),
     };
     let body = state
@@ -609,10 +607,10 @@ fn link_view(
         .body(body))
 }
 
-const LINK_EXPIRED: &str =
-    "This sign-in link has expired: links work for 15 minutes. Ask for a new one.";
-const LINK_INVALID: &str = "This is not a sign-in link of this page. Ask for a new one.";
-const LINK_USED: &str = "This sign-in link was used already, or has expired. Ask for a new one.";
+// Why a sign-in link cannot be used (Fluent keys).
+const LINK_EXPIRED: &str = "access-link-expired";
+const LINK_INVALID: &str = "access-link-invalid";
+const LINK_USED: &str = "access-link-used";
 
 fn link_refusal(refusal: LinkRefusal) -> (StatusCode, &'static str) {
     match refusal {

@@ -35,6 +35,8 @@ use crate::state::AppState;
 
 use super::CSP;
 use crate::domain::PageId;
+use crate::render::i18n::{text, text_with};
+use fluent_templates::fluent_bundle::FluentValue;
 
 /// The message of every accepted email subscription, known address or not.
 /// What an email subscription gets when the server has no mail server (`HERALD_SMTP_URL`).
@@ -298,7 +300,7 @@ pub async fn subscribe_form(
     let lang = reader_lang(&req, &data.page, true);
     let mut view = form_view(&state.site, &data, lang, &[]);
     if state.settings.smtp_url.is_none() {
-        view.notice = Some(NO_MAIL.into());
+        view.notice = Some(text(lang, "notice-no-mail"));
     }
     html(&state.site, lang, StatusCode::OK, "pages/subscribe", &view)
 }
@@ -348,13 +350,17 @@ pub async fn subscribe_submit(
             &state.site,
             &data,
             lang,
-            ResultView::message("Check your inbox", EMAIL_ACCEPTED, &back),
+            ResultView::message(
+                &text(lang, "subscribe-inbox-title"),
+                &text(lang, "subscribe-inbox-text"),
+                &back,
+            ),
         ),
         Ok(Subscribed::Webhook(s)) => {
             let answer = webhook_answer(&state, &slug, &s, None);
             let mut view = ResultView::message(
-                "Webhook subscribed",
-                "Notifications will be posted to your URL, signed with the secret below.",
+                &text(lang, "subscribe-webhook-title"),
+                &text(lang, "subscribe-webhook-text"),
                 &back,
             );
             view.secret = s.secret.clone();
@@ -365,8 +371,8 @@ pub async fn subscribe_submit(
             let mut view = form_view(&state.site, &data, lang, &fields);
             view.errors = errors.into_iter().map(|(k, v)| (k, v.join(" "))).collect();
             view.notice = Some(match state.settings.smtp_url {
-                None => NO_MAIL.into(),
-                Some(_) => "Please correct the marked fields.".into(),
+                None => text(lang, "notice-no-mail"),
+                Some(_) => text(lang, "notice-fix-fields"),
             });
             html(
                 &state.site,
@@ -378,8 +384,11 @@ pub async fn subscribe_submit(
         }
         Err(AppError::RateLimited { retry_after_secs }) => {
             let mut view = form_view(&state.site, &data, lang, &fields);
-            view.notice = Some(format!(
-                "Too many subscription requests; please try again in {retry_after_secs} seconds."
+            let seconds = FluentValue::from(retry_after_secs);
+            view.notice = Some(text_with(
+                lang,
+                "subscribe-too-many",
+                &[("seconds", seconds)],
             ));
             let mut res = html(
                 &state.site,
@@ -469,4 +478,17 @@ fn html<T: Serialize>(
         // The token in the URL must not leak to the pages a visitor goes to next.
         .insert_header((header::REFERRER_POLICY, "no-referrer"))
         .body(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_answers_say_what_the_english_form_says() {
+        // The JSON API answers in English (machine clients); the form reads Fluent's English.
+        assert_eq!(text(Lang::En, "notice-no-mail"), NO_MAIL);
+        assert_eq!(text(Lang::En, "subscribe-inbox-text"), EMAIL_ACCEPTED);
+        assert_ne!(text(Lang::De, "notice-no-mail"), NO_MAIL);
+    }
 }

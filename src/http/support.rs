@@ -12,6 +12,8 @@
 
 use crate::http::public::reader_lang;
 use crate::render::html::frame::with_lang;
+use crate::render::i18n::{text, text_with};
+use fluent_templates::fluent_bundle::FluentValue;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -38,9 +40,6 @@ use super::CSP;
 /// What a refused submission is told, whatever gave it away.
 const GENERIC_REFUSAL: &str =
     "We could not accept this message. Please check it and send it again in a few seconds.";
-const FIX_FIELDS: &str = "Please correct the fields marked below; what you typed is kept.";
-const EXPIRED: &str =
-    "This form was open for a long time. Please check your message and send it again.";
 
 /// Registers the routes (before the public pages' catch-all routes).
 pub fn routes(cfg: &mut web::ServiceConfig) {
@@ -209,9 +208,8 @@ pub async fn submit_form(
     };
     let ip = client_address(&req, &state);
     if let Err(AppError::RateLimited { retry_after_secs }) = support.check_rate(ClientNet::of(ip)) {
-        let notice = format!(
-            "Too many messages were sent from your network. Please wait {retry_after_secs} seconds and send it again; what you typed is kept."
-        );
+        let seconds = FluentValue::from(retry_after_secs);
+        let notice = text_with(place.lang, "support-too-many", &[("seconds", seconds)]);
         let mut res = again(StatusCode::TOO_MANY_REQUESTS, None, &notice)?;
         res.headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
@@ -220,10 +218,17 @@ pub async fn submit_form(
     let checked = match typed.check(&page.data, &support.tokens, Utc::now()) {
         Ok(checked) => checked,
         Err(Refusal::Fields(errors)) => {
-            return again(StatusCode::UNPROCESSABLE_ENTITY, Some(&errors), FIX_FIELDS);
+            let notice = text(place.lang, "support-fix-fields");
+            return again(StatusCode::UNPROCESSABLE_ENTITY, Some(&errors), &notice);
         }
-        Err(Refusal::Suspicious) => return again(StatusCode::BAD_REQUEST, None, GENERIC_REFUSAL),
-        Err(Refusal::Expired) => return again(StatusCode::UNPROCESSABLE_ENTITY, None, EXPIRED),
+        Err(Refusal::Suspicious) => {
+            let notice = text(place.lang, "support-not-accepted");
+            return again(StatusCode::BAD_REQUEST, None, &notice);
+        }
+        Err(Refusal::Expired) => {
+            let notice = text(place.lang, "support-expired");
+            return again(StatusCode::UNPROCESSABLE_ENTITY, None, &notice);
+        }
     };
     let submission = Submission::new(&page.data.page.id, checked, Some(ip));
     let reference = submission.reference.clone();
@@ -232,16 +237,11 @@ pub async fn submit_form(
             AppError::Unavailable {
                 reason,
                 retry_after_secs,
-            } if reason == crate::support::SPOOL_FULL => (
-                "We are receiving more messages than we can keep while our systems recover. Please send yours again in a few minutes; what you typed is kept.",
-                *retry_after_secs,
-            ),
-            _ => (
-                "Your message could not be saved just now. Please send it again in a minute.",
-                5,
-            ),
+            } if reason == crate::support::SPOOL_FULL => ("support-overloaded", *retry_after_secs),
+            _ => ("support-not-saved", 5),
         };
-        let mut res = again(StatusCode::SERVICE_UNAVAILABLE, None, notice)?;
+        let notice = text(place.lang, notice);
+        let mut res = again(StatusCode::SERVICE_UNAVAILABLE, None, &notice)?;
         res.headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(wait));
         return Ok(res);

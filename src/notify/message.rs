@@ -28,13 +28,15 @@ impl Links {
     /// The manage page, whose button (and a one-click POST) unsubscribes.
     pub fn manage_url(&self, slug: &str, subscriber: &Addressee) -> String {
         let token = self.token(subscriber, Purpose::Manage);
-        format!("{}/status/{slug}/unsubscribe/{token}", self.base_url)
+        let lang = in_language(subscriber);
+        format!("{}/status/{slug}/unsubscribe/{token}{lang}", self.base_url)
     }
 
     /// The double opt-in link (expires).
     pub fn confirm_url(&self, slug: &str, subscriber: &Addressee) -> String {
         let token = self.token(subscriber, Purpose::Confirm);
-        format!("{}/status/{slug}/confirm/{token}", self.base_url)
+        let lang = in_language(subscriber);
+        format!("{}/status/{slug}/confirm/{token}{lang}", self.base_url)
     }
 
     fn token(&self, subscriber: &Addressee, purpose: Purpose) -> String {
@@ -46,6 +48,15 @@ impl Links {
     pub fn mail_domain(&self) -> String {
         crate::delivery::mail::mail_domain(&self.base_url)
     }
+}
+
+/// The query that opens a link's page in the subscriber's language (`?lang=de`), when they
+/// chose one; the page answers in its default language otherwise.
+fn in_language(subscriber: &Addressee) -> String {
+    subscriber
+        .language
+        .map(|lang| format!("?lang={}", lang.as_str()))
+        .unwrap_or_default()
 }
 
 /// Where a delivery goes.

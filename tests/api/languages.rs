@@ -455,6 +455,35 @@ async fn the_forms_follow_the_readers_language(db: TestDb) {
         html.contains(">Ich kann mich nicht anmelden</option>"),
         "{html}"
     );
+    // What the forms answer is in the reader's language too.
+    let refused = app
+        .client
+        .post(format!("{}/status/acme/subscribe?lang=de", app.address))
+        .form(&[("type", "webhook"), ("url", "not a url")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 422);
+    let html = refused.text().await.unwrap();
+    assert!(html.contains("<html lang=\"de\""), "{html}");
+    assert!(
+        html.contains("Bitte korrigieren Sie die markierten Felder.")
+            || html.contains("kein Mailserver eingerichtet"),
+        "{html}"
+    );
+    let refused = app
+        .client
+        .post(format!("{}/status/acme/support?lang=de", app.address))
+        .form(&[("email", "nobody"), ("message", "")])
+        .send()
+        .await
+        .unwrap();
+    let status = refused.status();
+    let html = refused.text().await.unwrap();
+    assert!(status.is_client_error(), "{status}: {html}");
+    assert!(html.contains("<html lang=\"de\""), "{html}");
+    assert!(!html.contains("Please "), "no English notice: {html}");
+
     // The blank form is kept per language: English readers still get English.
     let (_, _, html) = read(&app, "/status/acme/support", None).await;
     assert!(html.contains(">Contact support</h1>"), "{html}");
@@ -541,8 +570,15 @@ async fn the_mail_goes_out_in_the_subscribers_language(db: TestDb) {
         assert_eq!(status, 202, "{body}");
         let confirmation = s.smtp.wait_for(address, 1).await.remove(0);
         let link = confirmation.link("/confirm/").expect("a confirmation link");
-        let (status, _) = s.follow("GET", &link, "").await;
+        let (status, page) = s.follow("GET", &link, "").await;
         assert_eq!(status, 200, "confirmed");
+        // The link opens its page in the subscriber's language.
+        let (lang, title) = match language {
+            Some(_) => ("de", "Abonnement bestätigt"),
+            None => ("en", "Subscription confirmed"),
+        };
+        assert!(page.contains(&format!("<html lang=\"{lang}\"")), "{page}");
+        assert!(page.contains(title), "{page}");
         confirmed.push(confirmation);
     }
     let german = &confirmed[0];
@@ -598,6 +634,23 @@ async fn the_mail_goes_out_in_the_subscribers_language(db: TestDb) {
     );
     let html = german.html();
     assert!(html.contains("<html lang=\"de\">"), "{html}");
+    // Its manage link opens the page in German, and so does a link no longer valid.
+    let manage = german.link("/unsubscribe/").expect("a manage link");
+    assert!(manage.ends_with("?lang=de"), "{manage}");
+    let (status, page) = s.follow("GET", &manage, "").await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains(">Ihr Abonnement<") && page.contains(">Abbestellen<"),
+        "{page}"
+    );
+    assert!(
+        page.contains("?lang=de\""),
+        "the button keeps the language: {page}"
+    );
+    let dead = manage.replace("/unsubscribe/", "/unsubscribe/x");
+    let (status, page) = s.follow("GET", &dead, "").await;
+    assert_eq!(status, 404, "{page}");
+    assert!(page.contains("Der Link ist nicht mehr gültig"), "{page}");
     assert!(
         html.contains(">Details auf der Statusseite ansehen</a>"),
         "{html}"

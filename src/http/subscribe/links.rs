@@ -6,27 +6,33 @@ use super::*;
 /// `GET /status/{slug}/confirm/{token}`: confirms an email subscription.
 pub async fn confirm(
     state: web::Data<AppState>,
+    req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (data, confirmed) = follow(&state, path, |c, key, token| {
         subscribe::confirm(c, key, token, Utc::now())
     })
     .await?;
+    let lang = reader_lang(&req, &data.page, true);
     let done = confirmed.map(|_| {
-        let sentence = format!(
-            "You will receive {}'s status notifications. Every message has a link to cancel.",
-            data.page.name
-        );
-        ResultView::message("Subscription confirmed", &sentence, &data.page.path)
+        ResultView::message(
+            &text(lang, "subscribe-confirmed-title"),
+            &named(lang, "subscribe-confirmed-text", &data.page.name),
+            &data.page.path,
+        )
     });
-    let dead =
-        "The confirmation link has expired or is not valid. Subscribe again to get a new one.";
-    answer(&state, &data, done, dead)
+    answer(&state, &data, lang, done, "subscribe-confirm-dead")
+}
+
+/// The message `key` in `lang` naming the page `name`.
+fn named(lang: Lang, key: &str, name: &str) -> String {
+    text_with(lang, key, &[("name", FluentValue::from(name))])
 }
 
 /// `GET /status/{slug}/unsubscribe/{token}`: the manage page, with the unsubscribe button.
 pub async fn manage(
     state: web::Data<AppState>,
+    req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let token = path.1.clone();
@@ -35,21 +41,39 @@ pub async fn manage(
     })
     .await?;
     let back = &data.page.path;
+    let lang = reader_lang(&req, &data.page, true);
     let done = found.map(|s| {
         if s.state == SubscriberState::Unsubscribed {
-            let sentence = "This subscription is already cancelled.";
-            return ResultView::message("Not subscribed", sentence, back);
+            return ResultView::message(
+                &text(lang, "subscribe-cancelled-title"),
+                &text(lang, "subscribe-cancelled-text"),
+                back,
+            );
         }
         let who = s.email.clone().or(s.url.clone()).unwrap_or_default();
-        let sentence = format!("{who} receives {}'s status notifications.", data.page.name);
-        let mut view = ResultView::message("Your subscription", &sentence, back);
+        let sentence = text_with(
+            lang,
+            "subscribe-yours-text",
+            &[
+                ("who", FluentValue::from(who)),
+                ("name", FluentValue::from(data.page.name.as_str())),
+            ],
+        );
+        let mut view = ResultView::message(&text(lang, "subscribe-yours-title"), &sentence, back);
+        // The button posts back to the link as it came (its language kept).
+        let query = req.query_string();
+        let query = if query.is_empty() {
+            String::new()
+        } else {
+            format!("?{query}")
+        };
         view.button = Some(json!({
-            "action": format!("{back}/unsubscribe/{token}"),
-            "label": "Unsubscribe",
+            "action": format!("{back}/unsubscribe/{token}{query}"),
+            "label": text(lang, "subscribe-unsubscribe"),
         }));
         view
     });
-    answer(&state, &data, done, "The link is not valid any more.")
+    answer(&state, &data, lang, done, "link-dead-text")
 }
 
 /// `POST /status/{slug}/unsubscribe/{token}`: unsubscribes (the manage page's button, and the
@@ -57,20 +81,22 @@ pub async fn manage(
 #[tracing::instrument(skip_all)]
 pub async fn unsubscribe(
     state: web::Data<AppState>,
+    req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (data, unsubscribed) = follow(&state, path, |c, key, token| {
         subscribe::unsubscribe(c, key, token, Utc::now())
     })
     .await?;
+    let lang = reader_lang(&req, &data.page, true);
     let done = unsubscribed.map(|_| {
-        let sentence = format!(
-            "You will not receive {}'s status notifications any more.",
-            data.page.name
-        );
-        ResultView::message("Unsubscribed", &sentence, &data.page.path)
+        ResultView::message(
+            &text(lang, "subscribe-unsubscribed-title"),
+            &named(lang, "subscribe-unsubscribed-text", &data.page.name),
+            &data.page.path,
+        )
     });
-    answer(&state, &data, done, "The link is not valid any more.")
+    answer(&state, &data, lang, done, "link-dead-text")
 }
 
 /// The page of a link's path (404 when there is none), and what `f` made of its token with the
@@ -91,19 +117,20 @@ where
     Ok((data, done))
 }
 
-/// What a subscription link answers: the page `done` describes once it worked, or a 404 page
-/// saying `dead` when the link is not (or no longer) valid.
+/// What a subscription link answers, in `lang`: the page `done` describes once it worked, or
+/// a 404 page saying the message `dead` when the link is not (or no longer) valid.
 fn answer(
     state: &AppState,
     data: &PageData,
+    lang: Lang,
     done: AppResult<ResultView>,
     dead: &str,
 ) -> AppResult<HttpResponse> {
     match done {
-        Ok(view) => result_page(&state.site, data, data.page.default_language, view),
+        Ok(view) => result_page(&state.site, data, lang, view),
         Err(AppError::NotFound(_)) => {
-            let view = ResultView::message("This link does not work", dead, &data.page.path);
-            let lang = data.page.default_language;
+            let title = text(lang, "link-dead-title");
+            let view = ResultView::message(&title, &text(lang, dead), &data.page.path);
             result_page_status(&state.site, data, lang, view, StatusCode::NOT_FOUND)
         }
         Err(other) => Err(other),

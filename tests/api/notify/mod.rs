@@ -152,9 +152,10 @@ impl Setup {
     }
 
     /// GET or POST a link Herald made (its host may be the configured public URL): the path
-    /// is requested at the app.
+    /// and query are requested at the app.
     pub async fn follow(&self, method: &str, link: &str, body: &str) -> (u16, String) {
-        let path = url::Url::parse(link).unwrap().path().to_owned();
+        let link = url::Url::parse(link).unwrap();
+        let path = &link[url::Position::BeforePath..];
         let res = self
             .app
             .client
