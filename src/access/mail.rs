@@ -23,6 +23,9 @@ use crate::services::access::{LINK_JOB, find_link};
 #[derive(Debug, Deserialize)]
 struct Payload {
     link_id: String,
+    /// The language the reader asked in (jobs queued before it existed: English).
+    #[serde(default)]
+    language: Option<String>,
 }
 
 /// Mails sign-in links.
@@ -76,14 +79,25 @@ impl LinkMailer {
             return Ok(());
         }
         let token = crate::access::sign_link(&link.id, expires, self.key.expose());
-        let url = format!("{}/status/{}/access/link/{token}", self.base_url, page.slug);
+        let lang = payload
+            .language
+            .as_deref()
+            .and_then(|code| code.parse::<Lang>().ok())
+            .unwrap_or(Lang::En);
+        // The link's page answers in the same language (for a page read in it).
+        let url = format!(
+            "{}/status/{}/access/link/{token}?lang={}",
+            self.base_url,
+            page.slug,
+            lang.as_str()
+        );
         let view = json!({
             "page": {"name": page.name},
             "url": url,
             "minutes": crate::access::LINK_LIFETIME.num_minutes(),
             "email": link.email,
         });
-        let (subject, text, html) = self.book.render("reader_link", Lang::En, &view)?;
+        let (subject, text, html) = self.book.render("reader_link", lang, &view)?;
         let message = DirectMessage {
             to: link.email.clone(),
             reply_to: page

@@ -555,7 +555,7 @@ async fn email(
         .db
         .run(move |c| {
             let page = crate::services::pages::get_page(c, &page_id)?;
-            service::request_link(c, &page, &address, &next, Utc::now())
+            service::request_link(c, &page, (&address, lang), &next, Utc::now())
         })
         .await?;
     if requested == LinkRequest::Sent {

@@ -16,6 +16,7 @@ use crate::db::models::pages::{self, StatusPage};
 use crate::db::new_id;
 use crate::db::{DbConn, write_tx};
 use crate::domain::access::domain_allows;
+use crate::domain::lang::Lang;
 use crate::domain::{EmailAddress, PageId, SupportReach, Visibility};
 use crate::error::{AppError, AppResult};
 use crate::jobs::{NewJob, enqueue};
@@ -177,11 +178,12 @@ pub enum LinkRequest {
 }
 
 /// Stores a sign-in link for `email` to `page` and queues its mail, when the page is private
-/// and allows the address's domain. Old links of the page are cleared on the way.
+/// and allows the address's domain. Old links of the page are cleared on the way. The mail is
+/// written in `lang`, the language the reader asked in.
 pub fn request_link(
     conn: &mut DbConn,
     page: &StatusPage,
-    email: &EmailAddress,
+    (email, lang): (&EmailAddress, Lang),
     next_path: &str,
     now: DateTime<Utc>,
 ) -> AppResult<LinkRequest> {
@@ -202,7 +204,10 @@ pub fn request_link(
         rows::insert_link(conn, &link)?;
         enqueue(
             conn,
-            &NewJob::new(LINK_JOB, serde_json::json!({"link_id": link.id})),
+            &NewJob::new(
+                LINK_JOB,
+                serde_json::json!({"link_id": link.id, "language": lang.as_str()}),
+            ),
         )?;
         Ok::<_, AppError>(())
     })?;

@@ -19,6 +19,7 @@ on_both_backends!(
     the_support_form_of_a_private_page_is_open_to_everyone_unless_the_owner_says_otherwise,
     bad_access_settings_are_refused_by_field,
     the_console_makes_a_page_private_and_its_read_tokens,
+    a_sign_in_link_is_mailed_in_the_language_it_was_asked_in,
 );
 
 const PASSWORD: &str = "correct horse battery";
@@ -699,4 +700,58 @@ async fn the_console_makes_a_page_private_and_its_read_tokens(db: TestDb) {
     )
     .await;
     assert_eq!(res.status(), 401, "revoked in the console");
+}
+
+async fn a_sign_in_link_is_mailed_in_the_language_it_was_asked_in(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    let app = &s.app;
+    patch(
+        app,
+        &s.token,
+        "acme",
+        json!({"visibility": "private", "allowed_email_domains": ["contoso.com"],
+               "languages": ["en", "de"]}),
+    )
+    .await;
+    let (cookie, token, page) = access_form(app, "/status/acme/access?lang=de").await;
+    assert!(page.contains("<html lang=\"de\""), "{page}");
+    let res = post_form(
+        app,
+        "/status/acme/access/email?lang=de",
+        &cookie,
+        &[("email", "ana@contoso.com"), ("csrf_token", &token)],
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+    let body = res.text().await.unwrap();
+    assert!(
+        body.contains("Wenn ana@contoso.com diese Seite lesen darf, ist ein Anmeldelink"),
+        "{body}"
+    );
+    app.run_pending_jobs().await;
+    let mail = s.smtp.wait_for("ana@contoso.com", 1).await.remove(0);
+    assert_eq!(mail.subject().as_deref(), Some("Bei Acme anmelden"));
+    assert!(
+        mail.html().contains("<html lang=\"de\">"),
+        "{}",
+        mail.html()
+    );
+    assert!(!mail.text().contains("It works once"), "{}", mail.text());
+    let link = mail.link("/access/link/").expect("a sign-in link");
+    assert!(link.ends_with("?lang=de"), "{link}");
+    let path = &url::Url::parse(&link).unwrap()[url::Position::BeforePath..];
+    let (_, _, page) = access_form(app, path).await;
+    assert!(
+        page.contains("Weiter zu Acme"),
+        "the link's page is German too: {page}"
+    );
+
+    // Asked in English, the mail is English.
+    let (cookie, token, _) = access_form(app, "/status/acme/access").await;
+    let form = [("email", "bo@contoso.com"), ("csrf_token", token.as_str())];
+    let res = post_form(app, "/status/acme/access/email", &cookie, &form).await;
+    assert_eq!(res.status(), 200);
+    app.run_pending_jobs().await;
+    let mail = s.smtp.wait_for("bo@contoso.com", 1).await.remove(0);
+    assert_eq!(mail.subject().as_deref(), Some("Sign in to Acme"));
 }

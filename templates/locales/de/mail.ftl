@@ -49,3 +49,12 @@ mail-paused-title = Webhook-Benachrichtigungen pausiert
 mail-paused-failed = Herald konnte die Statusbenachrichtigungen von { $name } nach { $failures } aufeinanderfolgenden fehlgeschlagenen Versuchen nicht an Ihren Webhook { $url } zustellen.
 mail-paused-fix = Die Benachrichtigungen an diesen Webhook sind pausiert. Beheben Sie das Problem beim Empfänger und abonnieren Sie den Webhook anschließend erneut über die Statusseite: { $page }
 mail-paused-manage = Abonnement verwalten oder kündigen
+
+## The sign-in link a reader of a private page asked for
+
+mail-reader-subject = Bei { $name } anmelden
+mail-reader-hello = Guten Tag,
+mail-reader-intro = hier ist Ihr Link, mit dem Sie die Statusseite { $name } lesen können:
+mail-reader-button = { $name } anzeigen
+mail-reader-once = Der Link kann einmal verwendet werden und ist { $minutes } Minuten lang gültig. Beim Öffnen werden Sie vor der Anmeldung um eine Bestätigung gebeten, damit ein E-Mail-Scanner, der Links öffnet, ihn nicht verbrauchen kann.
+mail-reader-why = Sie erhalten diese Nachricht, weil jemand auf { $name } einen Anmeldelink für { $email } angefordert hat. Wenn Sie das nicht waren, ignorieren Sie diese Nachricht: Ohne den Link geschieht nichts.

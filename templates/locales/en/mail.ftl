@@ -49,3 +49,12 @@ mail-paused-title = Webhook notifications paused
 mail-paused-failed = Herald could not deliver { $name } status notifications to your webhook { $url } after { $failures } consecutive failed attempts.
 mail-paused-fix = Notifications to it are paused. Fix the receiver, then subscribe it again from the status page: { $page }
 mail-paused-manage = Manage or cancel the subscription
+
+## The sign-in link a reader of a private page asked for
+
+mail-reader-subject = Sign in to { $name }
+mail-reader-hello = Hello,
+mail-reader-intro = here is your link to read the status page { $name }:
+mail-reader-button = Read { $name }
+mail-reader-once = It works once, for { $minutes } minutes. Opening it asks you to confirm before you are signed in, so a mail scanner that opens links cannot use it up.
+mail-reader-why = You receive this mail because someone asked for a sign-in link for { $email } on { $name }. If that was not you, ignore it: nothing happens without the link.

@@ -49,3 +49,12 @@ mail-paused-title = Notificaciones por webhook en pausa
 mail-paused-failed = Herald no pudo entregar las notificaciones de estado de { $name } a su webhook { $url } tras { $failures } intentos fallidos consecutivos.
 mail-paused-fix = Las notificaciones a este webhook están en pausa. Corrija el problema en el receptor y, después, vuelva a suscribirlo desde la página de estado: { $page }
 mail-paused-manage = Gestionar o cancelar la suscripción
+
+## The sign-in link a reader of a private page asked for
+
+mail-reader-subject = Inicie sesión en { $name }
+mail-reader-hello = Hola:
+mail-reader-intro = Aquí tiene su enlace para ver la página de estado { $name }:
+mail-reader-button = Ver { $name }
+mail-reader-once = El enlace solo se puede usar una vez, durante { $minutes } minutos. Al abrirlo, se le pedirá que confirme antes de iniciar sesión, para que un analizador de correo que abra los enlaces no pueda consumirlo.
+mail-reader-why = Recibe este mensaje porque alguien ha solicitado un enlace de inicio de sesión para { $email } en { $name }. Si no ha sido usted, ignore este mensaje: sin el enlace no ocurre nada.

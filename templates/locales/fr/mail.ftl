@@ -49,3 +49,12 @@ mail-paused-title = Notifications webhook suspendues
 mail-paused-failed = Herald n’a pas pu remettre les notifications de statut de { $name } à votre webhook { $url } après { $failures } tentatives consécutives infructueuses.
 mail-paused-fix = Les notifications vers ce webhook sont suspendues. Corrigez le problème du côté du récepteur, puis abonnez de nouveau le webhook depuis la page de statut : { $page }
 mail-paused-manage = Gérer ou résilier l’abonnement
+
+## The sign-in link a reader of a private page asked for
+
+mail-reader-subject = Connectez-vous à { $name }
+mail-reader-hello = Bonjour,
+mail-reader-intro = Voici votre lien pour consulter la page de statut { $name } :
+mail-reader-button = Consulter { $name }
+mail-reader-once = Ce lien est utilisable une seule fois, pendant { $minutes } minutes. À son ouverture, une confirmation vous est demandée avant la connexion, afin qu’un logiciel d’analyse des e-mails qui ouvre les liens ne puisse pas le consommer avant vous.
+mail-reader-why = Vous recevez ce message, car quelqu’un a demandé un lien de connexion pour l’adresse { $email } sur { $name }. Si vous n’êtes pas à l’origine de cette demande, ignorez ce message : rien ne se passe sans le lien.

@@ -49,3 +49,12 @@ mail-paused-title = Webhook 通知を一時停止しました
 mail-paused-failed = Herald は { $name } のステータス通知をお客様の Webhook { $url } に配信しようとしましたが、{ $failures } 回連続で失敗しました。
 mail-paused-fix = この Webhook への通知は一時停止されています。受信側の問題を修正してから、ステータスページで再度購読してください：{ $page }
 mail-paused-manage = 購読の管理・解除
+
+## The sign-in link a reader of a private page asked for
+
+mail-reader-subject = { $name } にログイン
+mail-reader-hello = こんにちは。
+mail-reader-intro = { $name } のステータスページを閲覧するためのログイン用リンクをお送りします：
+mail-reader-button = { $name } を閲覧する
+mail-reader-once = このリンクは 1 回のみ、{ $minutes } 分間有効です。リンクを開くと、ログインの前に確認を求められます。これにより、リンクを自動で開くメールスキャナーによってリンクが使用済みになることを防いでいます。
+mail-reader-why = このメールは、{ $name } で { $email } 宛てのログイン用リンクがリクエストされたためお送りしています。お心当たりがない場合は、このメールを無視してください。リンクがなければ何も起こりません。

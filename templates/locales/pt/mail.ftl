@@ -49,3 +49,12 @@ mail-paused-title = Notificações por webhook pausadas
 mail-paused-failed = O Herald não conseguiu entregar as notificações de status de { $name } ao seu webhook { $url } após { $failures } tentativas consecutivas com falha.
 mail-paused-fix = As notificações para esse webhook estão pausadas. Corrija o problema no receptor e inscreva o webhook novamente pela página de status: { $page }
 mail-paused-manage = Gerenciar ou cancelar a inscrição
+
+## The sign-in link a reader of a private page asked for
+
+mail-reader-subject = Entre em { $name }
+mail-reader-hello = Olá,
+mail-reader-intro = Aqui está seu link para ver a página de status { $name }:
+mail-reader-button = Ver { $name }
+mail-reader-once = O link pode ser usado uma única vez e vale por { $minutes } minutos. Ao abri-lo, você precisará confirmar antes de entrar, para que um verificador de e-mails que abra links não consiga usá-lo antes de você.
+mail-reader-why = Você está recebendo esta mensagem porque alguém pediu um link de acesso para { $email } em { $name }. Se não foi você, ignore esta mensagem: nada acontece sem o link.
