@@ -90,6 +90,18 @@ impl From<diesel::result::Error> for AppError {
                 tracing::debug!(message = info.message(), "unique violation");
                 Self::Conflict(conflict_message(info.as_ref()))
             }
+            // The connection went away under the query (the server restarted or ended the
+            // session): the database is unavailable, not the request wrong; ask for a retry.
+            Error::DatabaseError(
+                DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+                info,
+            ) => {
+                tracing::warn!(message = info.message(), "lost the database connection");
+                Self::Unavailable {
+                    reason: "the database connection was lost".into(),
+                    retry_after_secs: crate::db::RETRY_AFTER_SECS,
+                }
+            }
             other => Self::Internal(anyhow::Error::new(other).context("database query failed")),
         }
     }
@@ -267,6 +279,22 @@ mod tests {
         fn statement_position(&self) -> Option<i32> {
             None
         }
+    }
+
+    #[test]
+    fn a_connection_lost_under_a_query_asks_for_a_retry() {
+        let lost = AppError::from(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::ClosedConnection,
+            Box::new(Info {
+                message: "terminating connection due to administrator command",
+                table: None,
+                details: None,
+            }),
+        ));
+        assert_eq!(lost.status_code(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(
+            matches!(lost, AppError::Unavailable { retry_after_secs, .. } if retry_after_secs > 0)
+        );
     }
 
     fn conflict(info: Info) -> AppError {

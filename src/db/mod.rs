@@ -29,7 +29,7 @@ const WAITERS_PER_CONNECTION: usize = 8;
 pub const RUN_LIMIT: Duration = Duration::from_secs(10);
 
 /// Seconds a client is told to wait after a 503 for lack of a connection.
-const RETRY_AFTER_SECS: u32 = 2;
+pub(crate) const RETRY_AFTER_SECS: u32 = 2;
 
 /// A bounded pool of connections and the gate in front of it.
 #[derive(Clone)]
