@@ -537,7 +537,14 @@ async fn email(
     }
     let address = match EmailAddress::parse(&typed) {
         Ok(address) => address,
-        Err(e) => return again(StatusCode::UNPROCESSABLE_ENTITY, Some(e.to_string()), None),
+        Err(e) => {
+            // English readers are told exactly what is wrong (the parser's words are English).
+            let message = match lang {
+                Lang::En => e.to_string(),
+                _ => text(lang, "form-error-email"),
+            };
+            return again(StatusCode::UNPROCESSABLE_ENTITY, Some(message), None);
+        }
     };
     let net = super::client_net(&req, &state.settings.trusted_proxies);
     let key = format!("reader-link:{}", address.as_str());

@@ -369,7 +369,13 @@ pub async fn subscribe_submit(
         }
         Err(AppError::Validation(errors)) => {
             let mut view = form_view(&state.site, &data, lang, &fields);
-            view.errors = errors.into_iter().map(|(k, v)| (k, v.join(" "))).collect();
+            view.errors = errors
+                .into_iter()
+                .map(|(field, said)| {
+                    let message = field_message(lang, &field, &said);
+                    (field, message)
+                })
+                .collect();
             view.notice = Some(match state.settings.smtp_url {
                 None => text(lang, "notice-no-mail"),
                 Some(_) => text(lang, "notice-fix-fields"),
@@ -402,6 +408,24 @@ pub async fn subscribe_submit(
             Ok(res)
         }
         Err(other) => Err(other),
+    }
+}
+
+/// A refused field's message on the form, in `lang`: English readers get the check's own
+/// words (they say exactly what is wrong); the others are told what to type, in their language.
+fn field_message(lang: Lang, field: &str, said: &[String]) -> String {
+    let key = match field {
+        "email" => "form-error-email",
+        "url" => "subscribe-error-url",
+        "contact_email" => "subscribe-error-contact",
+        "components" => "subscribe-error-components",
+        "language" => "subscribe-error-language",
+        "type" => "subscribe-error-type",
+        _ => "",
+    };
+    match (lang, key) {
+        (Lang::En, _) | (_, "") => said.join(" "),
+        (_, key) => text(lang, key),
     }
 }
 
@@ -490,5 +514,26 @@ mod tests {
         assert_eq!(text(Lang::En, "notice-no-mail"), NO_MAIL);
         assert_eq!(text(Lang::En, "subscribe-inbox-text"), EMAIL_ACCEPTED);
         assert_ne!(text(Lang::De, "notice-no-mail"), NO_MAIL);
+    }
+
+    #[test]
+    fn a_refused_field_is_told_in_the_readers_language() {
+        let said = ["is not an email address".to_owned()];
+        assert_eq!(field_message(Lang::En, "email", &said), said[0]);
+        assert_eq!(
+            field_message(Lang::De, "email", &said),
+            text(Lang::De, "form-error-email")
+        );
+        assert_ne!(
+            text(Lang::De, "form-error-email"),
+            text(Lang::En, "form-error-email")
+        );
+        for field in ["url", "contact_email", "components", "language", "type"] {
+            let german = field_message(Lang::De, field, &said);
+            assert!(
+                german != said[0] && !german.starts_with("subscribe-"),
+                "{field}: {german}"
+            );
+        }
     }
 }

@@ -26,6 +26,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::domain::SupportReach;
+use crate::domain::lang::Lang;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::ClientNet;
 use crate::http::access::{admit, refuse};
@@ -215,7 +216,7 @@ pub async fn submit_form(
             .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
         return Ok(res);
     }
-    let checked = match typed.check(&page.data, &support.tokens, Utc::now()) {
+    let checked = match typed.check((&page.data, place.lang), &support.tokens, Utc::now()) {
         Ok(checked) => checked,
         Err(Refusal::Fields(errors)) => {
             let notice = text(place.lang, "support-fix-fields");
@@ -342,7 +343,7 @@ pub async fn submit_json(
     support.check_rate(ClientNet::of(ip))?;
     let body: SupportJson = crate::http::api::body::typed(&body.into_inner())?;
     let typed = SupportForm::from(body);
-    let checked = match typed.check(&page.data, &support.tokens, Utc::now()) {
+    let checked = match typed.check((&page.data, Lang::En), &support.tokens, Utc::now()) {
         Ok(checked) => checked,
         Err(Refusal::Fields(errors)) => return Err(AppError::Validation(errors)),
         Err(Refusal::Suspicious) => return Err(AppError::BadRequest(GENERIC_REFUSAL.into())),

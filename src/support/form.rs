@@ -9,8 +9,11 @@ use serde::{Deserialize, Serialize};
 use super::Topic;
 use super::token::{Identity, TokenKey, TokenProblem};
 use crate::domain::EmailAddress;
+use crate::domain::lang::Lang;
 use crate::error::FieldErrors;
 use crate::render::PageData;
+use crate::render::i18n::text_with;
+use fluent_templates::fluent_bundle::FluentValue;
 
 /// Longest name, in characters.
 pub const MAX_NAME: usize = 100;
@@ -105,14 +108,14 @@ impl SupportForm {
     /// messages come first: a person who mistyped is told so even when also too fast.
     pub fn check(
         &self,
-        page: &PageData,
+        (page, lang): (&PageData, Lang),
         key: &TokenKey,
         now: DateTime<Utc>,
     ) -> Result<Checked, Refusal> {
         if !self.website.trim().is_empty() {
             return Err(Refusal::Suspicious);
         }
-        let checked = self.check_fields(page).map_err(Refusal::Fields)?;
+        let checked = self.check_fields(page, lang).map_err(Refusal::Fields)?;
         match key.verify(&self.form_token, &page.page.id, now) {
             Ok(stamp) => Ok(Checked {
                 identity: Some(stamp.identity()),
@@ -123,46 +126,55 @@ impl SupportForm {
         }
     }
 
-    /// The field checks alone.
-    pub fn check_fields(&self, page: &PageData) -> Result<Checked, FieldErrors> {
+    /// The field checks alone, each message in `lang` (the form's reader's; the JSON API's
+    /// is English).
+    pub fn check_fields(&self, page: &PageData, lang: Lang) -> Result<Checked, FieldErrors> {
         let mut errors = FieldErrors::new();
-        let mut add = |field: &str, message: &str| {
-            errors
-                .entry(field.to_owned())
-                .or_default()
-                .push(message.to_owned());
+        let say = |key: &str, args: &[(&'static str, String)]| {
+            let args: Vec<_> = args
+                .iter()
+                .map(|(name, value)| (*name, FluentValue::from(value.as_str())))
+                .collect();
+            text_with(lang, key, &args)
         };
+        let mut add = |field: &str, message: String| {
+            errors.entry(field.to_owned()).or_default().push(message);
+        };
+        let too_long = |max: usize| [("max", max.to_string())];
         let name = self.name.trim();
         if name.is_empty() {
-            add("name", "Enter your name.");
+            add("name", say("support-error-name-empty", &[]));
         } else if name.chars().count() > MAX_NAME {
-            add("name", &format!("Use at most {MAX_NAME} characters."));
+            add("name", say("support-error-too-long", &too_long(MAX_NAME)));
         } else if has_control(name) {
-            add(
-                "name",
-                "Write your name on one line, without special characters.",
-            );
+            add("name", say("support-error-name-line", &[]));
         }
         let email = match EmailAddress::parse(&self.email) {
             Ok(_) if has_control(self.email.trim()) => {
-                add("email", "Enter an email address such as name@example.com.");
+                add("email", say("form-error-email", &[]));
                 None
             }
             Ok(email) => Some(email),
-            Err(e) => {
-                add("email", &sentence(&e.to_string()));
+            // English readers are told exactly what is wrong with the address (the parser's
+            // words are English); the others, what to type.
+            Err(e) if lang == Lang::En => {
+                add("email", sentence(&e.to_string()));
+                None
+            }
+            Err(_) => {
+                add("email", say("form-error-email", &[]));
                 None
             }
         };
         let topic = match self.topic.trim() {
             "" => {
-                add("topic", "Choose what your message is about.");
+                add("topic", say("support-error-topic-empty", &[]));
                 None
             }
             t => match t.parse::<Topic>() {
                 Ok(topic) => Some(topic),
                 Err(_) => {
-                    add("topic", "Choose one of the listed topics.");
+                    add("topic", say("support-error-topic-unknown", &[]));
                     None
                 }
             },
@@ -171,38 +183,37 @@ impl SupportForm {
             "" => None,
             id if page.component(id).is_some() => Some(id.to_owned()),
             _ => {
-                add("component", "Choose one of the listed components, or none.");
+                add("component", say("support-error-component", &[]));
                 None
             }
         };
         let account = self.account.trim();
         if account.chars().count() > MAX_ACCOUNT {
-            add("account", &format!("Use at most {MAX_ACCOUNT} characters."));
-        } else if has_control(account) {
             add(
                 "account",
-                "Write the account on one line, without special characters.",
+                say("support-error-too-long", &too_long(MAX_ACCOUNT)),
             );
+        } else if has_control(account) {
+            add("account", say("support-error-account-line", &[]));
         }
         let message = self.message.trim();
         let length = message.chars().count();
         if length == 0 {
-            add("message", "Tell us what happened.");
+            add("message", say("support-error-message-empty", &[]));
         } else if length < MIN_MESSAGE {
-            add(
-                "message",
-                &format!("Tell us a little more (at least {MIN_MESSAGE} characters)."),
-            );
+            let min = [("min", MIN_MESSAGE.to_string())];
+            add("message", say("support-error-message-short", &min));
         } else if length > MAX_MESSAGE {
-            add(
-                "message",
-                &format!("Use at most {MAX_MESSAGE} characters (this is {length})."),
-            );
+            let args = [
+                ("max", MAX_MESSAGE.to_string()),
+                ("length", length.to_string()),
+            ];
+            add("message", say("support-error-message-long", &args));
         } else if message
             .chars()
             .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
         {
-            add("message", "Remove the special (control) characters.");
+            add("message", say("support-error-control", &[]));
         }
         match (email, topic) {
             (Some(email), Some(topic)) if errors.is_empty() => Ok(Checked {
@@ -259,7 +270,7 @@ mod tests {
     }
 
     fn fields(form: &SupportForm, page: &PageData) -> Vec<String> {
-        match form.check_fields(page) {
+        match form.check_fields(page, Lang::En) {
             Err(errors) => errors.into_keys().collect(),
             Ok(_) => Vec::new(),
         }
@@ -268,7 +279,7 @@ mod tests {
     #[test]
     fn a_valid_form_is_trimmed_and_normalised() {
         let page = fixture::page();
-        let checked = valid(&page).check_fields(&page).unwrap();
+        let checked = valid(&page).check_fields(&page, Lang::En).unwrap();
         assert_eq!(checked.name, "Ada Lovelace");
         assert_eq!(checked.email, "ada@example.com");
         assert_eq!(checked.topic, Topic::SignIn);
@@ -315,6 +326,11 @@ mod tests {
             let mut form = valid(&page);
             spoil(&mut form);
             assert_eq!(fields(&form, &page), [field], "{form:?}");
+            // In German too, each message a German sentence (not a key, not the English).
+            let said = |lang| form.check_fields(&page, lang).unwrap_err()[field].join(" ");
+            let (english, german) = (said(Lang::En), said(Lang::De));
+            assert_ne!(english, german, "{field}");
+            assert!(!german.contains("-error-"), "{field}: {german}");
         }
         let empty = SupportForm::default();
         assert_eq!(fields(&empty, &page), ["email", "message", "name", "topic"]);
@@ -331,18 +347,30 @@ mod tests {
         let now = Utc::now();
         let mut form = valid(&page);
         form.form_token = key.mint(&page.page.id, now - Duration::seconds(10));
-        assert!(form.check(&page, &key, now).is_ok());
+        assert!(form.check((&page, Lang::En), &key, now).is_ok());
         let mut trapped = form.clone();
         trapped.website = "http://spam.example".into();
-        assert_eq!(trapped.check(&page, &key, now), Err(Refusal::Suspicious));
+        assert_eq!(
+            trapped.check((&page, Lang::En), &key, now),
+            Err(Refusal::Suspicious)
+        );
         let mut hasty = form.clone();
         hasty.form_token = key.mint(&page.page.id, now - Duration::seconds(1));
-        assert_eq!(hasty.check(&page, &key, now), Err(Refusal::Suspicious));
+        assert_eq!(
+            hasty.check((&page, Lang::En), &key, now),
+            Err(Refusal::Suspicious)
+        );
         let mut forged = form.clone();
         forged.form_token = "AAAA".into();
-        assert_eq!(forged.check(&page, &key, now), Err(Refusal::Suspicious));
+        assert_eq!(
+            forged.check((&page, Lang::En), &key, now),
+            Err(Refusal::Suspicious)
+        );
         let mut old = form.clone();
         old.form_token = key.mint(&page.page.id, now - Duration::hours(2));
-        assert_eq!(old.check(&page, &key, now), Err(Refusal::Expired));
+        assert_eq!(
+            old.check((&page, Lang::En), &key, now),
+            Err(Refusal::Expired)
+        );
     }
 }

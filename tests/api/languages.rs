@@ -471,6 +471,11 @@ async fn the_forms_follow_the_readers_language(db: TestDb) {
             || html.contains("kein Mailserver eingerichtet"),
         "{html}"
     );
+    let german = |key| herald::render::i18n::text(herald::domain::lang::Lang::De, key);
+    assert!(
+        html.contains(&german("subscribe-error-url")),
+        "the field's message: {html}"
+    );
     let refused = app
         .client
         .post(format!("{}/status/acme/support?lang=de", app.address))
@@ -483,6 +488,11 @@ async fn the_forms_follow_the_readers_language(db: TestDb) {
     assert!(status.is_client_error(), "{status}: {html}");
     assert!(html.contains("<html lang=\"de\""), "{html}");
     assert!(!html.contains("Please "), "no English notice: {html}");
+    assert!(html.contains(&german("form-error-email")), "{html}");
+    assert!(
+        html.contains(&german("support-error-message-empty")),
+        "{html}"
+    );
 
     // The blank form is kept per language: English readers still get English.
     let (_, _, html) = read(&app, "/status/acme/support", None).await;

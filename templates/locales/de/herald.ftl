@@ -294,3 +294,23 @@ access-no-links = Diese Seite versendet keine Anmeldelinks.
 access-link-expired = Dieser Anmeldelink ist abgelaufen: Links sind 15 Minuten lang gültig. Fordern Sie einen neuen an.
 access-link-invalid = Dies ist kein Anmeldelink dieser Seite. Fordern Sie einen neuen an.
 access-link-used = Dieser Anmeldelink wurde bereits verwendet oder ist abgelaufen. Fordern Sie einen neuen an.
+
+## What a field of a public form is told when it is refused
+
+form-error-email = Geben Sie eine E-Mail-Adresse wie name@example.com ein.
+support-error-name-empty = Geben Sie Ihren Namen ein.
+support-error-too-long = Verwenden Sie höchstens { $max } Zeichen.
+support-error-name-line = Schreiben Sie Ihren Namen in eine Zeile, ohne Sonderzeichen.
+support-error-topic-empty = Wählen Sie aus, worum es in Ihrer Nachricht geht.
+support-error-topic-unknown = Wählen Sie eines der aufgeführten Themen.
+support-error-component = Wählen Sie eine der aufgeführten Komponenten oder keine.
+support-error-account-line = Schreiben Sie das Konto in eine Zeile, ohne Sonderzeichen.
+support-error-message-empty = Beschreiben Sie uns, was passiert ist.
+support-error-message-short = Beschreiben Sie es bitte etwas ausführlicher (mindestens { $min } Zeichen).
+support-error-message-long = Verwenden Sie höchstens { $max } Zeichen (derzeit { $length }).
+support-error-control = Entfernen Sie die Sonderzeichen (Steuerzeichen).
+subscribe-error-url = Geben Sie die https://-Adresse eines Servers ein, der aus dem Internet erreichbar ist.
+subscribe-error-contact = Geben Sie eine E-Mail-Adresse wie name@example.com ein oder lassen Sie das Feld leer.
+subscribe-error-components = Wählen Sie aus den aufgeführten Komponenten aus.
+subscribe-error-language = Wählen Sie eine der aufgeführten Sprachen.
+subscribe-error-type = Wählen Sie E-Mail oder Webhook.

@@ -294,3 +294,23 @@ access-no-links = This page does not send sign-in links.
 access-link-expired = This sign-in link has expired: links work for 15 minutes. Ask for a new one.
 access-link-invalid = This is not a sign-in link of this page. Ask for a new one.
 access-link-used = This sign-in link was used already, or has expired. Ask for a new one.
+
+## What a field of a public form is told when it is refused
+
+form-error-email = Enter an email address such as name@example.com.
+support-error-name-empty = Enter your name.
+support-error-too-long = Use at most { $max } characters.
+support-error-name-line = Write your name on one line, without special characters.
+support-error-topic-empty = Choose what your message is about.
+support-error-topic-unknown = Choose one of the listed topics.
+support-error-component = Choose one of the listed components, or none.
+support-error-account-line = Write the account on one line, without special characters.
+support-error-message-empty = Tell us what happened.
+support-error-message-short = Tell us a little more (at least { $min } characters).
+support-error-message-long = Use at most { $max } characters (this is { $length }).
+support-error-control = Remove the special (control) characters.
+subscribe-error-url = Enter the https:// address of a server that can be reached from the internet.
+subscribe-error-contact = Enter an email address such as name@example.com, or leave the field empty.
+subscribe-error-components = Choose among the listed components.
+subscribe-error-language = Choose one of the listed languages.
+subscribe-error-type = Choose email or webhook.

@@ -294,3 +294,23 @@ access-no-links = Esta página no envía enlaces de inicio de sesión.
 access-link-expired = Este enlace de inicio de sesión ha caducado: los enlaces son válidos durante 15 minutos. Solicite uno nuevo.
 access-link-invalid = Este no es un enlace de inicio de sesión de esta página. Solicite uno nuevo.
 access-link-used = Este enlace de inicio de sesión ya se ha usado o ha caducado. Solicite uno nuevo.
+
+## What a field of a public form is told when it is refused
+
+form-error-email = Escriba una dirección de correo electrónico como name@example.com.
+support-error-name-empty = Escriba su nombre.
+support-error-too-long = Use como máximo { $max } caracteres.
+support-error-name-line = Escriba su nombre en una sola línea, sin caracteres especiales.
+support-error-topic-empty = Elija de qué trata su mensaje.
+support-error-topic-unknown = Elija uno de los temas de la lista.
+support-error-component = Elija uno de los componentes de la lista, o ninguno.
+support-error-account-line = Escriba la cuenta en una sola línea, sin caracteres especiales.
+support-error-message-empty = Cuéntenos qué ha ocurrido.
+support-error-message-short = Cuéntenos un poco más (al menos { $min } caracteres).
+support-error-message-long = Use como máximo { $max } caracteres (el texto tiene { $length }).
+support-error-control = Elimine los caracteres especiales (de control).
+subscribe-error-url = Escriba la dirección https:// de un servidor accesible desde internet.
+subscribe-error-contact = Escriba una dirección de correo electrónico como name@example.com, o deje el campo vacío.
+subscribe-error-components = Elija entre los componentes de la lista.
+subscribe-error-language = Elija uno de los idiomas de la lista.
+subscribe-error-type = Elija correo electrónico o webhook.

@@ -294,3 +294,23 @@ access-no-links = Cette page n’envoie pas de liens de connexion.
 access-link-expired = Ce lien de connexion a expiré : les liens sont valables 15 minutes. Demandez-en un nouveau.
 access-link-invalid = Ce n’est pas un lien de connexion de cette page. Demandez-en un nouveau.
 access-link-used = Ce lien de connexion a déjà été utilisé ou a expiré. Demandez-en un nouveau.
+
+## What a field of a public form is told when it is refused
+
+form-error-email = Saisissez une adresse e-mail telle que name@example.com.
+support-error-name-empty = Saisissez votre nom.
+support-error-too-long = Utilisez { $max } caractères au maximum.
+support-error-name-line = Écrivez votre nom sur une seule ligne, sans caractères spéciaux.
+support-error-topic-empty = Choisissez le sujet de votre message.
+support-error-topic-unknown = Choisissez l’un des sujets de la liste.
+support-error-component = Choisissez l’un des composants de la liste, ou aucun.
+support-error-account-line = Écrivez le compte sur une seule ligne, sans caractères spéciaux.
+support-error-message-empty = Dites-nous ce qui s’est passé.
+support-error-message-short = Donnez-nous un peu plus de détails (au moins { $min } caractères).
+support-error-message-long = Utilisez { $max } caractères au maximum (votre texte en compte { $length }).
+support-error-control = Supprimez les caractères spéciaux (caractères de contrôle).
+subscribe-error-url = Saisissez l’adresse https:// d’un serveur accessible depuis Internet.
+subscribe-error-contact = Saisissez une adresse e-mail telle que name@example.com, ou laissez le champ vide.
+subscribe-error-components = Choisissez parmi les composants de la liste.
+subscribe-error-language = Choisissez l’une des langues de la liste.
+subscribe-error-type = Choisissez entre e-mail et webhook.

@@ -288,3 +288,23 @@ access-no-links = このページではログイン用リンクを送信して�
 access-link-expired = このログイン用リンクは有効期限が切れています（リンクの有効期間は 15 分間です）。新しいリンクをリクエストしてください。
 access-link-invalid = このページのログイン用リンクではありません。新しいリンクをリクエストしてください。
 access-link-used = このログイン用リンクはすでに使用されているか、有効期限が切れています。新しいリンクをリクエストしてください。
+
+## 公開フォームの項目が受け付けられなかったときの案内
+
+form-error-email = name@example.com のような形式でメールアドレスを入力してください。
+support-error-name-empty = お名前を入力してください。
+support-error-too-long = { $max } 文字以内で入力してください。
+support-error-name-line = お名前は特殊文字を使わずに 1 行で入力してください。
+support-error-topic-empty = お問い合わせの種類を選択してください。
+support-error-topic-unknown = 一覧にあるお問い合わせの種類から選択してください。
+support-error-component = 一覧にあるコンポーネントから選択するか、「なし」を選択してください。
+support-error-account-line = アカウントは特殊文字を使わずに 1 行で入力してください。
+support-error-message-empty = 何が起きたかをお知らせください。
+support-error-message-short = もう少し詳しくお知らせください（{ $min } 文字以上）。
+support-error-message-long = { $max } 文字以内で入力してください（現在 { $length } 文字）。
+support-error-control = 特殊文字（制御文字）を削除してください。
+subscribe-error-url = インターネットからアクセスできるサーバーの https:// アドレスを入力してください。
+subscribe-error-contact = name@example.com のような形式でメールアドレスを入力するか、空欄のままにしてください。
+subscribe-error-components = 一覧にあるコンポーネントから選択してください。
+subscribe-error-language = 一覧にある言語から選択してください。
+subscribe-error-type = メールまたは Webhook を選択してください。

@@ -294,3 +294,23 @@ access-no-links = Esta página não envia links de acesso.
 access-link-expired = Este link de acesso expirou: os links valem por 15 minutos. Solicite um novo.
 access-link-invalid = Este não é um link de acesso desta página. Solicite um novo.
 access-link-used = Este link de acesso já foi usado ou expirou. Solicite um novo.
+
+## O que um campo de um formulário público informa quando é recusado
+
+form-error-email = Digite um endereço de e-mail como name@example.com.
+support-error-name-empty = Digite seu nome.
+support-error-too-long = Use no máximo { $max } caracteres.
+support-error-name-line = Escreva seu nome em uma única linha, sem caracteres especiais.
+support-error-topic-empty = Escolha o assunto da sua mensagem.
+support-error-topic-unknown = Escolha um dos assuntos da lista.
+support-error-component = Escolha um dos componentes da lista, ou nenhum.
+support-error-account-line = Escreva a conta em uma única linha, sem caracteres especiais.
+support-error-message-empty = Conte-nos o que aconteceu.
+support-error-message-short = Conte-nos um pouco mais (pelo menos { $min } caracteres).
+support-error-message-long = Use no máximo { $max } caracteres (o texto tem { $length }).
+support-error-control = Remova os caracteres especiais (de controle).
+subscribe-error-url = Digite o endereço https:// de um servidor acessível pela internet.
+subscribe-error-contact = Digite um endereço de e-mail como name@example.com, ou deixe o campo em branco.
+subscribe-error-components = Escolha entre os componentes da lista.
+subscribe-error-language = Escolha um dos idiomas da lista.
+subscribe-error-type = Escolha e-mail ou webhook.
