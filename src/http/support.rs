@@ -231,7 +231,8 @@ pub async fn submit_form(
             return again(StatusCode::UNPROCESSABLE_ENTITY, None, &notice);
         }
     };
-    let submission = Submission::new(&page.data.page.id, checked, Some(ip));
+    let mut submission = Submission::new(&page.data.page.id, checked, Some(ip));
+    submission.language = Some(place.lang);
     let reference = submission.reference.clone();
     if let Err(e) = support.accept(&state.db, submission).await {
         let (notice, wait) = match &e {

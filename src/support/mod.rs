@@ -115,6 +115,10 @@ pub struct Submission {
     pub wants_copy: bool,
     pub client_ip: Option<String>,
     pub submitted_at: DateTime<Utc>,
+    /// The language the form was read in: the sender's copy is written in it (spools
+    /// written before it existed: the page's default).
+    #[serde(default)]
+    pub language: Option<crate::domain::lang::Lang>,
 }
 
 impl Submission {
@@ -138,6 +142,7 @@ impl Submission {
             wants_copy: checked.wants_copy,
             client_ip: client_ip.map(|ip| ip.to_string()),
             submitted_at: Utc::now(),
+            language: None,
         }
     }
 }

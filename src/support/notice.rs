@@ -53,14 +53,19 @@ pub enum Target {
 struct Payload {
     submission_id: String,
     target: Target,
+    /// The language of the sender's copy (the form's); jobs queued before it: the page's
+    /// default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    language: Option<Lang>,
 }
 
-/// Enqueues the notices of `row`, just inserted, one job per target that applies. Call it in
-/// the transaction of the insert.
+/// Enqueues the notices of `row`, just inserted, one job per target that applies (the
+/// sender's copy in `language`, the form's). Call it in the transaction of the insert.
 pub fn enqueue(
     conn: &mut DbConn,
     row: &SupportSubmission,
     page: &StatusPage,
+    language: Option<Lang>,
 ) -> diesel::QueryResult<()> {
     let mut targets = Vec::new();
     if page.support_email.is_some() {
@@ -76,6 +81,7 @@ pub fn enqueue(
         let payload = Payload {
             submission_id: row.id.clone(),
             target,
+            language: (target == Target::SenderCopy).then_some(language).flatten(),
         };
         let payload = serde_json::to_value(&payload).unwrap_or(Value::Null);
         enqueue_job(conn, &NewJob::new(JOB_KIND, payload))?;
@@ -136,15 +142,21 @@ impl Notifier {
             return Ok(());
         };
         match payload.target {
-            Target::SupportEmail => self.mail(&found, false).await,
-            Target::SenderCopy => self.mail(&found, true).await,
+            Target::SupportEmail => self.mail(&found, None).await,
+            Target::SenderCopy => {
+                let lang = payload.language.unwrap_or(found.page.default_language);
+                self.mail(&found, Some(lang)).await
+            }
             Target::SupportWebhook => self.webhook(&found).await,
         }
     }
 
-    async fn mail(&self, found: &Found, copy: bool) -> anyhow::Result<()> {
+    /// The notice to the support address (`copy` `None`, in English: the team's language is
+    /// not known), or the sender's copy in the language of their form.
+    async fn mail(&self, found: &Found, copy: Option<Lang>) -> anyhow::Result<()> {
         let s = &found.submission;
-        let (to, reply_to, template, kind) = if copy {
+        let lang = copy.unwrap_or(Lang::En);
+        let (to, reply_to, template, kind) = if copy.is_some() {
             let support = found.page.support_email.clone();
             let reply_to = support.map(|a| (Some(found.page.name.clone()), a));
             (s.email.clone(), reply_to, "support_copy", "copy")
@@ -156,7 +168,12 @@ impl Notifier {
             let reply_to = Some((Some(s.name.clone()), s.email.clone()));
             (to, reply_to, "support_notice", "notice")
         };
-        let (subject, text, html) = self.book.render(template, Lang::En, &self.view(found))?;
+        let mut view = self.view(found);
+        if let Some(lang) = copy {
+            let key = format!("support-topic-{}", s.topic);
+            view["topic"] = json!(crate::render::i18n::text(lang, &key));
+        }
+        let (subject, text, html) = self.book.render(template, lang, &view)?;
         let message = DirectMessage {
             to,
             reply_to,

@@ -37,7 +37,7 @@ pub fn insert_submission(conn: &mut DbConn, s: &Submission, spooled: bool) -> Ap
         };
         rows::insert(c, &row)?;
         // Only here, where the row was new: a replayed submission gets its notices once.
-        super::notice::enqueue(c, &row, &page)?;
+        super::notice::enqueue(c, &row, &page, s.language)?;
         Ok(true)
     });
     match inserted {

@@ -134,6 +134,7 @@ async fn records_the_run_does_not_make(app: &TestApp, token: &str) -> Receiver {
         wants_copy: false,
         client_ip: None,
         submitted_at: chrono::Utc::now(),
+        language: None,
     };
     let stored = app
         .db

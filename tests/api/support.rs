@@ -692,6 +692,7 @@ async fn submissions_survive_a_database_outage_and_are_stored_exactly_once(db: T
         wants_copy: false,
         client_ip: None,
         submitted_at: row.submitted_at.and_utc(),
+        language: None,
     };
     let payload = serde_json::to_vec(&again).unwrap();
     put_in_place(
@@ -728,6 +729,7 @@ async fn a_damaged_spool_tail_is_set_aside_and_the_rest_replayed(db: TestDb) {
             wants_copy: false,
             client_ip: None,
             submitted_at: chrono::Utc::now(),
+            language: None,
         })
         .collect();
     let mut bytes = Vec::new();

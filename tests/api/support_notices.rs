@@ -24,6 +24,7 @@ on_both_backends!(
     without_a_mail_server_the_notice_waits_and_retries_with_a_clear_error,
     a_support_webhook_that_answers_410_is_not_retried,
     reminders_reach_the_responder_webhook_after_the_configured_lead_time,
+    the_senders_copy_is_written_in_the_language_of_their_form,
 );
 
 /// The support form's app with an SMTP sink and a receiver; page `acme` has the support
@@ -194,6 +195,7 @@ async fn a_submission_notifies_the_support_address_the_sender_and_the_support_we
         wants_copy: true,
         client_ip: None,
         submitted_at: chrono::Utc::now(),
+        language: None,
     };
     let inserted = s
         .app
@@ -260,6 +262,7 @@ async fn a_spooled_submission_is_announced_once_however_often_it_is_replayed(db:
         wants_copy: true,
         client_ip: None,
         submitted_at: chrono::Utc::now(),
+        language: None,
     };
     let record = spool::encode(&serde_json::to_vec(&spooled).unwrap());
     put_in_place(&s.spool_dir().join("support-spool.log"), &record);
@@ -526,4 +529,69 @@ async fn owners_set_page_webhooks_in_the_console_and_see_each_secret_once(db: Te
     let (_, form) = owner.get(path).await;
     assert!(!form.contains("127.0.0.1:9/support"), "cleared");
     assert!(form.contains("127.0.0.1:9/responder"));
+}
+
+async fn the_senders_copy_is_written_in_the_language_of_their_form(db: TestDb) {
+    let (s, smtp, _hooks, _) = spawn(db).await;
+    let owner = s.app.user("polyglot@example.com", Role::Owner).await;
+    let owner = s.app.token_for(&owner).await;
+    let (status, body) = s
+        .app
+        .api(&owner)
+        .patch("/pages/acme", json!({"languages": ["en", "de"]}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    s.app.refreshed().await;
+    let token = s.token(10);
+    let fields = [
+        ("name", "Grete Meier"),
+        ("email", "grete@example.com"),
+        ("topic", "sign_in"),
+        ("component", ""),
+        ("message", "Seit heute früh kann ich mich nicht anmelden."),
+        ("copy", "on"),
+        ("website", ""),
+        ("form_token", token.as_str()),
+    ];
+    let res = s
+        .app
+        .client
+        .post(format!("{}/status/acme/support?lang=de", s.app.address))
+        .form(&fields)
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    let reference = s.stored().await.remove(0).reference;
+    let copy = smtp.wait_for("grete@example.com", 1).await.remove(0);
+    let german = |key| herald::render::i18n::text(herald::domain::lang::Lang::De, key);
+    let subject = copy.subject().unwrap_or_default();
+    assert!(
+        subject.starts_with("[Acme] ") && subject.contains(&reference),
+        "{subject}"
+    );
+    assert_ne!(
+        subject,
+        format!("[Acme] We received your request {reference}")
+    );
+    let text = copy.text();
+    assert!(text.starts_with(&german("mail-copy-hello")), "{text}");
+    assert!(
+        text.contains(&german("support-topic-sign_in")),
+        "the topic in German: {text}"
+    );
+    assert!(text.contains(&german("mail-copy-no-text")), "{text}");
+    assert!(
+        !text.contains("Seit heute"),
+        "the copy carries none of the sender's text"
+    );
+    assert!(
+        copy.html().contains("<html lang=\"de\">"),
+        "{}",
+        copy.html()
+    );
+    // The support team's notice stays English.
+    let notice = smtp.wait_for("help@acme.test", 1).await.remove(0);
+    assert!(notice.text().contains(&reference));
+    assert!(!notice.html().contains("<html lang=\"de\">"));
 }

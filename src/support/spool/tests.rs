@@ -15,6 +15,7 @@ fn submission(n: u32) -> Submission {
         wants_copy: false,
         client_ip: Some("192.0.2.1".into()),
         submitted_at: chrono::Utc::now(),
+        language: None,
     }
 }
 

@@ -58,3 +58,15 @@ mail-reader-intro = hier ist Ihr Link, mit dem Sie die Statusseite { $name } les
 mail-reader-button = { $name } anzeigen
 mail-reader-once = Der Link kann einmal verwendet werden und ist { $minutes } Minuten lang gültig. Beim Öffnen werden Sie vor der Anmeldung um eine Bestätigung gebeten, damit ein E-Mail-Scanner, der Links öffnet, ihn nicht verbrauchen kann.
 mail-reader-why = Sie erhalten diese Nachricht, weil jemand auf { $name } einen Anmeldelink für { $email } angefordert hat. Wenn Sie das nicht waren, ignorieren Sie diese Nachricht: Ohne den Link geschieht nichts.
+
+## The copy a sender of the support form asked for
+
+mail-copy-subject = [{ $name }] Wir haben Ihre Anfrage { $reference } erhalten
+mail-copy-hello = Guten Tag,
+mail-copy-received = wir haben Ihre Support-Anfrage erhalten. Ihre Referenz lautet { $reference }.
+mail-copy-next = So geht es weiter: Jede Anfrage wird von unserem Support-Team gelesen und an diese Adresse beantwortet. Wenn Sie uns dazu erneut schreiben, geben Sie bitte { $reference } an.
+mail-copy-status = Solange etwas ausgefallen ist, zeigt die Statusseite, was wir wissen:
+mail-copy-topic = Thema: { $topic }
+mail-copy-affected = Betroffen: { $component }
+mail-copy-no-text = Diese Kopie enthält nicht, was im Formular geschrieben wurde: Jeder kann in ein Kontaktformular eine beliebige Adresse eingeben, und eine Kopie darf den Text nicht an jemand anderen weitergeben.
+mail-copy-why = Sie erhalten diese Kopie, weil Sie sie im Kontaktformular von { $name } angefordert haben. Wenn Sie das nicht waren, ignorieren Sie diese Nachricht: Sie erhalten keine weiteren Nachrichten.

@@ -58,3 +58,15 @@ mail-reader-intro = here is your link to read the status page { $name }:
 mail-reader-button = Read { $name }
 mail-reader-once = It works once, for { $minutes } minutes. Opening it asks you to confirm before you are signed in, so a mail scanner that opens links cannot use it up.
 mail-reader-why = You receive this mail because someone asked for a sign-in link for { $email } on { $name }. If that was not you, ignore it: nothing happens without the link.
+
+## The copy a sender of the support form asked for
+
+mail-copy-subject = [{ $name }] We received your request { $reference }
+mail-copy-hello = Hello,
+mail-copy-received = we received your support request. Its reference is { $reference }.
+mail-copy-next = What happens next: our support team reads every request and answers at this address. If you write to us about it again, mention { $reference }.
+mail-copy-status = While something is down, the status page shows what we know:
+mail-copy-topic = Topic: { $topic }
+mail-copy-affected = Affected: { $component }
+mail-copy-no-text = This copy does not repeat what was written in the form: anyone can type any address into a contact form, and a copy must not carry their text to someone else.
+mail-copy-why = You receive this copy because you asked for one on the contact form of { $name }. If that was not you, ignore it: nothing else will be sent.

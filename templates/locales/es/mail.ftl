@@ -58,3 +58,15 @@ mail-reader-intro = Aquí tiene su enlace para ver la página de estado { $name 
 mail-reader-button = Ver { $name }
 mail-reader-once = El enlace solo se puede usar una vez, durante { $minutes } minutos. Al abrirlo, se le pedirá que confirme antes de iniciar sesión, para que un analizador de correo que abra los enlaces no pueda consumirlo.
 mail-reader-why = Recibe este mensaje porque alguien ha solicitado un enlace de inicio de sesión para { $email } en { $name }. Si no ha sido usted, ignore este mensaje: sin el enlace no ocurre nada.
+
+## The copy a sender of the support form asked for
+
+mail-copy-subject = [{ $name }] Hemos recibido su solicitud { $reference }
+mail-copy-hello = Hola:
+mail-copy-received = Hemos recibido su solicitud de soporte. Su referencia es { $reference }.
+mail-copy-next = Próximos pasos: nuestro equipo de soporte lee cada solicitud y responde a esta dirección. Si vuelve a escribirnos sobre este asunto, indique { $reference }.
+mail-copy-status = Mientras algo no funcione, la página de estado muestra lo que sabemos:
+mail-copy-topic = Tema: { $topic }
+mail-copy-affected = Parte del servicio afectada: { $component }
+mail-copy-no-text = Esta copia no repite lo que se escribió en el formulario: cualquiera puede escribir cualquier dirección en un formulario de contacto, y una copia no debe hacer llegar ese texto a otra persona.
+mail-copy-why = Recibe esta copia porque la solicitó en el formulario de contacto de { $name }. Si no ha sido usted, ignore este mensaje: no se le enviará nada más.

@@ -58,3 +58,15 @@ mail-reader-intro = Voici votre lien pour consulter la page de statut { $name }�
 mail-reader-button = Consulter { $name }
 mail-reader-once = Ce lien est utilisable une seule fois, pendant { $minutes } minutes. À son ouverture, une confirmation vous est demandée avant la connexion, afin qu’un logiciel d’analyse des e-mails qui ouvre les liens ne puisse pas le consommer avant vous.
 mail-reader-why = Vous recevez ce message, car quelqu’un a demandé un lien de connexion pour l’adresse { $email } sur { $name }. Si vous n’êtes pas à l’origine de cette demande, ignorez ce message : rien ne se passe sans le lien.
+
+## The copy a sender of the support form asked for
+
+mail-copy-subject = [{ $name }] Nous avons bien reçu votre demande { $reference }
+mail-copy-hello = Bonjour,
+mail-copy-received = Nous avons bien reçu votre demande d’assistance. Sa référence est { $reference }.
+mail-copy-next = Et ensuite ? Notre équipe d’assistance lit chaque demande et vous répond à cette adresse. Si vous nous écrivez à nouveau à ce sujet, indiquez la référence { $reference }.
+mail-copy-status = Tant que quelque chose est en panne, la page de statut indique ce que nous savons :
+mail-copy-topic = Sujet : { $topic }
+mail-copy-affected = Partie du service concernée : { $component }
+mail-copy-no-text = Cette copie ne reprend pas ce qui a été saisi dans le formulaire : n’importe qui peut indiquer n’importe quelle adresse dans un formulaire de contact, et une copie ne doit pas transmettre ce texte à quelqu’un d’autre.
+mail-copy-why = Vous recevez cette copie, car vous l’avez demandée sur le formulaire de contact de { $name }. Si vous n’êtes pas à l’origine de cette demande, ignorez ce message : vous ne recevrez rien d’autre.

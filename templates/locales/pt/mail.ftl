@@ -58,3 +58,15 @@ mail-reader-intro = Aqui está seu link para ver a página de status { $name }:
 mail-reader-button = Ver { $name }
 mail-reader-once = O link pode ser usado uma única vez e vale por { $minutes } minutos. Ao abri-lo, você precisará confirmar antes de entrar, para que um verificador de e-mails que abra links não consiga usá-lo antes de você.
 mail-reader-why = Você está recebendo esta mensagem porque alguém pediu um link de acesso para { $email } em { $name }. Se não foi você, ignore esta mensagem: nada acontece sem o link.
+
+## A cópia pedida por quem enviou o formulário de suporte
+
+mail-copy-subject = [{ $name }] Recebemos sua solicitação { $reference }
+mail-copy-hello = Olá,
+mail-copy-received = Recebemos sua solicitação de suporte. O número de referência é { $reference }.
+mail-copy-next = Próximos passos: nossa equipe de suporte lê todas as solicitações e responde para este endereço. Se você nos escrever novamente sobre esse assunto, informe { $reference }.
+mail-copy-status = Enquanto algo estiver fora do ar, a página de status mostra o que sabemos:
+mail-copy-topic = Assunto: { $topic }
+mail-copy-affected = Parte do serviço afetada: { $component }
+mail-copy-no-text = Esta cópia não repete o que foi escrito no formulário: qualquer pessoa pode digitar qualquer endereço em um formulário de contato, e uma cópia não pode levar esse texto para outra pessoa.
+mail-copy-why = Você está recebendo esta cópia porque pediu uma no formulário de contato de { $name }. Se não foi você, ignore esta mensagem: nada mais será enviado.
