@@ -168,7 +168,7 @@ impl Renderer {
             let mut theirs = HashMap::new();
             html::render_page(&data, &self.templates, &self.assets, *lang, &mut theirs)?;
             let in_theirs = data.in_language(*lang);
-            api_v2::render(&in_theirs, &mut theirs)?;
+            api_v2::render(&in_theirs, *lang, &mut theirs)?;
             feeds::render(&in_theirs, &mut theirs)?;
             translated.push((*lang, theirs));
         }
@@ -178,7 +178,7 @@ impl Renderer {
             .translated_into(default)
             .then(|| data.in_language(default));
         let machine = in_default.as_ref().unwrap_or(&data);
-        api_v2::render(machine, &mut reps)?;
+        api_v2::render(machine, default, &mut reps)?;
         feeds::render(machine, &mut reps)?;
         reps.insert("badge.svg".to_owned(), Arc::new(badge::render(&data)));
         embed::render(&data, &self.templates, &self.assets, &mut reps)?;

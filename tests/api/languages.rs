@@ -263,6 +263,16 @@ async fn machine_clients_get_the_default_language_unless_they_ask(db: TestDb) {
     app.refreshed().await;
     let (_, _, body) = read(&app, path, None).await;
     assert_eq!(name(&body), "Anmeldefehler");
+    // The status is described in the page's words too; asked in English, Statuspage's.
+    let description = |body: &str| -> String {
+        let doc: serde_json::Value = serde_json::from_str(body).unwrap();
+        doc["status"]["description"].as_str().unwrap().to_owned()
+    };
+    let (_, _, body) = read(&app, "/status/acme/api/v2/status.json", None).await;
+    let german = herald::render::i18n::text(herald::domain::lang::Lang::De, "indicator-major");
+    assert_eq!(description(&body), german, "{body}");
+    let (_, _, body) = read(&app, "/status/acme/api/v2/status.json?lang=en", None).await;
+    assert_eq!(description(&body), "Partial System Outage", "{body}");
     let (_, _, html) = read(&app, "/status/acme", None).await;
     assert!(
         html.contains("<html lang=\"de\""),

@@ -23,6 +23,7 @@ use serde::Serialize;
 
 use self::incident::Incident;
 use self::model::{Component, Page, Status, components};
+use crate::domain::lang::Lang;
 use crate::render::data::{IncidentInfo, PageData};
 use crate::render::{CachePolicy, Representation};
 
@@ -33,23 +34,24 @@ pub const LIST_LIMIT: usize = 50;
 /// The MIME type of every document.
 const JSON: &str = "application/json";
 
-/// Renders every v2 document of `data` into `out`, keyed by path below the page's prefix
-/// (e.g. `"api/v2/summary.json"`), all `application/json` with CORS.
+/// Renders every v2 document of `data` in `lang` into `out`, keyed by path below the page's
+/// prefix (e.g. `"api/v2/summary.json"`), all `application/json` with CORS.
 pub fn render(
     data: &PageData,
+    lang: Lang,
     out: &mut HashMap<String, Arc<Representation>>,
 ) -> anyhow::Result<()> {
-    for (key, bytes) in documents(data)? {
+    for (key, bytes) in documents(data, lang)? {
         let rep = Representation::new(JSON, bytes, CachePolicy::PUBLIC).with_cors();
         out.insert(key.to_owned(), Arc::new(rep));
     }
     Ok(())
 }
 
-/// Every document's key and bytes.
-pub fn documents(data: &PageData) -> anyhow::Result<Vec<(&'static str, Vec<u8>)>> {
+/// Every document's key and bytes, in `lang`.
+pub fn documents(data: &PageData, lang: Lang) -> anyhow::Result<Vec<(&'static str, Vec<u8>)>> {
     let page = Page::new(data);
-    let status = Status::new(data);
+    let status = Status::new(data, lang);
     let components = components(data);
     let unresolved = incidents(data, data.open_incidents().collect());
     let all_incidents = incidents(data, recent(&data.incidents));

@@ -3,9 +3,12 @@
 //!
 //! Field order follows Statuspage's responses; Herald's extras come after the standard keys.
 
+use std::borrow::Cow;
+
 use chrono::{DateTime, Utc};
 use serde::{Serialize, Serializer};
 
+use crate::domain::lang::Lang;
 use crate::domain::{self, ComponentStatus, Indicator};
 use crate::render::data::{ComponentInfo, GroupInfo, PageData};
 
@@ -88,15 +91,25 @@ impl<'a> Page<'a> {
 #[derive(Debug, Serialize)]
 pub struct Status {
     pub indicator: Indicator,
-    pub description: &'static str,
+    /// In the document's language: Statuspage's own English words for English, the page's
+    /// words in the others (the indicator is what a machine reads).
+    pub description: Cow<'static, str>,
 }
 
 impl Status {
-    /// The rolled-up status of `data`.
-    pub fn new(data: &PageData) -> Self {
+    /// The rolled-up status of `data`, described in `lang`.
+    pub fn new(data: &PageData, lang: Lang) -> Self {
+        let indicator = data.status.indicator;
+        let description = match lang {
+            Lang::En => Cow::Borrowed(data.status.description),
+            _ => Cow::Owned(crate::render::i18n::text(
+                lang,
+                &format!("indicator-{}", indicator.as_str()),
+            )),
+        };
         Self {
-            indicator: data.status.indicator,
-            description: data.status.description,
+            indicator,
+            description,
         }
     }
 }

@@ -259,7 +259,10 @@ fn standard_keys_come_first_in_statuspages_order_then_heralds_extras() {
     use crate::render::api_v2::model::{Component, Page, Status};
     let data = fixture::page();
     assert_eq!(keys_in_order(&Page::new(&data)), concat(&[PAGE_KEYS]));
-    assert_eq!(keys_in_order(&Status::new(&data)), concat(&[STATUS_KEYS]));
+    assert_eq!(
+        keys_in_order(&Status::new(&data, crate::domain::lang::Lang::En)),
+        concat(&[STATUS_KEYS])
+    );
     let component = Component::of_component(&data, &data.components[0]);
     assert_eq!(
         keys_in_order(&component),

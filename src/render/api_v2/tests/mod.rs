@@ -12,13 +12,14 @@ use super::fixture::{
     self, ACTIVE_ID, API_ID, GROUP_ID, OPEN_ID, RESOLVED_ID, UPCOMING_ID, WEB_ID,
 };
 use super::{LIST_LIMIT, documents, render};
+use crate::domain::lang::Lang;
 use crate::domain::{IncidentStatus, LifecycleStatus};
 use crate::render::Representation;
 use crate::render::data::PageData;
 
 pub(super) fn rendered(data: &PageData) -> HashMap<String, Arc<Representation>> {
     let mut out = HashMap::new();
-    render(data, &mut out).expect("renders");
+    render(data, Lang::En, &mut out).expect("renders");
     out
 }
 
@@ -41,6 +42,16 @@ fn summary_holds_status_components_unresolved_incidents_and_current_maintenances
     let summary = doc(&fixture::page(), "api/v2/summary.json");
     assert_eq!(summary["status"]["indicator"], "critical");
     assert_eq!(summary["status"]["description"], "Major System Outage");
+    // In another language, the page's own words for it; the indicator stays.
+    let mut out = HashMap::new();
+    render(&fixture::page(), Lang::De, &mut out).expect("renders");
+    let german: Value = serde_json::from_slice(&out["api/v2/summary.json"].identity).unwrap();
+    assert_eq!(german["status"]["indicator"], "critical");
+    assert_eq!(
+        german["status"]["description"],
+        crate::render::i18n::text(Lang::De, "indicator-critical")
+    );
+    assert_ne!(german["status"]["description"], "Major System Outage");
     let ids = |list: &Value| -> Vec<String> {
         let items = list.as_array().expect("a list");
         items
@@ -248,12 +259,12 @@ fn page_updated_at_is_the_latest_change_not_the_read_time() {
 #[test]
 fn output_depends_only_on_the_data() {
     let data = fixture::page();
-    let first = documents(&data).expect("renders");
+    let first = documents(&data, Lang::En).expect("renders");
     let mut later = data.clone();
     later.as_of += chrono::Duration::hours(5);
     later.stale_since = Some(later.as_of);
-    assert_eq!(first, documents(&later).expect("renders"));
-    assert_eq!(first, documents(&data).expect("renders"));
+    assert_eq!(first, documents(&later, Lang::En).expect("renders"));
+    assert_eq!(first, documents(&data, Lang::En).expect("renders"));
 }
 
 #[test]
