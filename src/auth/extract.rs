@@ -1,6 +1,6 @@
 //! The [`Authenticated`] extractor: bearer token or session cookie, then CSRF for unsafe
-//! cookie requests (header, or the `csrf_token` field of a urlencoded body that is read here
-//! and handed on unchanged to the handler's own body extractor).
+//! cookie requests (header, or the `csrf_token` field of a urlencoded or multipart body that is
+//! read here and handed on unchanged to the handler's own body extractor).
 
 use actix_http::BoxedPayloadStream;
 use actix_web::dev::Payload;
@@ -124,6 +124,7 @@ async fn check_csrf(
     let given = match (req.headers().get(csrf::HEADER), held) {
         (Some(value), _) => value.to_str().unwrap_or_default().to_owned(),
         (None, Some(held)) if is_form(req) => form_field(held).await?,
+        (None, Some(held)) if is_multipart(req) => multipart_field(req, held).await?,
         _ => String::new(),
     };
     super::verify_csrf(auth, key, &given)
@@ -132,6 +133,39 @@ async fn check_csrf(
 fn is_form(req: &HttpRequest) -> bool {
     req.content_type()
         .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+}
+
+/// A file upload from a console form (a page's logo).
+fn is_multipart(req: &HttpRequest) -> bool {
+    req.content_type()
+        .eq_ignore_ascii_case("multipart/form-data")
+}
+
+/// Reads a whole multipart body (within [`FORM_LIMIT`]), feeds it back for the handler, and
+/// returns its `csrf_token` field (the form puts it first; a file before it is read past).
+async fn multipart_field(req: &HttpRequest, mut held: Held) -> AppResult<String> {
+    let body = read_form(&mut held.original).await?;
+    let mut parts = actix_multipart::Multipart::new(req.headers(), replay(body.clone()));
+    let mut given = String::new();
+    while let Some(part) = parts.next().await {
+        let mut part =
+            part.map_err(|e| AppError::BadRequest(format!("reading the upload: {e}")))?;
+        let is_token = part.name() == Some(csrf::FIELD);
+        let mut value = BytesMut::new();
+        while let Some(chunk) = part.next().await {
+            let chunk =
+                chunk.map_err(|e| AppError::BadRequest(format!("reading the upload: {e}")))?;
+            if is_token && value.len() + chunk.len() <= 256 {
+                value.extend_from_slice(&chunk);
+            }
+        }
+        if is_token {
+            given = String::from_utf8_lossy(&value).into_owned();
+            break;
+        }
+    }
+    let _ = held.sender.send(body);
+    Ok(given)
 }
 
 /// Reads a whole form body, at most [`FORM_LIMIT`] bytes (the console's form readers share it).

@@ -21,6 +21,7 @@ on_both_backends!(
     a_restricted_pages_brand_files_are_its_readers_only,
     the_console_sets_the_look,
     mail_carries_the_logo_and_the_brand_colour,
+    the_console_uploads_and_removes_the_logo,
 );
 
 const EVIL_SVG: &str = r##"<?xml version="1.0"?>
@@ -646,4 +647,99 @@ async fn mail_carries_the_logo_and_the_brand_colour(db: TestDb) {
             .html()
             .contains("<strong style=\"font-size: 1.1em;\">Acme</strong>")
     );
+}
+
+/// Uploads `bytes` as `file_name` to the console's image form at `path`, with `csrf` when
+/// given; answers the status, Location and body.
+async fn upload(
+    console: &Console,
+    path: &str,
+    csrf: Option<&str>,
+    file_name: &str,
+    bytes: Vec<u8>,
+) -> (u16, String, String) {
+    let mut form = reqwest::multipart::Form::new();
+    if let Some(csrf) = csrf {
+        form = form.text("csrf_token", csrf.to_owned());
+    }
+    let part = reqwest::multipart::Part::bytes(bytes).file_name(file_name.to_owned());
+    let res = console
+        .client
+        .post(format!("{}{path}", console.base))
+        .header("Cookie", &console.cookie)
+        .multipart(form.part("image", part))
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    let location = res
+        .headers()
+        .get("location")
+        .map(|l| l.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (status, location, res.text().await.unwrap())
+}
+
+async fn the_console_uploads_and_removes_the_logo(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.token(Role::Owner).await;
+    app.page("acme").through_api(&owner).create().await;
+    let console = Console::sign_in(&app, "admin@example.com", Role::Owner).await;
+    let settings = "/admin/pages/acme/settings";
+    let (_, page) = console.get(settings).await;
+    assert!(page.contains(r#"enctype="multipart/form-data""#), "{page}");
+    let logo = "/admin/pages/acme/images/logo";
+
+    let csrf = console.csrf.clone();
+    let svg = EVIL_SVG.as_bytes().to_vec();
+    let (status, location, body) = upload(&console, logo, Some(&csrf), "logo.svg", svg).await;
+    assert_eq!((status, location.as_str()), (303, settings), "{body}");
+    let (_, described) = app.api(&owner).get("/pages/acme/logo").await;
+    let url = described["url"].as_str().expect("a logo").to_owned();
+    let served = app.get(&url).await.text().await.unwrap();
+    assert!(
+        !served.contains("<script") && !served.contains("javascript:"),
+        "{served}"
+    );
+    let (_, page) = console.get(settings).await;
+    assert!(page.contains(&format!(r#"<img src="{url}""#)), "{page}");
+    let (_, public) = console.get("/status/acme").await;
+    assert!(public.contains(&url), "the public page shows it");
+
+    // Not an image: the error names the field; the logo before stays.
+    let html = b"<html><script>alert(1)</script></html>".to_vec();
+    let (status, _, body) = upload(&console, logo, Some(&csrf), "logo.png", html).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("image"), "{body}");
+    let (_, described) = app.api(&owner).get("/pages/acme/logo").await;
+    assert_eq!(described["url"], url.as_str());
+    // No file chosen, no CSRF token, a responder: refused.
+    let (status, _, body) = upload(&console, logo, Some(&csrf), "empty.png", Vec::new()).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("choose a PNG, SVG or WebP file"), "{body}");
+    let (status, _, _) = upload(&console, logo, None, "logo.png", png(8, 8)).await;
+    assert_eq!(status, 403);
+    let responder = Console::sign_in(&app, "ops@example.com", Role::Responder).await;
+    let theirs = responder.csrf.clone();
+    let (status, _, _) = upload(&responder, logo, Some(&theirs), "logo.png", png(8, 8)).await;
+    assert_eq!(status, 403);
+
+    // A PNG favicon, then the logo removed.
+    let favicon = "/admin/pages/acme/images/favicon";
+    let (status, _, body) = upload(&console, favicon, Some(&csrf), "f.png", png(32, 32)).await;
+    assert_eq!(status, 303, "{body}");
+    let (status, _) = app.api(&owner).get("/pages/acme/favicon").await;
+    assert_eq!(status, 200);
+    let remove = [("csrf_token", csrf.as_str())];
+    let (status, _, _) = console.post(&format!("{logo}/delete"), &remove).await;
+    assert_eq!(status, 303);
+    let (status, _) = app.api(&owner).get("/pages/acme/logo").await;
+    assert_eq!(status, 404, "removed");
+    let (_, log) = console.get("/admin/audit").await;
+    for action in ["page.logo", "page.favicon", "page.logo_delete"] {
+        assert!(
+            log.contains(&format!("<code>{action}</code>")),
+            "{action}: {log}"
+        );
+    }
 }

@@ -14,6 +14,7 @@ mod fields;
 mod form;
 mod groups;
 mod history;
+mod images;
 mod incidents;
 mod integrations;
 mod live_preview;
@@ -86,6 +87,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         )
         .configure(structure::routes)
         .configure(live_preview::routes)
+        .configure(images::routes)
         .configure(new_page::routes)
         .configure(settings::routes)
         .configure(templates::routes)

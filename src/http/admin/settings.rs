@@ -17,7 +17,7 @@ use crate::db::models::pages::StatusPage;
 use crate::domain::brand::{HeaderLink, read_links};
 use crate::domain::deadline::{MAX_NEXT_UPDATE_MINS, MIN_NEXT_UPDATE_MINS};
 use crate::domain::lang::Lang;
-use crate::domain::{NextUpdateIntervals, SupportReach, Theme, Visibility};
+use crate::domain::{ImageRole, NextUpdateIntervals, SupportReach, Theme, Visibility};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::render::html::choice::{Choice, options};
 use crate::services::page_admin;
@@ -87,6 +87,8 @@ struct SettingsPage {
     default_languages: Vec<Choice>,
     has_password: bool,
     read_tokens_href: String,
+    /// The logo and favicon: each one's upload form, and the stored one if any.
+    images: Vec<Value>,
 }
 
 async fn show(
@@ -97,12 +99,36 @@ async fn show(
     refused: Option<&FieldErrors>,
     secrets: &[(Purpose, String)],
 ) -> AppResult<HttpResponse> {
-    let page_id = page.id.clone();
-    let has_password = state
+    let (page_id, path) = (page.id.clone(), format!("/status/{}", page.slug));
+    let (has_password, stored_images) = state
         .db
-        .run(move |c| crate::services::access::password_hash(c, &page_id))
-        .await?
-        .is_some();
+        .run(move |c| {
+            let hash = crate::services::access::password_hash(c, &page_id)?;
+            let mut images = Vec::new();
+            for role in ImageRole::ALL {
+                match crate::services::brand::image(c, &page_id, &path, *role) {
+                    Ok(image) => images.push(image),
+                    Err(AppError::NotFound(_)) => {}
+                    Err(other) => return Err(other),
+                }
+            }
+            Ok((hash.is_some(), images))
+        })
+        .await?;
+    let images = ImageRole::ALL
+        .iter()
+        .map(|role| {
+            let base = format!("/admin/pages/{}/images/{role}", page.slug);
+            let stored = stored_images.iter().find(|i| i.role == *role);
+            json!({
+                "role": role.as_str(), "label": role.label(),
+                "action": base, "delete_action": format!("{base}/delete"),
+                "url": stored.map(|i| i.url.clone()),
+                "content_type": stored.map(|i| i.content_type.clone()),
+                "bytes": stored.map(|i| i.bytes),
+            })
+        })
+        .collect();
     let named = |all: &[(&str, &str)]| {
         all.iter()
             .map(|(v, l)| ((*v).to_owned(), (*l).to_owned()))
@@ -147,6 +173,7 @@ async fn show(
         default_languages: options(named(&langs), form.get("default_language")),
         has_password,
         read_tokens_href: format!("/admin/pages/{}/read-tokens", page.slug),
+        images,
     };
     render_form(state, refused, "admin/settings", &view)
 }
