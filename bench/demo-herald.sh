@@ -1,8 +1,9 @@
 # Sourced by the benchmarks that measure one Herald serving its demo page against itself in
 # two states (bench/private-page.sh, bench/branded-page.sh, bench/multilingual-page.sh): wrk installed, the release build,
 # Herald at its default settings on a fresh SQLite file with `herald demo`, an owner's API
-# token (`$owner`, `api`), and wrk runs reduced to req/s and p99. Expects CONNECTIONS,
-# DURATION, THREADS and PORT to be set.
+# token (`$owner`, `api`), wrk runs reduced to req/s and p99, the demo page's brand on and off
+# (`brand_on`, `brand_off`), and a table's header and lines (`header`, `report`). Expects
+# CONNECTIONS, DURATION, THREADS, ROUNDS and PORT to be set.
 
 command -v wrk >/dev/null 2>&1 || { echo "installing wrk"; DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null; }
 cargo build --release --quiet
@@ -42,3 +43,38 @@ to_ms() { # wrk latency like 12.34ms, 1.2s, 950.00us
   awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /s$/) n *= 1000; printf "%.2f", n }'
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# The demo page's full brand (an SVG logo, a colour, header links, a footer and a custom
+# stylesheet), on or off; `$1` adds fields to the page's PATCH (e.g. its languages).
+cat >"$work/logo.svg" <<'SVG'
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 30"><rect width="30" height="30" rx="6" fill="#6f42c1"/><path d="M8 22 L15 8 L22 22 Z" fill="#fff"/><rect x="38" y="9" width="74" height="12" rx="3" fill="#6f42c1"/></svg>
+SVG
+brand_on() {
+  curl -fsS -X PUT -H "Authorization: Bearer $owner" -H 'Content-Type: image/svg+xml' \
+    --data-binary @"$work/logo.svg" "$base/api/v1/pages/demo/logo" >/dev/null
+  api PATCH /pages/demo '{"brand_color": "#6f42c1", "theme": "auto", '"${1:+$1, }"'
+    "header_links": [{"label": "Help centre", "url": "https://help.example.com/"}, {"label": "Contact", "url": "mailto:support@example.com"}],
+    "footer": "© Example Ltd · [Privacy](https://example.com/privacy) · [Terms](https://example.com/terms)",
+    "custom_css": ".brand-logo { height: 2rem; } .site-footer { font-size: 0.85rem; }"}' >/dev/null
+}
+brand_off() {
+  # 404 when there is no logo to remove.
+  curl -sS -o /dev/null -X DELETE -H "Authorization: Bearer $owner" "$base/api/v1/pages/demo/logo"
+  api PATCH /pages/demo '{"brand_color": null, "theme": "auto", '"${1:+$1, }"'"header_links": [], "footer": null, "custom_css": null}' >/dev/null
+}
+
+# One line of a table: `$4` holds a state's runs ("rps p99" a line), `$5` the baseline's.
+report() { # path encoding state runs baseline-runs
+  local rps ms p_rps p_ms
+  rps="$(awk 'NF {print $1}' <<<"$4" | median)"; ms="$(awk 'NF {print $2}' <<<"$4" | median)"
+  p_rps="$(awk 'NF {print $1}' <<<"$5" | median)"; p_ms="$(awk 'NF {print $2}' <<<"$5" | median)"
+  printf '%-16s %-8s %-12s %10s %7sms %10s %10s\n' "$(basename "$1")" "${2:-identity}" "$3" \
+    "$rps" "$ms" \
+    "$(awk -v a="$rps" -v b="$p_rps" 'BEGIN { printf "%.3fx", a / b }')" \
+    "$(awk -v a="$ms" -v b="$p_ms" 'BEGIN { printf "%.2fx", a / b }')"
+}
+header() { # the first column's name for the states
+  printf 'connections=%s duration=%s threads=%s rounds=%s cpus=%s (medians of alternating runs)\n' \
+    "$CONNECTIONS" "$DURATION" "$THREADS" "$ROUNDS" "$(nproc)"
+  printf '%-16s %-8s %-12s %10s %9s %10s %10s\n' endpoint encoding "$1" "req/s" p99 "rps ratio" "p99 ratio"
+}

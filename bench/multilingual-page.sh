@@ -25,22 +25,8 @@ GERMAN='Accept-Language: de-DE,de;q=0.9,en;q=0.8'
 
 source bench/demo-herald.sh
 
-cat >"$work/logo.svg" <<'SVG'
-<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 30"><rect width="30" height="30" rx="6" fill="#6f42c1"/><path d="M8 22 L15 8 L22 22 Z" fill="#fff"/><rect x="38" y="9" width="74" height="12" rx="3" fill="#6f42c1"/></svg>
-SVG
-rich() {
-  curl -fsS -X PUT -H "Authorization: Bearer $owner" -H 'Content-Type: image/svg+xml' \
-    --data-binary @"$work/logo.svg" "$base/api/v1/pages/demo/logo" >/dev/null
-  api PATCH /pages/demo '{"brand_color": "#6f42c1", "theme": "auto", "languages": ["en", "de"],
-    "header_links": [{"label": "Help centre", "url": "https://help.example.com/"}, {"label": "Contact", "url": "mailto:support@example.com"}],
-    "footer": "© Example Ltd · [Privacy](https://example.com/privacy) · [Terms](https://example.com/terms)",
-    "custom_css": ".brand-logo { height: 2rem; } .site-footer { font-size: 0.85rem; }"}' >/dev/null
-}
-plain() {
-  # 404 when there is no logo to remove.
-  curl -sS -o /dev/null -X DELETE -H "Authorization: Bearer $owner" "$base/api/v1/pages/demo/logo"
-  api PATCH /pages/demo '{"brand_color": null, "theme": "auto", "languages": ["en"], "header_links": [], "footer": null, "custom_css": null}' >/dev/null
-}
+rich() { brand_on '"languages": ["en", "de"]'; }
+plain() { brand_off '"languages": ["en"]'; }
 
 # The rich page must carry its brand and answer German to a German browser; the plain one
 # neither.
@@ -66,9 +52,7 @@ plain; settle
 printf 'resident memory: %s KiB with one language, %s KiB with six (+%s KiB)\n' \
   "$one" "$six" "$((six - one))"
 
-printf 'connections=%s duration=%s threads=%s rounds=%s cpus=%s (medians of alternating runs)\n' \
-  "$CONNECTIONS" "$DURATION" "$THREADS" "$ROUNDS" "$(nproc)"
-printf '%-16s %-8s %-12s %10s %9s %10s %10s\n' endpoint encoding state "req/s" p99 "rps ratio" "p99 ratio"
+header state
 for endpoint in "/status/demo|br" "/status/demo|" "/status/demo/history?page=1|gzip"; do
   IFS='|' read -r path encoding <<<"$endpoint"
   declare -A runs=([plain]="" [rich-de]="" [rich-default]="")
@@ -79,14 +63,7 @@ for endpoint in "/status/demo|br" "/status/demo|" "/status/demo/history?page=1|g
     runs[rich-de]+="$(run "$base$path" "$GERMAN" "$encoding")"$'\n'
     runs[rich-default]+="$(run "$base$path" "" "$encoding")"$'\n'
   done
-  p_rps="$(awk 'NF {print $1}' <<<"${runs[plain]}" | median)"
-  p_ms="$(awk 'NF {print $2}' <<<"${runs[plain]}" | median)"
   for state in plain rich-de rich-default; do
-    rps="$(awk 'NF {print $1}' <<<"${runs[$state]}" | median)"
-    ms="$(awk 'NF {print $2}' <<<"${runs[$state]}" | median)"
-    printf '%-16s %-8s %-12s %10s %7sms %10s %10s\n' "$(basename "$path")" "${encoding:-identity}" \
-      "$state" "$rps" "$ms" \
-      "$(awk -v a="$rps" -v b="$p_rps" 'BEGIN { printf "%.3fx", a / b }')" \
-      "$(awk -v a="$ms" -v b="$p_ms" 'BEGIN { printf "%.2fx", a / b }')"
+    report "$path" "$encoding" "$state" "${runs[$state]}" "${runs[plain]}"
   done
 done
