@@ -156,7 +156,17 @@ pub async fn set_component_statuses(
     auth.require(Permission::Write)?;
     let slug = slug.into_inner();
     let mut errors = FieldErrors::new();
-    let asked = form.components(&mut errors);
+    let mut asked = form.components(&mut errors);
+    // A grid saved as it stands writes nothing (no empty audit row): only the rows that ask
+    // for another status than the component's go on (and ids not of this page, refused there).
+    let (_, tree) = page_tree(&state, slug.clone()).await?;
+    asked.retain(|id, status| {
+        let stored = tree.components().find(|c| c.id.as_str() == id);
+        stored.is_none_or(|c| c.status != *status)
+    });
+    if errors.is_empty() && asked.is_empty() {
+        return Ok(see_other(&format!("/admin/pages/{slug}/components")));
+    }
     let checked = if errors.is_empty() {
         Ok(asked)
     } else {

@@ -17,31 +17,19 @@ use crate::db::models::pages::StatusPage;
 use crate::db::models::templates::IncidentTemplate;
 use crate::domain::{Impact, IncidentStatus};
 use crate::error::AppResult;
+pub use crate::render::html::choice::Choice;
 use crate::services::{components, pages, templates};
 use crate::state::AppState;
 
 pub use super::timeline::{post_update, show_incident};
-
-/// One `<option>`.
-#[derive(Debug, Serialize)]
-pub struct Choice {
-    value: &'static str,
-    label: &'static str,
-    selected: bool,
-}
 
 /// `(value, label)` pairs as options, `selected` marked.
 pub fn choices(
     all: impl IntoIterator<Item = (&'static str, &'static str)>,
     selected: &str,
 ) -> Vec<Choice> {
-    all.into_iter()
-        .map(|(value, label)| Choice {
-            value,
-            label,
-            selected: value == selected,
-        })
-        .collect()
+    let all = all.into_iter().map(|(v, l)| (v.to_owned(), l.to_owned()));
+    crate::render::html::choice::options(all, selected)
 }
 
 /// The status grid of an incident, maintenance or template form: "No change" unless the
@@ -80,7 +68,7 @@ pub struct OpenForm {
     /// The name and message in the page's other languages.
     translations: Vec<super::translations::LanguageFields>,
     /// "Next update in 15 / 30 / 60 min", beside the field.
-    quick_deadlines: Vec<crate::render::html::choice::Choice>,
+    quick_deadlines: Vec<Choice>,
 }
 
 /// A template as a link that opens the incident form filled from it.

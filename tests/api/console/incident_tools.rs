@@ -73,6 +73,10 @@ async fn every_component_is_set_in_one_place_from_the_status_grid(db: TestDb) {
     let (_, page) = console.get(LIST).await;
     assert!(page.contains(&format!(r#"name="{api}" value="major_outage" checked>"#)));
 
+    // Saved again as it stands, nothing is written.
+    let (status, location, _) = console.post(STATUSES, &grid).await;
+    assert_eq!((status, location.as_str()), (303, LIST));
+
     // One audit row names what changed, and only that.
     let owner = Console::sign_in(&app, "owner@example.com", Role::Owner).await;
     let (_, log) = owner.get("/admin/audit").await;
