@@ -2,6 +2,7 @@
 //! Chromium, opens a page target and sends commands over its WebSocket. Nothing waits on the
 //! browser without a deadline.
 
+use std::collections::VecDeque;
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -145,7 +146,11 @@ impl Browser {
                 .set_read_timeout(Some(DEADLINE))
                 .expect("a read timeout on the devtools socket");
         }
-        let mut page = Page { socket, next_id: 0 };
+        let mut page = Page {
+            socket,
+            next_id: 0,
+            events: VecDeque::new(),
+        };
         page.call("Page.enable", json!({}));
         page.call("Runtime.enable", json!({}));
         page
@@ -176,10 +181,17 @@ fn http(port: u16, method: &str, path: &str) -> String {
         .expect("devtools http endpoint answers")
 }
 
+/// How many events a page keeps while it waits for a command's answer (the oldest go first).
+const KEPT_EVENTS: usize = 1024;
+
 /// One tab.
 pub struct Page {
     socket: WebSocket<MaybeTlsStream<TcpStream>>,
     next_id: u64,
+    /// Events that arrived while a command's answer was awaited, oldest first: a key press or a
+    /// script that navigates may see the page load before its own answer comes back, and
+    /// `wait_for` must still find that load.
+    events: VecDeque<Value>,
 }
 
 impl Page {
@@ -195,7 +207,7 @@ impl Page {
         }
     }
 
-    /// Sends a command and waits for its result (events in between are skipped).
+    /// Sends a command and waits for its result (events in between are kept for `wait_for`).
     pub fn call(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
@@ -214,11 +226,23 @@ impl Page {
                 assert!(value.get("error").is_none(), "{method} failed: {value}");
                 return value["result"].clone();
             }
+            if value.get("method").is_some() {
+                if self.events.len() == KEPT_EVENTS {
+                    self.events.pop_front();
+                }
+                self.events.push_back(value);
+            }
         }
     }
 
-    /// Waits for an event by name.
+    /// Waits for an event by name: the first one kept since the last wait or navigation, else
+    /// the next to arrive. The events kept before it are dropped with it.
     pub fn wait_for(&mut self, event: &str) -> Value {
+        if let Some(at) = self.events.iter().position(|e| e["method"] == event) {
+            let found = self.events.drain(..=at).last().expect("the event found");
+            return found["params"].clone();
+        }
+        self.events.clear();
         let deadline = Instant::now() + DEADLINE;
         loop {
             let Message::Text(text) = self.read(event, deadline) else {
@@ -233,6 +257,8 @@ impl Page {
 
     /// Navigates and waits for the load event.
     pub fn goto(&mut self, url: &str) {
+        // A load kept from before is not this navigation's.
+        self.events.clear();
         self.call("Page.navigate", json!({"url": url}));
         self.wait_for("Page.loadEventFired");
     }
@@ -241,12 +267,20 @@ impl Page {
     /// 1 Alt, 2 Ctrl, 4 Meta, 8 Shift); `key` is a DOM key name ("Tab", "Enter",
     /// "ArrowRight") and `code` its Windows virtual key code.
     pub fn press(&mut self, key: &str, code: u32, modifiers: u32) {
-        for kind in ["rawKeyDown", "keyUp"] {
+        // Enter alone carries its character, as a real key does: a form's implicit submission
+        // comes from the key press the character makes, not from the raw key down.
+        let (down, text) = if key == "Enter" && modifiers == 0 {
+            ("keyDown", "\r")
+        } else {
+            ("rawKeyDown", "")
+        };
+        for kind in [down, "keyUp"] {
             self.call(
                 "Input.dispatchKeyEvent",
                 json!({
                     "type": kind, "key": key, "code": key, "modifiers": modifiers,
                     "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code,
+                    "text": if kind == "keyUp" { "" } else { text },
                 }),
             );
         }

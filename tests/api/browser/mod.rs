@@ -7,6 +7,7 @@ mod brand;
 mod cdp;
 mod console;
 mod embed;
+mod keyboard;
 mod languages;
 mod subscribe;
 mod support;
