@@ -239,7 +239,11 @@ impl Page {
     /// the next to arrive. The events kept before it are dropped with it.
     pub fn wait_for(&mut self, event: &str) -> Value {
         if let Some(at) = self.events.iter().position(|e| e["method"] == event) {
-            let found = self.events.drain(..=at).next_back().expect("the event found");
+            let found = self
+                .events
+                .drain(..=at)
+                .next_back()
+                .expect("the event found");
             return found["params"].clone();
         }
         self.events.clear();
