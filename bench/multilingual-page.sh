@@ -6,8 +6,11 @@
 # so the runs alternate and a burst of other work on this shared machine hits both alike. The
 # second state is read twice: by a browser that asks for German (Accept-Language: de-DE,de;
 # q=0.9,en;q=0.8, the negotiated path) and by one that sends no language (the default, English).
-# Prints req/s and p99 of each and the ratios to the plain page, for the page (brotli and
-# identity) and its history.
+# A German page is a longer document than an English one, so a fourth state tells the cost
+# of being German from the cost of the brand and the second language: the plain page with
+# German as its one language ("plain-de"), which the German reader of the rich page is also
+# set against ("rich-de/plain-de"). Prints req/s and p99 of each and the ratios to the plain
+# page, for the page (brotli and identity) and its history.
 #
 #   bench/multilingual-page.sh                       # 256 connections, 10 s per run, 3 rounds
 #   CONNECTIONS=64 DURATION=5s ROUNDS=5 bench/multilingual-page.sh
@@ -25,8 +28,9 @@ GERMAN='Accept-Language: de-DE,de;q=0.9,en;q=0.8'
 
 source bench/demo-herald.sh
 
-rich() { brand_on '"languages": ["en", "de"]'; }
-plain() { brand_off '"languages": ["en"]'; }
+rich() { brand_on '"languages": ["en", "de"], "default_language": "en"'; }
+plain() { brand_off '"languages": ["en"], "default_language": "en"'; }
+plain_de() { brand_off '"languages": ["de"], "default_language": "de"'; }
 
 # The rich page must carry its brand and answer German to a German browser; the plain one
 # neither.
@@ -52,18 +56,28 @@ plain; settle
 printf 'resident memory: %s KiB with one language, %s KiB with six (+%s KiB)\n' \
   "$one" "$six" "$((six - one))"
 
+# Each state's document, in bytes, identity and brotli: what a reader is sent.
+size() { curl -fsS -o /dev/null -w '%{size_download}' ${2:+-H "$2"} ${3:+-H "Accept-Encoding: $3"} "$base/status/demo"; }
+plain; printf 'page bytes (identity / br): plain %s / %s' "$(size plain "" "")" "$(size plain "" br)"
+plain_de; printf ', plain-de %s / %s' "$(size x "$GERMAN" "")" "$(size x "$GERMAN" br)"
+rich; printf ', rich-de %s / %s, rich-default %s / %s\n' "$(size x "$GERMAN" "")" \
+  "$(size x "$GERMAN" br)" "$(size x "" "")" "$(size x "" br)"
+
 header state
 for endpoint in "/status/demo|br" "/status/demo|" "/status/demo/history?page=1|gzip"; do
   IFS='|' read -r path encoding <<<"$endpoint"
-  declare -A runs=([plain]="" [rich-de]="" [rich-default]="")
+  declare -A runs=([plain]="" [plain-de]="" [rich-de]="" [rich-default]="")
   for _ in $(seq 1 "$ROUNDS"); do
     plain
     runs[plain]+="$(run "$base$path" "" "$encoding")"$'\n'
+    plain_de
+    runs[plain-de]+="$(run "$base$path" "$GERMAN" "$encoding")"$'\n'
     rich
     runs[rich-de]+="$(run "$base$path" "$GERMAN" "$encoding")"$'\n'
     runs[rich-default]+="$(run "$base$path" "" "$encoding")"$'\n'
   done
-  for state in plain rich-de rich-default; do
+  for state in plain plain-de rich-de rich-default; do
     report "$path" "$encoding" "$state" "${runs[$state]}" "${runs[plain]}"
   done
+  report "$path" "$encoding" "rich-de/plain-de" "${runs[rich-de]}" "${runs[plain-de]}"
 done
