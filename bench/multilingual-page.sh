@@ -57,11 +57,12 @@ printf 'resident memory: %s KiB with one language, %s KiB with six (+%s KiB)\n' 
   "$one" "$six" "$((six - one))"
 
 # Each state's document, in bytes, identity and brotli: what a reader is sent.
-size() { curl -fsS -o /dev/null -w '%{size_download}' ${2:+-H "$2"} ${3:+-H "Accept-Encoding: $3"} "$base/status/demo"; }
-plain; printf 'page bytes (identity / br): plain %s / %s' "$(size plain "" "")" "$(size plain "" br)"
-plain_de; printf ', plain-de %s / %s' "$(size x "$GERMAN" "")" "$(size x "$GERMAN" br)"
-rich; printf ', rich-de %s / %s, rich-default %s / %s\n' "$(size x "$GERMAN" "")" \
-  "$(size x "$GERMAN" br)" "$(size x "" "")" "$(size x "" br)"
+# size HEADER ENCODING: the bytes of /status/demo sent for that request header and encoding.
+size() { curl -fsS -o /dev/null -w '%{size_download}' ${1:+-H "$1"} ${2:+-H "Accept-Encoding: $2"} "$base/status/demo"; }
+plain; printf 'page bytes (identity / br): plain %s / %s' "$(size "" "")" "$(size "" br)"
+plain_de; printf ', plain-de %s / %s' "$(size "$GERMAN" "")" "$(size "$GERMAN" br)"
+rich; printf ', rich-de %s / %s, rich-default %s / %s\n' "$(size "$GERMAN" "")" \
+  "$(size "$GERMAN" br)" "$(size "" "")" "$(size "" br)"
 
 header state
 for endpoint in "/status/demo|br" "/status/demo|" "/status/demo/history?page=1|gzip"; do
