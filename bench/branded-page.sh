@@ -6,17 +6,17 @@
 # and a burst of other work on this shared machine hits both alike. Prints req/s and p99 of
 # each and the branded/plain ratios, for the page (brotli and identity) and its history.
 #
-#   bench/branded-page.sh                       # 256 connections, 10 s per run, 3 rounds
-#   CONNECTIONS=64 DURATION=5s ROUNDS=5 bench/branded-page.sh
+#   bench/branded-page.sh                       # 256 connections, 3 s per run, 9 rounds
+#   CONNECTIONS=64 DURATION=10s ROUNDS=3 bench/branded-page.sh
 #
 # What public reads cost against nginx serving the same bytes is bench/public-page.sh's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CONNECTIONS="${CONNECTIONS:-256}"
-DURATION="${DURATION:-10s}"
+DURATION="${DURATION:-3s}"
 THREADS="${THREADS:-2}"
-ROUNDS="${ROUNDS:-3}"
+ROUNDS="${ROUNDS:-9}"
 PORT="${HERALD_PORT:-18483}"
 
 source bench/demo-herald.sh

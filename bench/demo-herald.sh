@@ -31,13 +31,24 @@ api() { # method path [json] -> the answer's body; fails on an error answer
     ${3:+--data "$3"} "$base/api/v1$2"
 }
 
-run() { # url [header] [accept-encoding] -> "rps p99-in-ms"; any error answer fails the bench
-  local out
+# run URL [HEADER] [ACCEPT-ENCODING] -> "rps p99-in-ms cpu-us-per-request"; any error answer
+# fails the bench. The third figure is the CPU time (user and system, so the kernel's work on
+# its sockets too) the Herald process spent per answered request during the run, from
+# /proc/PID/stat: what a request costs Herald, which the other work of a shared machine moves
+# far less than it moves req/s.
+run() {
+  local out before after
+  before="$(cpu_ticks)"
   out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency ${2:+-H "$2"} ${3:+-H "Accept-Encoding: $3"} "$1")"
+  after="$(cpu_ticks)"
   if grep -q "Non-2xx\|Socket errors" <<<"$out"; then
     echo "errors for $1:" >&2; echo "$out" >&2; return 1
   fi
-  echo "$(awk '/Requests\/sec/ {print $2}' <<<"$out") $(to_ms "$(awk '$1 == "99%" {print $2}' <<<"$out")")"
+  echo "$(awk '/Requests\/sec/ {print $2}' <<<"$out") $(to_ms "$(awk '$1 == "99%" {print $2}' <<<"$out")")" \
+    "$(awk -v t="$((after - before))" -v hz="$(getconf CLK_TCK)" '/ requests in / { printf "%.2f", t / hz * 1e6 / $1 }' <<<"$out")"
+}
+cpu_ticks() { # the Herald process's utime + stime, in clock ticks (fields 14 and 15 of its stat)
+  awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$herald_pid/stat"
 }
 to_ms() { # wrk latency like 12.34ms, 1.2s, 950.00us
   awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /s$/) n *= 1000; printf "%.2f", n }'
@@ -63,18 +74,27 @@ brand_off() {
   api PATCH /pages/demo '{"brand_color": null, "theme": "auto", '"${1:+$1, }"'"header_links": [], "footer": null, "custom_css": null}' >/dev/null
 }
 
-# One line of a table: `$4` holds a state's runs ("rps p99" a line), `$5` the baseline's.
+# One line of a table: `$4` holds a state's runs ("rps p99 cpu" a line), `$5` the baseline's.
+# "runs/median" is the spread of the state's own runs (lowest and highest req/s over the
+# median): on a shared machine a burst of other work moves a single run by 10-30 %, so a
+# req/s ratio inside that spread is not a difference. "cpu/req" is Herald's CPU time per
+# request (the median of the runs) and its ratio to the baseline's: the steadier figure.
 report() { # path encoding state runs baseline-runs
-  local rps ms p_rps p_ms
-  rps="$(awk 'NF {print $1}' <<<"$4" | median)"; ms="$(awk 'NF {print $2}' <<<"$4" | median)"
-  p_rps="$(awk 'NF {print $1}' <<<"$5" | median)"; p_ms="$(awk 'NF {print $2}' <<<"$5" | median)"
-  printf '%-16s %-8s %-12s %10s %7sms %10s %10s\n' "$(basename "$1")" "${2:-identity}" "$3" \
+  local rps ms cpu p_rps p_ms p_cpu lo hi
+  rps="$(col 1 "$4")"; ms="$(col 2 "$4")"; cpu="$(col 3 "$4")"
+  p_rps="$(col 1 "$5")"; p_ms="$(col 2 "$5")"; p_cpu="$(col 3 "$5")"
+  lo="$(awk 'NF {print $1}' <<<"$4" | sort -g | head -1)"; hi="$(awk 'NF {print $1}' <<<"$4" | sort -g | tail -1)"
+  printf '%-16s %-8s %-16s %10s %7sms %9s %9s %11s %8sus %9s\n' "$(basename "$1")" "${2:-identity}" "$3" \
     "$rps" "$ms" \
     "$(awk -v a="$rps" -v b="$p_rps" 'BEGIN { printf "%.3fx", a / b }')" \
-    "$(awk -v a="$ms" -v b="$p_ms" 'BEGIN { printf "%.2fx", a / b }')"
+    "$(awk -v a="$ms" -v b="$p_ms" 'BEGIN { printf "%.2fx", a / b }')" \
+    "$(awk -v l="$lo" -v h="$hi" -v m="$rps" 'BEGIN { printf "%.2f-%.2f", l / m, h / m }')" \
+    "$cpu" "$(awk -v a="$cpu" -v b="$p_cpu" 'BEGIN { printf "%.3fx", a / b }')"
 }
+col() { awk -v c="$1" 'NF {print $c}' <<<"$2" | median; } # the median of column N of runs
 header() { # the first column's name for the states
   printf 'connections=%s duration=%s threads=%s rounds=%s cpus=%s (medians of alternating runs)\n' \
     "$CONNECTIONS" "$DURATION" "$THREADS" "$ROUNDS" "$(nproc)"
-  printf '%-16s %-8s %-12s %10s %9s %10s %10s\n' endpoint encoding "$1" "req/s" p99 "rps ratio" "p99 ratio"
+  printf '%-16s %-8s %-16s %10s %9s %9s %9s %11s %10s %9s\n' endpoint encoding "$1" "req/s" p99 "rps ratio" \
+    "p99 ratio" "runs/median" "cpu/req" "cpu ratio"
 }

@@ -12,17 +12,17 @@
 # set against ("rich-de/plain-de"). Prints req/s and p99 of each and the ratios to the plain
 # page, for the page (brotli and identity) and its history.
 #
-#   bench/multilingual-page.sh                       # 256 connections, 10 s per run, 3 rounds
-#   CONNECTIONS=64 DURATION=5s ROUNDS=5 bench/multilingual-page.sh
+#   bench/multilingual-page.sh                       # 256 connections, 3 s per run, 9 rounds
+#   CONNECTIONS=64 DURATION=10s ROUNDS=3 bench/multilingual-page.sh
 #
 # What public reads cost against nginx serving the same bytes is bench/public-page.sh's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CONNECTIONS="${CONNECTIONS:-256}"
-DURATION="${DURATION:-10s}"
+DURATION="${DURATION:-3s}"
 THREADS="${THREADS:-2}"
-ROUNDS="${ROUNDS:-3}"
+ROUNDS="${ROUNDS:-9}"
 PORT="${HERALD_PORT:-18484}"
 GERMAN='Accept-Language: de-DE,de;q=0.9,en;q=0.8'
 

@@ -6,17 +6,17 @@
 # bearer header (API clients) and in the query (feed readers). Prints req/s and p99 of each,
 # and the private/public ratios.
 #
-#   bench/private-page.sh                       # 256 connections, 10 s per run, 3 rounds
-#   CONNECTIONS=64 DURATION=5s ROUNDS=5 bench/private-page.sh
+#   bench/private-page.sh                       # 256 connections, 3 s per run, 9 rounds
+#   CONNECTIONS=64 DURATION=10s ROUNDS=3 bench/private-page.sh
 #
 # What public reads cost against nginx serving the same bytes is bench/public-page.sh's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CONNECTIONS="${CONNECTIONS:-256}"
-DURATION="${DURATION:-10s}"
+DURATION="${DURATION:-3s}"
 THREADS="${THREADS:-2}"
-ROUNDS="${ROUNDS:-3}"
+ROUNDS="${ROUNDS:-9}"
 PORT="${HERALD_PORT:-18482}"
 
 source bench/demo-herald.sh
@@ -39,10 +39,7 @@ visibility public
 curl -fsS "$base/status/demo/api/v2/summary.json" -o "$work/public.json"
 same_json "$work/private.json" "$work/public.json" || { echo "the private page serves other content" >&2; exit 1; }
 
-
-printf 'connections=%s duration=%s threads=%s rounds=%s cpus=%s (medians of alternating runs)\n' \
-  "$CONNECTIONS" "$DURATION" "$THREADS" "$ROUNDS" "$(nproc)"
-printf '%-14s %-8s %-14s %10s %9s %10s %10s\n' endpoint encoding "read as" "req/s" p99 "rps ratio" "p99 ratio"
+header "read as"
 for endpoint in "/status/demo|br" "/status/demo/api/v2/summary.json|" "/status/demo/history.atom|gzip"; do
   IFS='|' read -r path encoding <<<"$endpoint"
   declare -A runs=([public]="" [bearer]="" [query]="")
@@ -53,14 +50,7 @@ for endpoint in "/status/demo|br" "/status/demo/api/v2/summary.json|" "/status/d
     runs[bearer]+="$(run "$base$path" "Authorization: Bearer $read_token" "$encoding")"$'\n'
     runs[query]+="$(run "$base$path?token=$read_token" "" "$encoding")"$'\n'
   done
-  p_rps="$(awk 'NF {print $1}' <<<"${runs[public]}" | median)"
-  p_ms="$(awk 'NF {print $2}' <<<"${runs[public]}" | median)"
   for as in public bearer query; do
-    rps="$(awk 'NF {print $1}' <<<"${runs[$as]}" | median)"
-    ms="$(awk 'NF {print $2}' <<<"${runs[$as]}" | median)"
-    printf '%-14s %-8s %-14s %10s %7sms %10s %10s\n' "$(basename "$path")" "${encoding:-identity}" \
-      "$as" "$rps" "$ms" \
-      "$(awk -v a="$rps" -v b="$p_rps" 'BEGIN { printf "%.3fx", a / b }')" \
-      "$(awk -v a="$ms" -v b="$p_ms" 'BEGIN { printf "%.2fx", a / b }')"
+    report "$path" "$encoding" "$as" "${runs[$as]}" "${runs[public]}"
   done
 done
