@@ -1,9 +1,10 @@
-# Sourced by the benchmarks that measure one Herald serving its demo page against itself in
-# two states (bench/private-page.sh, bench/branded-page.sh, bench/multilingual-page.sh): wrk installed, the release build,
-# Herald at its default settings on a fresh SQLite file with `herald demo`, an owner's API
-# token (`$owner`, `api`), wrk runs reduced to req/s and p99, the demo page's brand on and off
-# (`brand_on`, `brand_off`), and a table's header and lines (`header`, `report`). Expects
-# CONNECTIONS, DURATION, THREADS, ROUNDS and PORT to be set.
+# Sourced by the benchmarks that measure one Herald serving its demo page against itself in two
+# states (bench/private-page.sh, bench/branded-page.sh, bench/multilingual-page.sh): wrk
+# installed, the release build, Herald at its default settings on a fresh SQLite file with
+# `herald demo`, an owner's API token (`$owner`, `api`), wrk runs reduced to req/s, p99 and
+# Herald's CPU per request, the demo page's brand on and off (`brand_on`, `brand_off`), and a
+# table's header and lines (`header`, `report`). Expects CONNECTIONS, DURATION, THREADS, ROUNDS
+# and PORT to be set.
 
 command -v wrk >/dev/null 2>&1 || { echo "installing wrk"; DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null; }
 cargo build --release --quiet
@@ -31,29 +32,17 @@ api() { # method path [json] -> the answer's body; fails on an error answer
     ${3:+--data "$3"} "$base/api/v1$2"
 }
 
-# run URL [HEADER] [ACCEPT-ENCODING] -> "rps p99-in-ms cpu-us-per-request"; any error answer
-# fails the bench. The third figure is the CPU time (user and system, so the kernel's work on
-# its sockets too) the Herald process spent per answered request during the run, from
-# /proc/PID/stat: what a request costs Herald, which the other work of a shared machine moves
-# far less than it moves req/s.
-run() {
+source bench/measure.sh
+run() { # url [header] [accept-encoding] -> figures (measure.sh); any error answer fails the bench
   local out before after
-  before="$(cpu_ticks)"
+  before="$(cpu_ticks "$herald_pid")"
   out="$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency ${2:+-H "$2"} ${3:+-H "Accept-Encoding: $3"} "$1")"
-  after="$(cpu_ticks)"
+  after="$(cpu_ticks "$herald_pid")"
   if grep -q "Non-2xx\|Socket errors" <<<"$out"; then
     echo "errors for $1:" >&2; echo "$out" >&2; return 1
   fi
-  echo "$(awk '/Requests\/sec/ {print $2}' <<<"$out") $(to_ms "$(awk '$1 == "99%" {print $2}' <<<"$out")")" \
-    "$(awk -v t="$((after - before))" -v hz="$(getconf CLK_TCK)" '/ requests in / { printf "%.2f", t / hz * 1e6 / $1 }' <<<"$out")"
+  figures "$out" "$((after - before))"
 }
-cpu_ticks() { # the Herald process's utime + stime, in clock ticks (fields 14 and 15 of its stat)
-  awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$herald_pid/stat"
-}
-to_ms() { # wrk latency like 12.34ms, 1.2s, 950.00us
-  awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /s$/) n *= 1000; printf "%.2f", n }'
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # The demo page's full brand (an SVG logo, a colour, header links, a footer and a custom
 # stylesheet), on or off; `$1` adds fields to the page's PATCH (e.g. its languages).
@@ -78,7 +67,7 @@ brand_off() {
 # "runs/median" is the spread of the state's own runs (lowest and highest req/s over the
 # median): on a shared machine a burst of other work moves a single run by 10-30 %, so a
 # req/s ratio inside that spread is not a difference. "cpu/req" is Herald's CPU time per
-# request (the median of the runs) and its ratio to the baseline's: the steadier figure.
+# request (the median of the runs) and its ratio to the baseline's.
 report() { # path encoding state runs baseline-runs
   local rps ms cpu p_rps p_ms p_cpu lo hi
   rps="$(col 1 "$4")"; ms="$(col 2 "$4")"; cpu="$(col 3 "$4")"

@@ -129,13 +129,7 @@ for e in "${endpoints[@]}"; do
   done
 done
 
-cpu_ticks() { # pids... -> user+system clock ticks, threads included
-  local total=0 pid
-  for pid in "$@"; do
-    total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat")))
-  done
-  echo "$total"
-}
+source bench/measure.sh
 server_pids() { # herald|nginx -> the server's processes (nginx: its workers too)
   if [[ "$1" == herald ]]; then echo "$herald_pid"
   else local master; master="$(cat "$work/nginx.pid")"; echo "$master" $(pgrep -P "$master"); fi
@@ -149,17 +143,8 @@ run() { # name url [accept-encoding] -> "rps p99-in-ms cpu-us-per-request"; any 
   if grep -q "Non-2xx\|Socket errors" <<<"$out"; then
     echo "$1 answered errors for $2:" >&2; echo "$out" >&2; return 1
   fi
-  local rps p99 requests
-  rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
-  p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
-  requests="$(awk '/requests in/ {print $1}' <<<"$out")"
-  echo "$rps $(to_ms "$p99") $(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$requests" \
-    'BEGIN { printf "%.1f", t / hz * 1e6 / n }')"
+  figures "$out" "$((after - before))"
 }
-to_ms() { # wrk latency like 12.34ms, 1.2s, 950.00us
-  awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /s$/) n *= 1000; printf "%.2f", n }'
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 printf 'connections=%s duration=%s threads=%s rounds=%s cpus=%s (medians of alternating runs)\n' \
   "$CONNECTIONS" "$DURATION" "$THREADS" "$ROUNDS" "$(nproc)"
