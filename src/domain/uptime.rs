@@ -128,6 +128,50 @@ pub fn severity(status: ComponentStatus) -> u8 {
     }
 }
 
+/// What a quiet day is: one that can be drawn together with its neighbours of the same kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quiet {
+    /// A complete day of full uptime, operational throughout.
+    Up,
+    /// A complete day without data (before the component's first status).
+    NoData,
+}
+
+fn quiet(day: &DayUptime) -> Option<Quiet> {
+    if day.today {
+        return None;
+    }
+    match (day.percent, day.worst) {
+        (Some(p), Some(ComponentStatus::Operational)) if p >= 100.0 => Some(Quiet::Up),
+        (None, _) => Some(Quiet::NoData),
+        _ => None,
+    }
+}
+
+/// How a bar is drawn: each day with something to say on its own (downtime, a status other
+/// than operational, an incident, today), and each stretch of quiet days of one kind (full
+/// uptime, or no data) as one run, so a component with ninety quiet days is a few elements,
+/// not ninety. `eventful(i)` says whether day `i` has incidents. No run crosses `split_at`
+/// (the first day of the shorter bar narrow screens show), so that bar is whole runs.
+/// Answers the ranges of day indices, in order, covering every day once.
+pub fn stretches(
+    days: &[DayUptime],
+    eventful: impl Fn(usize) -> bool,
+    split_at: usize,
+) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut open: Option<Quiet> = None;
+    for (i, day) in days.iter().enumerate() {
+        let kind = if eventful(i) { None } else { quiet(day) };
+        match (kind, open, out.last_mut()) {
+            (Some(k), Some(o), Some(last)) if k == o && i != split_at => last.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+        open = kind;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,5 +262,67 @@ mod tests {
             bar.days.last().unwrap().date,
             NaiveDate::from_ymd_opt(2026, 11, 30).unwrap()
         );
+    }
+
+    fn bar_of(kinds: &str) -> Vec<DayUptime> {
+        // u: full uptime, n: no data, d: some downtime, g: degraded all day, t: today
+        let first = NaiveDate::from_ymd_opt(2026, 9, 1).unwrap();
+        kinds
+            .chars()
+            .enumerate()
+            .map(|(i, k)| DayUptime {
+                date: first + chrono::Duration::days(i as i64),
+                percent: match k {
+                    'u' | 'g' => Some(100.0),
+                    'd' => Some(99.2),
+                    _ => None,
+                },
+                today: k == 't',
+                worst: match k {
+                    'u' | 't' => Some(Operational),
+                    'g' => Some(DegradedPerformance),
+                    'd' => Some(PartialOutage),
+                    _ => None,
+                },
+                downtime_secs: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ninety_quiet_days_are_three_runs_split_where_the_narrow_bar_begins() {
+        let days = bar_of(&format!("{}t", "u".repeat(89)));
+        assert_eq!(stretches(&days, |_| false, 60), vec![0..60, 60..89, 89..90]);
+    }
+
+    #[test]
+    fn days_with_something_to_say_stand_alone_and_runs_keep_one_kind() {
+        let days = bar_of("nnnuuduugguut");
+        let eventful = |i| i == 7;
+        assert_eq!(
+            stretches(&days, eventful, 100),
+            vec![
+                0..3,   // no data
+                3..5,   // full uptime
+                5..6,   // downtime
+                6..7,   // full uptime
+                7..8,   // full uptime, but an incident
+                8..9,   // degraded
+                9..10,  // degraded
+                10..12, // full uptime
+                12..13, // today
+            ]
+        );
+    }
+
+    #[test]
+    fn stretches_cover_every_day_once() {
+        let days = bar_of("uunduuuuuuudgnnnuut");
+        for split in 0..days.len() {
+            let runs = stretches(&days, |i| i % 5 == 0, split);
+            let covered: Vec<usize> = runs.iter().flat_map(|r| r.clone()).collect();
+            assert_eq!(covered, (0..days.len()).collect::<Vec<_>>());
+            assert!(runs.iter().all(|r| !(r.start < split && split < r.end)));
+        }
     }
 }

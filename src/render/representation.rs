@@ -143,6 +143,13 @@ impl Representation {
         self
     }
 
+    /// The bytes it holds, in every coding.
+    pub fn held_bytes(&self) -> usize {
+        self.identity.len()
+            + self.gzip.as_ref().map_or(0, Bytes::len)
+            + self.brotli.as_ref().map_or(0, Bytes::len)
+    }
+
     /// The same representation, marked for cross-origin reads.
     pub fn with_cors(mut self) -> Self {
         self.cors = true;

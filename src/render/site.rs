@@ -50,6 +50,17 @@ impl PageSnapshot {
             .or_else(|| self.reps.get(key))
     }
 
+    /// The bytes its rendered representations hold, in every coding and language (a
+    /// representation shared between languages counted once each).
+    pub fn held_bytes(&self) -> usize {
+        let all = self.translated.iter().map(|(_, reps)| reps);
+        std::iter::once(&self.reps)
+            .chain(all)
+            .flat_map(|reps| reps.values())
+            .map(|rep| rep.held_bytes())
+            .sum()
+    }
+
     /// Whether the page is read in more than one language.
     pub fn multilingual(&self) -> bool {
         !self.translated.is_empty()

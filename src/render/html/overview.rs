@@ -12,7 +12,7 @@ use super::format::{
 };
 use super::frame::{Frame, Links, Section};
 use super::history::{day_href, event_day};
-use crate::domain::{DayUptime, severity};
+use crate::domain::{ComponentStatus, DayUptime, severity, stretches};
 use crate::render::PageData;
 use crate::render::assets::Assets;
 use crate::render::data::ComponentInfo;
@@ -101,7 +101,13 @@ pub struct GroupView {
     /// The worst status of its components.
     pub status: StatusLook,
     pub count: usize,
+    /// Whether it starts expanded: a small group, or one with a component not operational.
+    pub open: bool,
 }
+
+/// A group of more components than this starts collapsed (its heading still shows its worst
+/// status) while all of them are operational, so a page of hundreds stays readable.
+pub const COLLAPSED_OVER: usize = 10;
 
 /// One component.
 #[derive(Debug, Serialize)]
@@ -128,17 +134,24 @@ pub struct UptimeView {
     pub from: String,
 }
 
-/// One day of an uptime bar.
+/// One day of an uptime bar, or a run of quiet days drawn as one cell.
 #[derive(Debug, Serialize)]
 pub struct DayView {
     /// Days with incidents link to them in the history; the others are plain cells with a
-    /// tooltip, which keeps the page small (90 days times every component).
+    /// tooltip.
     pub linked: bool,
     pub href: String,
     /// E.g. "30 Nov 2026: 99.2 % uptime, Partial outage, 1 incident".
     pub label: String,
     /// CSS tone of the day's worst status.
     pub tone: &'static str,
+    /// How many days it draws: more than one for a run of quiet days alike.
+    #[serde(skip)]
+    pub span: usize,
+    /// Before the last 30 days (not drawn on narrow screens).
+    pub old: bool,
+    /// The cell's classes: `day`, its tone, `n{span}` for a run, `old`.
+    pub class: String,
 }
 
 impl OverviewView {
@@ -203,6 +216,7 @@ fn sections(data: &PageData, targets: &DayTargets, loc: Locale) -> Vec<SectionVi
                             description: group.description.clone(),
                             status: StatusLook::component_in(component.status, loc.lang),
                             count: 0,
+                            open: true,
                         }),
                         components: vec![view],
                     });
@@ -222,6 +236,8 @@ fn sections(data: &PageData, targets: &DayTargets, loc: Locale) -> Vec<SectionVi
             if let Some(worst) = worst {
                 group.status = StatusLook::component_in(worst, loc.lang);
             }
+            let calm = worst.is_none_or(|w| w == ComponentStatus::Operational);
+            group.open = group.count <= COLLAPSED_OVER || !calm;
         }
     }
     sections
@@ -233,14 +249,21 @@ fn component_view(
     targets: &DayTargets,
     loc: Locale,
 ) -> ComponentView {
-    let days: Vec<DayView> = c
-        .uptime
-        .days
-        .iter()
-        .enumerate()
-        .map(|(i, day)| {
-            let ids = c.incidents_by_day.get(i).map(Vec::as_slice).unwrap_or(&[]);
-            day_view(day, ids, data, targets, loc)
+    let all = &c.uptime.days;
+    let ids = |i: usize| c.incidents_by_day.get(i).map(Vec::as_slice).unwrap_or(&[]);
+    let narrow_from = all.len().saturating_sub(NARROW_DAYS);
+    let days: Vec<DayView> = stretches(all, |i| !ids(i).is_empty(), narrow_from)
+        .into_iter()
+        .map(|run| {
+            let old = run.start < narrow_from;
+            let mut view = day_view(&all[run.start], ids(run.start), data, targets, loc);
+            if run.len() > 1 {
+                view.label = run_label(&all[run.start], &all[run.end - 1], loc);
+                view.span = run.len();
+            }
+            view.old = old;
+            view.class = cell_class(&view);
+            view
         })
         .collect();
     ComponentView {
@@ -270,24 +293,47 @@ fn component_view(
                 }
                 None => loc.text("no-data"),
             },
-            day_count: days.len(),
-            from: loc.text_with("days-ago", &[("days", days.len().into())]),
+            day_count: all.len(),
+            from: loc.text_with("days-ago", &[("days", all.len().into())]),
             days,
         },
     }
 }
 
-fn day_view(
-    day: &DayUptime,
-    incident_ids: &[String],
-    data: &PageData,
-    targets: &DayTargets,
-    loc: Locale,
-) -> DayView {
-    let date = || day_text_in(day.date, loc.lang).into();
+/// The classes of a bar's cell (a plain cell is the list item; a linked day's item holds
+/// the link, which carries `day` and the tone).
+fn cell_class(view: &DayView) -> String {
+    let mut class = format!("day s-{}", view.tone);
+    if view.span > 1 {
+        class.push_str(&format!(" n{}", view.span));
+    }
+    if view.old {
+        class.push_str(" old");
+    }
+    class
+}
+
+/// Days narrow screens show of a bar (as Statuspage does).
+const NARROW_DAYS: usize = 30;
+
+/// The tooltip of a run of quiet days: its dates, and what each of its days says.
+fn run_label(first: &DayUptime, last: &DayUptime, loc: Locale) -> String {
+    let range = loc.text_with(
+        "day-range",
+        &[
+            ("from", day_text_in(first.date, loc.lang).into()),
+            ("to", day_text_in(last.date, loc.lang).into()),
+        ],
+    );
+    day_words(first, range, loc)
+}
+
+/// What a day (or a run of days alike) says after its date.
+fn day_words(day: &DayUptime, date: String, loc: Locale) -> String {
+    let date = || date.clone().into();
     let percent = |p: f64| percent_text(p, 2).into();
     let worst = |w| in_sentence(&StatusLook::component_in(w, loc.lang).label, loc.lang).into();
-    let mut label = match (day.percent, day.worst) {
+    match (day.percent, day.worst) {
         (Some(p), Some(w)) => loc.text_with(
             "day-uptime-worst",
             &[
@@ -303,7 +349,17 @@ fn day_view(
             loc.text_with("day-today-worst", &[("date", date()), ("worst", worst(w))])
         }
         (None, _) => loc.text_with("day-no-data", &[("date", date())]),
-    };
+    }
+}
+
+fn day_view(
+    day: &DayUptime,
+    incident_ids: &[String],
+    data: &PageData,
+    targets: &DayTargets,
+    loc: Locale,
+) -> DayView {
+    let mut label = day_words(day, day_text_in(day.date, loc.lang), loc);
     if !incident_ids.is_empty() {
         let count = incident_ids.len().into();
         label.push_str(&loc.text_with("day-incidents", &[("count", count)]));
@@ -314,12 +370,20 @@ fn day_view(
         (Some(_), None) => "ok",
         (None, _) => StatusLook::NO_DATA_TONE,
     };
-    let target = targets.target(day.date, incident_ids);
+    let linked = !incident_ids.is_empty();
     DayView {
-        linked: !incident_ids.is_empty(),
-        href: loc.href(&day_href(&data.page.path, data.as_of, target)),
+        linked,
+        href: if linked {
+            let target = targets.target(day.date, incident_ids);
+            loc.href(&day_href(&data.page.path, data.as_of, target))
+        } else {
+            String::new()
+        },
         label,
         tone,
+        span: 1,
+        old: false,
+        class: String::new(),
     }
 }
 

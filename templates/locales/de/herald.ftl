@@ -108,6 +108,7 @@ day-uptime = { $date }: { $percent } Verfügbarkeit
 day-uptime-worst = { $date }: { $percent } Verfügbarkeit, { $worst }
 day-today-worst = { $date } (heute bisher): { $worst }
 day-no-data = { $date }: keine Daten
+day-range = { $from } – { $to }
 day-incidents = { $count ->
     [one] , { $count } Störung
    *[other] , { $count } Störungen

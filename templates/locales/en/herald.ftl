@@ -108,6 +108,7 @@ day-uptime = { $date }: { $percent } uptime
 day-uptime-worst = { $date }: { $percent } uptime, { $worst }
 day-today-worst = { $date } (today so far): { $worst }
 day-no-data = { $date }: no data
+day-range = { $from } – { $to }
 day-incidents = { $count ->
     [one] , 1 incident
    *[other] , { $count } incidents

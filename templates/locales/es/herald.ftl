@@ -108,6 +108,7 @@ day-uptime = { $date }: { $percent } de disponibilidad
 day-uptime-worst = { $date }: { $percent } de disponibilidad, { $worst }
 day-today-worst = { $date } (hoy hasta ahora): { $worst }
 day-no-data = { $date }: sin datos
+day-range = del { $from } al { $to }
 day-incidents = { $count ->
     [one] , { $count } incidente
    *[other] , { $count } incidentes

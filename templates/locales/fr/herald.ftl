@@ -108,6 +108,7 @@ day-uptime = { $date } : { $percent } de disponibilité
 day-uptime-worst = { $date } : { $percent } de disponibilité, { $worst }
 day-today-worst = { $date } (aujourd’hui, jusqu’à présent) : { $worst }
 day-no-data = { $date } : aucune donnée
+day-range = du { $from } au { $to }
 day-incidents = { $count ->
     [one] , { $count } incident
    *[other] , { $count } incidents

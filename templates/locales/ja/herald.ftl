@@ -105,6 +105,7 @@ day-uptime = { $date }：稼働率 { $percent }
 day-uptime-worst = { $date }：稼働率 { $percent }、{ $worst }
 day-today-worst = { $date }（本日これまで）：{ $worst }
 day-no-data = { $date }：データなし
+day-range = { $from }～{ $to }
 day-incidents = 、インシデント { $count } 件
 
 ## インシデントとメンテナンス

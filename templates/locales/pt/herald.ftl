@@ -108,6 +108,7 @@ day-uptime = { $date }: { $percent } de disponibilidade
 day-uptime-worst = { $date }: { $percent } de disponibilidade, { $worst }
 day-today-worst = { $date } (hoje, até agora): { $worst }
 day-no-data = { $date }: sem dados
+day-range = de { $from } a { $to }
 day-incidents = { $count ->
     [one] , 1 incidente
    *[other] , { $count } incidentes

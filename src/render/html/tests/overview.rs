@@ -74,9 +74,25 @@ fn each_component_has_a_ninety_day_bar_of_labelled_links_into_the_history() {
     );
     assert_eq!(
         html.matches(r#"<li class="day "#).count(),
-        3 * 90 - 2,
-        "the others are plain cells"
+        4 + 4 + 3,
+        "the others are plain cells, a quiet stretch of days one cell: no data, full uptime \
+         before and within the last 30 days, today (the API's 29 Nov stands alone)"
     );
+    assert!(
+        html.contains(
+            r#"<li class="day s-none n49 old" title="2 Sep 2026 – 20 Oct 2026: no data"></li>"#
+        ),
+        "{html}"
+    );
+    assert!(html.contains(
+        r#"<li class="day s-ok n11 old" title="21 Oct 2026 – 31 Oct 2026: 100 % uptime, Operational"></li>"#
+    ), "the quiet days before the narrow screens' 30 days end where those begin: {html}");
+    assert!(html.contains(
+        r#"<li class="day s-ok n29" title="1 Nov 2026 – 29 Nov 2026: 100 % uptime, Operational"></li>"#
+    ));
+    assert!(html.contains(
+        r#"<li class="day s-ok n28" title="1 Nov 2026 – 28 Nov 2026: 100 % uptime, Operational"></li>"#
+    ), "the API's quiet run stops before its day with an incident");
     assert_eq!(
         html.matches(r#"aria-label="Uptime of API over the last 90 days""#)
             .count(),
@@ -88,7 +104,6 @@ fn each_component_has_a_ninety_day_bar_of_labelled_links_into_the_history() {
     assert!(html.contains(
         r#"href="/status/acme/history?page=1#day-2026-11-29" aria-label="30 Nov 2026 (today so far): Operational, 1 incident""#
     ), "a day links to where its incident is listed");
-    assert!(html.contains(r#"<li class="day s-none" title="2 Sep 2026: no data"></li>"#));
     assert!(
         html.contains(r#"<span class="bar-percent">99.94 % uptime</span>"#),
         "{html}"
@@ -115,6 +130,41 @@ fn components_show_by_group_in_collapsible_details_with_status_words() {
     ));
     assert!(html.contains(r#"<span class="status-label">Major Outage</span>"#));
     assert!(html.contains(r#"<span class="status-label">Operational</span>"#));
+}
+
+#[test]
+fn a_large_calm_group_starts_collapsed_showing_its_status_and_opens_when_one_is_not_operational() {
+    let mut data = fixture::page();
+    let template = data.components[0].clone();
+    for n in 0..super::super::overview::COLLAPSED_OVER - 1 {
+        let mut more = template.clone();
+        more.id = format!("c-more-{n}");
+        more.name = format!("Location {n}");
+        data.components.insert(1, more);
+    }
+    let count = |html: &str| html.matches("<details").count();
+    let html = page(&render(&data), "");
+    assert_eq!(count(&html), 1);
+    assert!(
+        html.contains(r#"<details>"#),
+        "11 components, all operational: collapsed"
+    );
+    assert!(html.contains(
+        concat!("<details>\n", r#"<summary><span class="group-name">Core</span> <span class="group-count">(11 components)</span> <span class="status s-ok">"#)
+    ), "{html}");
+    data.components[4].status = crate::domain::ComponentStatus::PartialOutage;
+    refresh_status(&mut data);
+    let html = page(&render(&data), "");
+    assert!(html.contains(
+        concat!("<details open>\n", r#"<summary><span class="group-name">Core</span> <span class="group-count">(11 components)</span> <span class="status s-partial">"#)
+    ), "{html}");
+    data.components.truncate(1 + 9);
+    data.components[4].status = crate::domain::ComponentStatus::Operational;
+    refresh_status(&mut data);
+    assert!(
+        page(&render(&data), "").contains("<details open>"),
+        "ten are few enough to show"
+    );
 }
 
 #[test]
