@@ -1,0 +1,168 @@
+//! Where the refresher's time goes on a large page, step by step: seeds one page through
+//! Herald's services (components in groups, a year of resolved incidents of five updates each,
+//! back-dated as a year of real use leaves them, in as many languages as asked) into a new
+//! SQLite file, then reads and renders it `rounds` times and prints the median of each step.
+//!
+//!   cargo run --release --example scale_profile -- COMPONENTS GROUPS INCIDENTS LANGUAGES [ROUNDS]
+//!   cargo run --release --example scale_profile -- 1000 20 0 1
+//!   cargo run --release --example scale_profile -- 20 1 1000 1
+//!
+//! It measures the library's functions in one process, without HTTP; `bench/scale.sh` measures
+//! the server.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use herald::config::DatabaseUrl;
+use herald::db::connection::establish;
+use herald::db::write_tx;
+use herald::render::site::Renderer;
+use herald::services;
+use serde_json::json;
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse())
+        .collect::<Result<_, _>>()?;
+    let [components, groups, incidents, languages] = args[..4] else {
+        anyhow::bail!("usage: scale_profile COMPONENTS GROUPS INCIDENTS LANGUAGES [ROUNDS]");
+    };
+    let rounds = args.get(4).copied().unwrap_or(5);
+    let dir = tempfile::tempdir()?;
+    let url = DatabaseUrl::parse(&format!("sqlite://{}/scale.db", dir.path().display()))?;
+    let mut conn = establish(&url)?;
+    herald::db::migrations::run_pending(&mut conn)?;
+    let started = Instant::now();
+    let page_id = seed(&mut conn, components, groups.max(1), incidents, languages)?;
+    eprintln!("seeded in {:.1} s", started.elapsed().as_secs_f64());
+
+    let renderer = Renderer::load()?;
+    let (mut load, mut render) = (Vec::new(), Vec::new());
+    let mut bytes = 0;
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let page = services::pages::get_page(&mut conn, &page_id)?;
+        let access = Arc::new(services::access::load(&mut conn, &page)?);
+        let data = services::public::load_page_data(
+            &mut conn,
+            &page_id,
+            Utc::now(),
+            "http://127.0.0.1:8080",
+        )?;
+        load.push(t.elapsed());
+        let t = Instant::now();
+        let snapshot = renderer.render_page(data, access)?;
+        render.push(t.elapsed());
+        bytes = snapshot.held_bytes();
+    }
+    println!(
+        "components={components} groups={groups} incidents={incidents} languages={languages}: \
+         load {:.1} ms, render {:.1} ms, held {:.1} MB",
+        median_ms(&mut load),
+        median_ms(&mut render),
+        bytes as f64 / 1e6
+    );
+    Ok(())
+}
+
+fn median_ms(times: &mut [Duration]) -> f64 {
+    times.sort();
+    times[times.len() / 2].as_secs_f64() * 1000.0
+}
+
+fn from<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> anyhow::Result<T> {
+    Ok(serde_json::from_value(value)?)
+}
+
+fn seed(
+    conn: &mut herald::db::DbConn,
+    components: usize,
+    groups: usize,
+    incidents: usize,
+    languages: usize,
+) -> anyhow::Result<herald::domain::PageId> {
+    let err = |e: herald::error::AppError| anyhow::anyhow!(e.to_string());
+    let now = Utc::now();
+    let langs: Vec<&str> = ["en", "de", "fr", "es", "pt", "ja"]
+        .into_iter()
+        .take(languages.max(1))
+        .collect();
+    let page = services::pages::create_page(
+        conn,
+        &from(json!({"slug": "big", "name": "Big", "time_zone": "Europe/London"}))?,
+    )
+    .map_err(err)?;
+    services::pages::update_page(conn, &page.id, &from(json!({"languages": langs}))?)
+        .map_err(err)?;
+    let year_ago = (now - chrono::Duration::days(366)).naive_utc();
+    let mut ids = Vec::new();
+    write_tx(conn, |c| {
+        for g in 0..groups {
+            let group = services::components::create_group(
+                c,
+                &page.id,
+                &from(json!({"name": format!("Region {g}")}))?,
+            )?;
+            for i in (g..components).step_by(groups) {
+                let input = from(json!({
+                    "name": format!("Location {i}"),
+                    "group_id": group.id.to_string(),
+                }))?;
+                let component = services::components::create_component(c, &page.id, &input)?;
+                herald::db::models::seed::backdate_component(c, &component.id, year_ago)?;
+                ids.push(component.id);
+            }
+        }
+        Ok::<_, herald::error::AppError>(())
+    })
+    .map_err(err)?;
+    let steps = ["identified", "monitoring", "monitoring", "resolved"];
+    for k in 0..incidents {
+        let start = now - chrono::Duration::minutes(((k + 1) * 525) as i64);
+        let component = &ids[k % ids.len()];
+        let mut open = json!({
+            "name": format!("Elevated errors {k}"),
+            "body": format!("We are investigating elevated error rates (**{k}**)."),
+            "components": {component.to_string(): "partial_outage"},
+            "notify": false,
+        });
+        if langs.len() > 1 {
+            let tr: BTreeMap<&str, serde_json::Value> = langs[1..]
+                .iter()
+                .map(|l| {
+                    (
+                        *l,
+                        json!({"name": format!("{l} {k}"), "body": format!("{l} body")}),
+                    )
+                })
+                .collect();
+            open["translations"] = json!(tr);
+        }
+        let incident =
+            services::incidents::open_incident(conn, &page.id, &from(open)?, None, start)
+                .map_err(err)?
+                .incident;
+        for (n, status) in steps.iter().enumerate() {
+            let mut update = json!({
+                "status": status,
+                "body": format!("Step {n} of incident {k}: a [link](https://example.com/{k}) and some *words*."),
+                "notify": false,
+            });
+            if *status == "resolved" {
+                update["components"] = json!({component.to_string(): "operational"});
+            }
+            services::incidents::post_update(
+                conn,
+                &incident.id,
+                &from(update)?,
+                None,
+                start + chrono::Duration::minutes(20 * (n as i64 + 1)),
+            )
+            .map_err(err)?;
+        }
+    }
+    Ok(page.id)
+}
