@@ -40,30 +40,65 @@ fn main() -> anyhow::Result<()> {
     eprintln!("seeded in {:.1} s", started.elapsed().as_secs_f64());
 
     let renderer = Renderer::load()?;
-    let (mut load, mut render) = (Vec::new(), Vec::new());
-    let mut bytes = 0;
-    for _ in 0..rounds {
-        let t = Instant::now();
-        let page = services::pages::get_page(&mut conn, &page_id)?;
-        let access = Arc::new(services::access::load(&mut conn, &page)?);
-        let data = services::public::load_page_data(
-            &mut conn,
+    let read = |conn: &mut herald::db::DbConn,
+                before: Option<&herald::render::PageData>|
+     -> anyhow::Result<_> {
+        let page = services::pages::get_page(conn, &page_id)?;
+        let access = Arc::new(services::access::load(conn, &page)?);
+        let data = services::public::reload_page_data(
+            conn,
             &page_id,
             Utc::now(),
             "http://127.0.0.1:8080",
+            before,
         )?;
+        Ok((data, access))
+    };
+    // The first render: everything held ahead.
+    let (mut load, mut render) = (Vec::new(), Vec::new());
+    let mut snapshot = None;
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let (data, access) = read(&mut conn, None)?;
         load.push(t.elapsed());
         let t = Instant::now();
-        let snapshot = renderer.render_page(data, access)?;
+        snapshot = Some(renderer.render_page(data, access, None, 1)?.0);
         render.push(t.elapsed());
-        bytes = snapshot.held_bytes();
     }
+    let Some(mut snapshot) = snapshot else {
+        anyhow::bail!("no rounds");
+    };
     println!(
         "components={components} groups={groups} incidents={incidents} languages={languages}: \
-         load {:.1} ms, render {:.1} ms, held {:.1} MB",
+         first render: load {:.1} ms, render {:.1} ms, held {:.2} MB",
         median_ms(&mut load),
         median_ms(&mut render),
-        bytes as f64 / 1e6
+        snapshot.held_bytes() as f64 / 1e6
+    );
+    // A write: one component's status changes, the page is read and what it touches rendered.
+    let component = herald::domain::ComponentId::from(snapshot.data.components[0].id.clone());
+    let (mut load, mut render, mut count) = (Vec::new(), Vec::new(), 0);
+    for round in 0..rounds {
+        let status = match round % 2 {
+            0 => herald::domain::ComponentStatus::MajorOutage,
+            _ => herald::domain::ComponentStatus::Operational,
+        };
+        services::components::set_component_status(&mut conn, &component, status, None)
+            .map_err(|e| anyhow::anyhow!(e.to_string()))?;
+        let t = Instant::now();
+        let (data, access) = read(&mut conn, Some(&snapshot.data))?;
+        load.push(t.elapsed());
+        let t = Instant::now();
+        snapshot = renderer
+            .render_page(data, access, Some(&snapshot), round as u64 + 2)?
+            .0;
+        render.push(t.elapsed());
+        count = snapshot.rendered.len();
+    }
+    println!(
+        "  a component's status: load {:.1} ms, render {:.1} ms ({count} documents rendered)",
+        median_ms(&mut load),
+        median_ms(&mut render),
     );
     Ok(())
 }

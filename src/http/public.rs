@@ -10,6 +10,8 @@ use serde_json::json;
 
 use crate::domain::lang::{self, Lang};
 use crate::render::Representation;
+use crate::render::change::Doc;
+use crate::render::on_demand::{self, Unrendered};
 use crate::render::site::{Found, PageSnapshot, PublicSite};
 use crate::state::AppState;
 
@@ -31,7 +33,7 @@ pub mod route {
 /// the `OPTIONS` preflight below a page. Answers the response and the route's name, or `None`
 /// for everything else (the router takes it: the forms, the console, the API, a custom
 /// domain's root-level paths, percent-encoded paths, which the router decodes).
-pub fn early(req: &HttpRequest, site: &PublicSite) -> Option<(HttpResponse, &'static str)> {
+pub fn early(req: &HttpRequest, site: &Arc<PublicSite>) -> Option<(Read, &'static str)> {
     let method = req.method();
     let read = *method == Method::GET || *method == Method::HEAD;
     if !read && *method != Method::OPTIONS {
@@ -59,7 +61,7 @@ pub fn early(req: &HttpRequest, site: &PublicSite) -> Option<(HttpResponse, &'st
         let res = match snapshot.find(slug) {
             Some(Found::Public(page)) => answer(req, site, page, tail),
             Some(Found::Restricted(page)) => early_restricted(req, site, page, tail)?,
-            None => not_found(site, tail),
+            None => Read::Now(not_found(site, tail)),
         };
         return Some((res, name));
     }
@@ -71,12 +73,15 @@ pub fn early(req: &HttpRequest, site: &PublicSite) -> Option<(HttpResponse, &'st
         let res = match snapshot.page_for_host(host(req)) {
             Some(Found::Public(page)) => answer(req, site, page, ""),
             Some(Found::Restricted(page)) => early_restricted(req, site, page, "")?,
-            None => serve(req, &snapshot.home),
+            None => Read::Now(serve(req, &snapshot.home)),
         };
         return Some((res, route::ROOT));
     }
     if path == route::WELCOME {
-        return Some((serve(req, &site.renderer.welcome), route::WELCOME));
+        return Some((
+            Read::Now(serve(req, &site.renderer.welcome)),
+            route::WELCOME,
+        ));
     }
     let file = path.strip_prefix("/assets/")?;
     if file.is_empty() || file.contains('/') {
@@ -86,7 +91,7 @@ pub fn early(req: &HttpRequest, site: &PublicSite) -> Option<(HttpResponse, &'st
         Some(rep) => serve(req, &rep),
         None => not_found(site, ""),
     };
-    Some((res, route::ASSET))
+    Some((Read::Now(res), route::ASSET))
 }
 
 /// A restricted page on the read path: a preflight (it carries no credentials, and learns
@@ -94,19 +99,19 @@ pub fn early(req: &HttpRequest, site: &PublicSite) -> Option<(HttpResponse, &'st
 /// asks whether a responder is signed in, [`fallback`]).
 fn early_restricted(
     req: &HttpRequest,
-    site: &PublicSite,
+    site: &Arc<PublicSite>,
     page: &PageSnapshot,
     tail: &str,
-) -> Option<HttpResponse> {
+) -> Option<Read> {
     if *req.method() == Method::OPTIONS {
-        return Some(restricted_preflight());
+        return Some(Read::Now(restricted_preflight()));
     }
     let key = req
         .app_data::<web::Data<AppState>>()
         .map(|state| state.secret.expose())?;
     match access::in_memory(req, page, key) {
-        InMemory::Admitted => Some(access::private(read(req, site, page, tail))),
-        InMemory::BadToken => Some(access::refuse(req, page, tail, true)),
+        InMemory::Admitted => Some(read(req, site, page, tail).private()),
+        InMemory::BadToken => Some(Read::Now(access::refuse(req, page, tail, true))),
         InMemory::Unknown => None,
     }
 }
@@ -131,8 +136,15 @@ fn preflight(
     page: &PageSnapshot,
     tail: &str,
 ) -> HttpResponse {
-    match page.get(&key(tail, req.query_string())) {
-        Some(rep) if rep.cors => {
+    let key = key(tail, req.query_string());
+    let cors = match page.get(&key) {
+        Some(rep) => rep.cors,
+        None => page
+            .on_demand_key(page.data.page.default_language, &key)
+            .is_some_and(|k| k.doc.cors()),
+    };
+    match cors {
+        true => {
             let mut res = HttpResponse::NoContent();
             res.insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
                 .insert_header((header::ACCESS_CONTROL_ALLOW_METHODS, "GET, HEAD, OPTIONS"))
@@ -182,9 +194,9 @@ pub fn is_form_path(path: &str) -> bool {
 
 /// A page's path read (GET, HEAD) or preflighted (OPTIONS, the CORS preflight of a
 /// cross-origin read).
-fn answer(req: &HttpRequest, site: &PublicSite, page: &PageSnapshot, tail: &str) -> HttpResponse {
+fn answer(req: &HttpRequest, site: &Arc<PublicSite>, page: &PageSnapshot, tail: &str) -> Read {
     if *req.method() == Method::OPTIONS {
-        preflight(req, site, page, tail)
+        Read::Now(preflight(req, site, page, tail))
     } else {
         read(req, site, page, tail)
     }
@@ -216,7 +228,11 @@ pub async fn fallback(
         ),
     };
     let page = match found {
-        Some(Found::Public(page)) => return answer(&req, &site, page, &tail),
+        Some(Found::Public(page)) => {
+            let read = answer(&req, &site, page, &tail);
+            drop(snapshot);
+            return read.answer(&req).await;
+        }
         Some(Found::Restricted(page)) => page.clone(),
         None => return not_found(&site, &tail),
     };
@@ -227,29 +243,123 @@ pub async fn fallback(
     let key = key(&tail, req.query_string());
     match access::in_memory(&req, &page, state.secret.expose()) {
         InMemory::BadToken => access::refuse(&req, &page, &key, true),
-        InMemory::Admitted => access::private(read(&req, &site, &page, &tail)),
+        InMemory::Admitted => read(&req, &site, &page, &tail).private().answer(&req).await,
         InMemory::Unknown if access::admit(&req, &state, Found::Restricted(&page)).await => {
-            access::private(read(&req, &site, &page, &tail))
+            read(&req, &site, &page, &tail).private().answer(&req).await
         }
         InMemory::Unknown => access::refuse(&req, &page, &key, false),
     }
 }
 
-fn read(req: &HttpRequest, site: &PublicSite, page: &PageSnapshot, tail: &str) -> HttpResponse {
+/// What a read of the site found: an answer, or a document to render first.
+pub enum Read {
+    Now(HttpResponse),
+    Render(Box<Pending>),
+}
+
+/// A document rendered on its first read (see [`crate::render::on_demand`]).
+pub struct Pending {
+    site: Arc<PublicSite>,
+    data: Arc<crate::render::PageData>,
+    key: on_demand::Key,
+    multilingual: bool,
+    private: bool,
+}
+
+impl Read {
+    /// The same read, answered as a restricted page's (kept by no shared cache).
+    fn private(self) -> Self {
+        match self {
+            Self::Now(res) => Self::Now(access::private(res)),
+            Self::Render(mut pending) => {
+                pending.private = true;
+                Self::Render(pending)
+            }
+        }
+    }
+
+    /// The answer, rendering the document first if it must be (off the async threads,
+    /// within a bound: a full bound answers 503 with `Retry-After`).
+    pub async fn answer(self, req: &HttpRequest) -> HttpResponse {
+        let pending = match self {
+            Self::Now(res) => return res,
+            Self::Render(pending) => pending,
+        };
+        let Pending {
+            site,
+            data,
+            key,
+            multilingual,
+            private,
+        } = *pending;
+        let (lang, doc, tail) = (key.lang, key.doc.clone(), key.doc.key());
+        let renderer = site.clone();
+        let rendered = site
+            .on_demand
+            .get_or_render(key, move || {
+                renderer.renderer.render_doc(&data, lang, &doc, &mut None)
+            })
+            .await;
+        let res = match rendered {
+            Ok(rep) => served_in(req, &rep, lang, multilingual),
+            Err(Unrendered::Missing) => not_found(&site, &tail),
+            Err(Unrendered::Busy) => busy(&tail),
+            Err(Unrendered::Failed(e)) => {
+                tracing::error!(error = %e, document = %tail, "rendering a document on demand failed");
+                failed(&tail)
+            }
+        };
+        match private {
+            true => access::private(res),
+            false => res,
+        }
+    }
+}
+
+fn read(req: &HttpRequest, site: &Arc<PublicSite>, page: &PageSnapshot, tail: &str) -> Read {
     let key = key(tail, req.query_string());
+    let multilingual = page.multilingual();
     let Some(rep) = page.get(&key) else {
-        return not_found(site, tail);
+        let html = Doc::parse(&key).is_some_and(|d| d.html());
+        let lang = match multilingual {
+            true => reader_lang(req, &page.data.page, html),
+            false => page.data.page.default_language,
+        };
+        let Some(key) = page.on_demand_key(lang, &key) else {
+            return Read::Now(not_found(site, tail));
+        };
+        if let Some(rep) = site.on_demand.get(&key) {
+            return Read::Now(served_in(req, &rep, key.lang, multilingual));
+        }
+        return Read::Render(Box::new(Pending {
+            site: site.clone(),
+            data: page.data.clone(),
+            key,
+            multilingual,
+            private: false,
+        }));
     };
-    if !page.multilingual() {
-        return serve(req, rep);
+    if !multilingual {
+        return Read::Now(serve(req, rep));
     }
     // A page in several languages: a person's browser says which it reads; a machine client
     // (the JSON, a feed) gets the default unless it asks with `?lang=`.
     let html = rep.content_type.starts_with("text/html");
     let lang = reader_lang(req, &page.data.page, html);
     let rep = page.get_in(lang, &key).unwrap_or(rep);
+    Read::Now(served_in(req, rep, lang, true))
+}
+
+/// `rep` answered to `req`, read in `lang`: an HTML page of a page read in several languages
+/// says its language and that it varies with the reader's.
+fn served_in(
+    req: &HttpRequest,
+    rep: &Representation,
+    lang: Lang,
+    multilingual: bool,
+) -> HttpResponse {
     let mut res = serve(req, rep);
-    if html {
+    if multilingual && rep.content_type.starts_with("text/html") {
         let headers = res.headers_mut();
         headers.insert(
             header::VARY,
@@ -261,6 +371,32 @@ fn read(req: &HttpRequest, site: &PublicSite, page: &PageSnapshot, tail: &str) -
         );
     }
     res
+}
+
+/// Every render slot stayed taken: try again shortly.
+fn busy(tail: &str) -> HttpResponse {
+    let mut res = HttpResponse::ServiceUnavailable();
+    res.insert_header((header::RETRY_AFTER, "2"))
+        .insert_header((header::CACHE_CONTROL, "no-store"));
+    if tail.starts_with("api/") || tail.ends_with(".json") {
+        return res.json(
+            json!({"error": "unavailable", "message": "busy rendering; try again in a moment"}),
+        );
+    }
+    res.content_type("text/plain; charset=utf-8")
+        .body("Busy rendering this page; try again in a moment.")
+}
+
+/// A document that could not be rendered (logged with its cause).
+fn failed(tail: &str) -> HttpResponse {
+    let mut res = HttpResponse::InternalServerError();
+    res.insert_header((header::CACHE_CONTROL, "no-store"));
+    if tail.starts_with("api/") || tail.ends_with(".json") {
+        return res
+            .json(json!({"error": "internal", "message": "this document could not be rendered"}));
+    }
+    res.content_type("text/plain; charset=utf-8")
+        .body("This page could not be rendered.")
 }
 
 /// The language a request reads `page` in: its `?lang=`, then (for a person's browser, `html`)

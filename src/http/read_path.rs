@@ -33,12 +33,13 @@ pub async fn serve<B: MessageBody + 'static>(
     let early = req
         .app_data::<web::Data<std::sync::Arc<PublicSite>>>()
         .and_then(|site| crate::http::public::early(req.request(), site));
-    let Some((res, route)) = early else {
+    let Some((read, route)) = early else {
         return next
             .call(req)
             .await
             .map(ServiceResponse::map_into_left_body);
     };
+    let res = read.answer(req.request()).await;
     let busy = req
         .conn_data::<std::sync::Arc<Connection>>()
         .map(Busy::begin);

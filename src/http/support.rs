@@ -125,6 +125,8 @@ async fn locate(
             access: page.access.clone(),
             reps: std::collections::HashMap::new(),
             translated: Vec::new(),
+            stamps: std::collections::HashMap::new(),
+            rendered: Vec::new(),
             wake_at: page.wake_at,
         };
         return Ok(Some((Arc::new(shown), place)));

@@ -19,7 +19,7 @@ use crate::domain::{
 pub const UPTIME_DAYS: u32 = 90;
 
 /// One status page, ready to render.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PageData {
     pub page: PageInfo,
     /// When the data was read from the database.
@@ -77,7 +77,7 @@ pub struct VendorIncidentInfo {
 }
 
 /// The page itself.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PageInfo {
     pub id: String,
     pub slug: String,
@@ -109,7 +109,7 @@ pub struct PageInfo {
 }
 
 /// A page's own look, ready to render: what its settings say, checked when they were taken.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Brand {
     /// The brand colour (checked: readable on white).
     pub color: Option<crate::domain::brand::BrandColor>,
@@ -142,14 +142,14 @@ impl Brand {
 }
 
 /// A page's own stylesheet, served below the page under a name that changes with it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Stylesheet {
     pub file_name: String,
     pub text: String,
 }
 
 /// An image a page carries, as served.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BrandImage {
     pub kind: crate::domain::image::ImageKind,
     pub bytes: bytes::Bytes,
@@ -176,7 +176,7 @@ fn serialize_tz<S: serde::Serializer>(tz: &Tz, s: S) -> Result<S::Ok, S::Error> 
 }
 
 /// A component group.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GroupInfo {
     pub id: String,
     pub name: String,
@@ -189,7 +189,7 @@ pub struct GroupInfo {
 }
 
 /// A component with its uptime bar.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ComponentInfo {
     pub id: String,
     pub group_id: Option<String>,
@@ -212,7 +212,7 @@ pub struct ComponentInfo {
 }
 
 /// An incident, advisory or maintenance.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IncidentInfo {
     pub id: String,
     pub reference: String,
@@ -273,7 +273,7 @@ pub fn translated_prose(stored: &str, field: &str) -> BTreeMap<Lang, Prose> {
 }
 
 /// A component an incident affects, with the status the incident gave it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AffectedComponent {
     pub id: String,
     pub name: String,
@@ -309,7 +309,7 @@ pub fn status_in_incident(
 }
 
 /// One update of an incident.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UpdateInfo {
     pub id: String,
     pub status: LifecycleStatus,
@@ -329,7 +329,7 @@ pub struct UpdateInfo {
 }
 
 /// A component status change made by an update.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ComponentChange {
     pub component_id: String,
     pub component_name: String,
@@ -338,7 +338,7 @@ pub struct ComponentChange {
 }
 
 /// A published postmortem.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PostmortemInfo {
     pub summary: String,
     pub summary_html: String,
@@ -357,7 +357,7 @@ pub struct PostmortemInfo {
 }
 
 /// A follow-up action of a postmortem.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FollowUpInfo {
     pub description: String,
     pub owner: Option<String>,
@@ -365,6 +365,18 @@ pub struct FollowUpInfo {
 }
 
 impl PageData {
+    /// The latest change to anything on the page (not the read time, so the documents that
+    /// carry it keep their bytes until the data changes).
+    pub fn updated_at(&self) -> DateTime<Utc> {
+        self.components
+            .iter()
+            .map(|c| c.updated_at)
+            .chain(self.groups.iter().map(|g| g.updated_at))
+            .chain(self.incidents.iter().map(|i| i.updated_at))
+            .chain(self.maintenances.iter().map(|m| m.updated_at))
+            .fold(self.page.updated_at, DateTime::max)
+    }
+
     /// Whether any text responders wrote was translated into `lang`.
     pub fn translated_into(&self, lang: Lang) -> bool {
         self.incidents.iter().chain(&self.maintenances).any(|e| {

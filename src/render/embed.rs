@@ -127,11 +127,26 @@ pub fn render(
     assets: &Assets,
     out: &mut HashMap<String, Arc<Representation>>,
 ) -> anyhow::Result<()> {
-    let widget = serde_json::to_vec(&Widget::new(data))?;
+    out.insert("widget.json".to_owned(), Arc::new(widget(data)?));
     out.insert(
-        "widget.json".to_owned(),
-        Arc::new(Representation::new("application/json", widget, CachePolicy::PUBLIC).with_cors()),
+        "embed".to_owned(),
+        Arc::new(embed(data, templates, assets)?),
     );
+    Ok(())
+}
+
+/// `widget.json`: what `embed.js` draws, readable from any origin.
+pub fn widget(data: &PageData) -> anyhow::Result<Representation> {
+    let widget = serde_json::to_vec(&Widget::new(data))?;
+    Ok(Representation::new("application/json", widget, CachePolicy::PUBLIC).with_cors())
+}
+
+/// `embed`: the status as a small page other sites may frame (those the page lists).
+pub fn embed(
+    data: &PageData,
+    templates: &Templates,
+    assets: &Assets,
+) -> anyhow::Result<Representation> {
     let tz = data.page.time_zone;
     let events = data
         .open_incidents()
@@ -154,10 +169,10 @@ pub fn render(
             .then(|| format!("{}/support", data.page.url)),
     };
     let html = templates.render("pages/embed", &view)?;
-    let rep = Representation::new("text/html; charset=utf-8", html, CachePolicy::PUBLIC)
-        .framable_by(&data.page.embed_origins);
-    out.insert("embed".to_owned(), Arc::new(rep));
-    Ok(())
+    Ok(
+        Representation::new("text/html; charset=utf-8", html, CachePolicy::PUBLIC)
+            .framable_by(&data.page.embed_origins),
+    )
 }
 
 #[cfg(test)]

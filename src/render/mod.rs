@@ -3,12 +3,14 @@
 pub mod api_v2;
 pub mod assets;
 pub mod badge;
+pub mod change;
 pub mod data;
 pub mod embed;
 pub mod feeds;
 pub mod html;
 pub mod i18n;
 pub mod markdown;
+pub mod on_demand;
 pub mod refresh;
 pub mod representation;
 pub mod site;

@@ -13,7 +13,7 @@ use super::site::{PageSnapshot, PublicSite, SiteSnapshot};
 use crate::db::Db;
 use crate::db::models::public::{self as queries, PageRevision};
 use crate::domain::{PageId, Visibility};
-use crate::services::public::load_page_data;
+use crate::services::public::reload_page_data;
 
 /// How often revisions are polled: a change made through another Herald process sharing the
 /// database shows within this interval plus the render time.
@@ -26,7 +26,15 @@ pub struct Refresher {
     base_url: String,
     pages: HashMap<PageId, (PageRevision, Arc<PageSnapshot>)>,
     stale: bool,
+    /// The last stamp given to a change of a page's data (one sequence for every page, so a
+    /// stamp names one change only).
+    stamp: u64,
+    /// The home page and what it lists, so a change no listed line shows leaves it as it is.
+    home: Option<(Vec<Listed>, Arc<super::Representation>)>,
 }
+
+/// What the home page shows of a public page.
+type Listed = (String, Option<String>, String, &'static str);
 
 impl Refresher {
     pub fn new(site: Arc<PublicSite>, db: Db, base_url: String) -> Self {
@@ -36,6 +44,8 @@ impl Refresher {
             base_url,
             pages: HashMap::new(),
             stale: false,
+            stamp: 0,
+            home: None,
         }
     }
 
@@ -62,7 +72,8 @@ impl Refresher {
                 Some(snapshot) => snapshot,
                 None => {
                     changed = true;
-                    match self.render(&rev.page_id).await {
+                    let before = old.as_ref().map(|(_, s)| s.clone());
+                    match self.render(&rev.page_id, before).await {
                         Ok(snapshot) => snapshot,
                         Err(e) => {
                             tracing::error!(page = %rev.slug, error = %e, "rendering the page failed; keeping its last version");
@@ -84,20 +95,38 @@ impl Refresher {
         Ok(())
     }
 
-    async fn render(&self, page_id: &PageId) -> anyhow::Result<Arc<PageSnapshot>> {
+    /// Reads the page and renders what changed since `before` (everything without it), and
+    /// drops the on-demand documents its change made old.
+    async fn render(
+        &mut self,
+        page_id: &PageId,
+        before: Option<Arc<PageSnapshot>>,
+    ) -> anyhow::Result<Arc<PageSnapshot>> {
         let (id, base) = (page_id.clone(), self.base_url.clone());
+        let previous = before.as_ref().map(|b| b.data.clone());
         let (data, access) = self
             .db
             .run(move |c| {
                 let page = crate::services::pages::get_page(c, &id)?;
                 let access = crate::services::access::load(c, &page)?;
-                Ok((load_page_data(c, &id, Utc::now(), &base)?, access))
+                let previous = previous.as_deref();
+                let data = reload_page_data(c, &id, Utc::now(), &base, previous)?;
+                Ok((data, access))
             })
             .await?;
-        let site = self.site.clone();
+        self.stamp += 1;
+        let (site, stamp) = (self.site.clone(), self.stamp);
         let access = Arc::new(access);
-        let snapshot =
-            tokio::task::spawn_blocking(move || site.renderer.render_page(data, access)).await??;
+        let snapshot = tokio::task::spawn_blocking(move || {
+            let (snapshot, dropped) =
+                site.renderer
+                    .render_page(data, access, before.as_deref(), stamp)?;
+            for key in &dropped {
+                site.on_demand.drop_entry(key);
+            }
+            anyhow::Ok(snapshot)
+        })
+        .await??;
         Ok(Arc::new(snapshot))
     }
 
@@ -118,12 +147,20 @@ impl Refresher {
             .iter()
             .map(|(id, (r, s))| (id.clone(), r.clone(), s.clone()))
             .collect();
+        self.stamp += 1;
+        let stamp = self.stamp;
         let rendered = tokio::task::spawn_blocking(move || {
             olds.into_iter()
                 .filter_map(|(id, rev, old)| {
                     let mut data = (*old.data).clone();
                     data.stale_since = Some(since);
-                    let snapshot = site.renderer.render_page(data, old.access.clone()).ok()?;
+                    let (snapshot, dropped) = site
+                        .renderer
+                        .render_page(data, old.access.clone(), Some(&old), stamp)
+                        .ok()?;
+                    for key in &dropped {
+                        site.on_demand.drop_entry(key);
+                    }
                     Some((id, (rev, Arc::new(snapshot))))
                 })
                 .collect::<HashMap<_, _>>()
@@ -137,7 +174,7 @@ impl Refresher {
         }
     }
 
-    async fn publish(&self) -> anyhow::Result<()> {
+    async fn publish(&mut self) -> anyhow::Result<()> {
         let mut pages = HashMap::new();
         let mut restricted = HashMap::new();
         let mut domains = HashMap::new();
@@ -156,25 +193,47 @@ impl Refresher {
                 default_slug = Some(rev.slug.clone());
             }
         }
-        let site = self.site.clone();
-        let listed: Vec<Arc<PageSnapshot>> = pages.values().cloned().collect();
-        let home = tokio::task::spawn_blocking(move || {
-            let mut datas: Vec<&super::PageData> = listed.iter().map(|s| s.data.as_ref()).collect();
-            datas.sort_by(|a, b| {
-                a.page
-                    .name
-                    .cmp(&b.page.name)
-                    .then(a.page.slug.cmp(&b.page.slug))
-            });
-            site.renderer.render_home(&datas)
-        })
-        .await??;
+        let mut listed: Vec<Listed> = pages
+            .values()
+            .map(|p| {
+                let page = &p.data.page;
+                let line = (
+                    page.name.clone(),
+                    page.description.clone(),
+                    page.path.clone(),
+                );
+                (line.0, line.1, line.2, p.data.status.indicator.as_str())
+            })
+            .collect();
+        listed.sort();
+        let home = match self.home.as_ref().filter(|(was, _)| *was == listed) {
+            Some((_, home)) => home.clone(),
+            None => {
+                let site = self.site.clone();
+                let shown: Vec<Arc<PageSnapshot>> = pages.values().cloned().collect();
+                let home = tokio::task::spawn_blocking(move || {
+                    let mut datas: Vec<&super::PageData> =
+                        shown.iter().map(|s| s.data.as_ref()).collect();
+                    datas.sort_by(|a, b| {
+                        a.page
+                            .name
+                            .cmp(&b.page.name)
+                            .then(a.page.slug.cmp(&b.page.slug))
+                    });
+                    site.renderer.render_home(&datas)
+                })
+                .await??;
+                let home = Arc::new(home);
+                self.home = Some((listed, home.clone()));
+                home
+            }
+        };
         self.site.publish(SiteSnapshot {
             pages,
             restricted,
             domains,
             default_slug,
-            home: Arc::new(home),
+            home,
         });
         Ok(())
     }

@@ -15,10 +15,14 @@ use super::assets::Assets;
 use super::html::{self, Templates};
 use anyhow::Context;
 
+use super::change::{self, Doc};
+use super::on_demand::{self, OnDemand};
 use super::{CachePolicy, PageData, Representation, api_v2, badge, embed, feeds};
 
-/// Everything one page serves, keyed by the path below the page's prefix (`""` is the overview,
-/// `"api/v2/summary.json"`, `"incidents/{id}"`, `"history?page=2"`, ...).
+/// Everything one page serves. The documents held ahead (and the page's own files) are keyed
+/// by the path below the page's prefix (`""` is the overview, `"api/v2/summary.json"`, ...);
+/// the others ([`Doc::ahead`] says which) are rendered on their first read from `data`, and
+/// `stamps` names the data each of them shows.
 #[derive(Debug)]
 pub struct PageSnapshot {
     pub data: Arc<PageData>,
@@ -26,9 +30,13 @@ pub struct PageSnapshot {
     /// admits.
     pub access: Arc<PageAccess>,
     pub reps: HashMap<String, Arc<Representation>>,
-    /// The representations that differ by language (the HTML pages, the v2 JSON and the
-    /// feeds), for each of the page's languages but its default (whose are in `reps`).
+    /// The documents held ahead that differ by language, for each of the page's languages
+    /// but its default (whose are in `reps`).
     pub translated: Vec<(Lang, HashMap<String, Arc<Representation>>)>,
+    /// Each document rendered on demand, with the stamp of the change of its data it shows.
+    pub stamps: HashMap<Doc, u64>,
+    /// What the refresh that made this snapshot rendered ahead (the rest it kept as it was).
+    pub rendered: Vec<(Lang, Doc)>,
     /// When the page must be re-rendered even without a data change (a promised update falls
     /// due, the day rolls over for the uptime bars).
     pub wake_at: DateTime<Utc>,
@@ -38,6 +46,18 @@ impl PageSnapshot {
     /// The representation at `key`, if any, in the page's default language.
     pub fn get(&self, key: &str) -> Option<&Arc<Representation>> {
         self.reps.get(key)
+    }
+
+    /// The representation held ahead at `key` exactly in `lang` (`default` being the page's
+    /// default language, whose are in `reps`).
+    fn get_exact(&self, lang: Lang, default: Lang, key: &str) -> Option<&Arc<Representation>> {
+        if lang == default {
+            return self.reps.get(key);
+        }
+        self.translated
+            .iter()
+            .find(|(l, _)| *l == lang)
+            .and_then(|(_, reps)| reps.get(key))
     }
 
     /// The representation at `key` in `lang` (the default language's, for one that does not
@@ -59,6 +79,24 @@ impl PageSnapshot {
             .flat_map(|reps| reps.values())
             .map(|rep| rep.held_bytes())
             .sum()
+    }
+
+    /// The document at `key` rendered on demand, if the page has it: what names it in the
+    /// cache of such documents.
+    pub fn on_demand_key(&self, lang: Lang, key: &str) -> Option<on_demand::Key> {
+        let doc = Doc::parse(key)?;
+        let stamp = *self.stamps.get(&doc)?;
+        let lang = if doc.by_language() && self.data.page.languages.contains(&lang) {
+            lang
+        } else {
+            self.data.page.default_language
+        };
+        Some(on_demand::Key {
+            page: self.data.page.id.clone(),
+            lang,
+            doc,
+            stamp,
+        })
     }
 
     /// Whether the page is read in more than one language.
@@ -164,51 +202,184 @@ impl Renderer {
         })
     }
 
-    /// Renders every representation of one page, readable as `access` says (CPU work: call
-    /// it off the async threads).
+    /// Renders one page's documents held ahead, readable as `access` says, and stamps the
+    /// others with `stamp`: all of them, or with the page as it was `before`, only what the
+    /// changes since touch ([`change::touched`]); the rest is kept as it was. Answers the
+    /// snapshot and the on-demand documents whose data changed (to drop from the cache).
+    /// CPU work: call it off the async threads.
     pub fn render_page(
         &self,
         data: PageData,
         access: Arc<PageAccess>,
-    ) -> anyhow::Result<PageSnapshot> {
-        let mut reps = HashMap::new();
+        before: Option<&PageSnapshot>,
+        stamp: u64,
+    ) -> anyhow::Result<(PageSnapshot, Vec<on_demand::Key>)> {
+        let before = before.filter(|b| b.access == access);
+        let touched = before.map(|b| {
+            let changes = change::changes(&b.data, &data);
+            change::touched_by_all(&changes, &b.data, &data)
+        });
+        let fresh = |doc: &Doc| touched.as_ref().is_none_or(|t| t.contains(doc));
+        let docs = change::all(&data);
         let default = data.page.default_language;
-        html::render_page(&data, &self.templates, &self.assets, default, &mut reps)?;
+        let mut rendered = Vec::new();
+        let mut reps = HashMap::new();
         let mut translated = Vec::new();
-        for lang in data.page.languages.iter().filter(|l| **l != default) {
-            let mut theirs = HashMap::new();
-            html::render_page(&data, &self.templates, &self.assets, *lang, &mut theirs)?;
-            let in_theirs = data.in_language(*lang);
-            api_v2::render(&in_theirs, *lang, &mut theirs)?;
-            feeds::render(&in_theirs, &mut theirs)?;
-            translated.push((*lang, theirs));
+        let others = data.page.languages.iter().filter(|l| **l != default);
+        for lang in std::iter::once(default).chain(others.copied()) {
+            let mut out = HashMap::new();
+            let mut machine = None;
+            for doc in docs.iter().filter(|d| d.ahead()) {
+                if lang != default && !doc.by_language() {
+                    continue;
+                }
+                let key = doc.key();
+                let kept = before
+                    .filter(|_| !fresh(doc))
+                    .and_then(|b| b.get_exact(lang, default, &key));
+                let rep = match kept {
+                    Some(rep) => rep.clone(),
+                    None => {
+                        let Some(rep) = self.render_doc(&data, lang, doc, &mut machine)? else {
+                            continue;
+                        };
+                        rendered.push((lang, doc.clone()));
+                        Arc::new(rep)
+                    }
+                };
+                out.insert(key, rep);
+            }
+            if lang == default {
+                reps = out;
+            } else {
+                translated.push((lang, out));
+            }
         }
-        // The default language's own texts, where responders gave some beside the originals
-        // (a page whose default changed after they wrote).
-        let in_default = data
-            .translated_into(default)
-            .then(|| data.in_language(default));
-        let machine = in_default.as_ref().unwrap_or(&data);
-        api_v2::render(machine, default, &mut reps)?;
-        feeds::render(machine, &mut reps)?;
-        reps.insert("badge.svg".to_owned(), Arc::new(badge::render(&data)));
-        embed::render(&data, &self.templates, &self.assets, &mut reps)?;
-        reps.insert("embed.js".to_owned(), self.embed_js.clone());
-        brand_files(&data, &mut reps);
+        metrics::counter!("herald_renders_total", "when" => "ahead")
+            .increment(rendered.len() as u64);
+        let same_look = before.filter(|b| b.data.page.brand == data.page.brand);
+        self.page_files(&data, same_look, &mut reps);
+        let mut stamps = HashMap::new();
+        for doc in docs.into_iter().filter(|d| !d.ahead()) {
+            let kept = before
+                .filter(|_| !fresh(&doc))
+                .and_then(|b| b.stamps.get(&doc).copied());
+            stamps.insert(doc, kept.unwrap_or(stamp));
+        }
+        let dropped = before.map_or_else(Vec::new, |b| dropped(b, &stamps));
         let wake_at = wake_at(&data);
-        Ok(PageSnapshot {
+        let snapshot = PageSnapshot {
             data: Arc::new(data),
             access,
             reps,
             translated,
+            stamps,
+            rendered,
             wake_at,
-        })
+        };
+        Ok((snapshot, dropped))
+    }
+
+    /// One document of `data`'s page in `lang` (`None` if the page has no such document).
+    /// `machine` keeps the page in `lang`'s own texts for the documents that carry no mark of
+    /// an original (the v2 JSON, the feeds), made on first need.
+    pub fn render_doc(
+        &self,
+        data: &PageData,
+        lang: Lang,
+        doc: &Doc,
+        machine: &mut Option<Option<PageData>>,
+    ) -> anyhow::Result<Option<Representation>> {
+        let (templates, assets) = (&self.templates, &self.assets);
+        match doc {
+            Doc::Overview | Doc::Incident(_) | Doc::History(_) => {
+                html::render_doc(data, templates, assets, lang, doc)
+            }
+            Doc::Badge => Ok(Some(badge::render(data))),
+            Doc::Embed => embed::embed(data, templates, assets).map(Some),
+            Doc::Widget => embed::widget(data).map(Some),
+            _ => {
+                // The default language's own texts too, where responders gave some beside
+                // the originals (a page whose default changed after they wrote).
+                let own = machine.get_or_insert_with(|| {
+                    let default = data.page.default_language;
+                    (lang != default || data.translated_into(default))
+                        .then(|| data.in_language(lang))
+                });
+                let data = own.as_ref().unwrap_or(data);
+                match api_v2::document(data, lang, doc)? {
+                    Some(bytes) => Ok(Some(api_v2::representation(bytes))),
+                    None => feeds::feed(data, doc),
+                }
+            }
+        }
+    }
+
+    /// The page's own files: its stylesheet, logo and favicon (kept from `before` when its
+    /// look did not change), and `embed.js`.
+    fn page_files(
+        &self,
+        data: &PageData,
+        before: Option<&PageSnapshot>,
+        reps: &mut HashMap<String, Arc<Representation>>,
+    ) {
+        reps.insert("embed.js".to_owned(), self.embed_js.clone());
+        match before {
+            Some(before) => {
+                for name in brand_file_names(&before.data) {
+                    if let Some(rep) = before.reps.get(&name) {
+                        reps.insert(name, rep.clone());
+                    }
+                }
+            }
+            None => brand_files(data, reps),
+        }
     }
 
     /// Renders the home page listing `pages`.
     pub fn render_home(&self, pages: &[&PageData]) -> anyhow::Result<Representation> {
         html::render_home(pages, &self.templates, &self.assets)
     }
+}
+
+/// The names of the page's own files.
+fn brand_file_names(data: &PageData) -> Vec<String> {
+    let brand = &data.page.brand;
+    let images = [("logo", &brand.logo), ("favicon", &brand.favicon)];
+    brand
+        .stylesheet
+        .iter()
+        .map(|css| css.file_name.clone())
+        .chain(
+            images
+                .into_iter()
+                .filter_map(|(stem, image)| image.as_ref().map(|i| i.file_name(stem))),
+        )
+        .collect()
+}
+
+/// The on-demand documents of `before` whose stamp `stamps` no longer holds, in every
+/// language the page was read in.
+fn dropped(before: &PageSnapshot, stamps: &HashMap<Doc, u64>) -> Vec<on_demand::Key> {
+    let page = &before.data.page;
+    before
+        .stamps
+        .iter()
+        .filter(|(doc, stamp)| stamps.get(doc) != Some(stamp))
+        .flat_map(|(doc, stamp)| {
+            let langs: &[Lang] = if doc.by_language() {
+                &page.languages
+            } else {
+                std::slice::from_ref(&page.default_language)
+            };
+            langs.iter().map(|lang| on_demand::Key {
+                page: page.id.clone(),
+                lang: *lang,
+                doc: doc.clone(),
+                stamp: *stamp,
+            })
+        })
+        .collect()
 }
 
 /// The page's own files, below it under names that change with their content (so cached
@@ -254,6 +425,8 @@ pub struct PublicSite {
     /// The refresher's wake-up and its passes: which writes the published snapshot shows (a
     /// pass covers its tickets once it has published, or failed and kept the last snapshot).
     pub passes: Passes,
+    /// The documents rendered on their first read.
+    pub on_demand: OnDemand,
 }
 
 impl PublicSite {
@@ -271,6 +444,7 @@ impl PublicSite {
             current: ArcSwap::from_pointee(empty),
             renderer,
             passes: Passes::default(),
+            on_demand: OnDemand::default(),
         })
     }
 

@@ -11,6 +11,7 @@ use crate::db::models::incidents::{Incident, IncidentUpdate};
 use crate::db::models::pages::{self, StatusPage};
 use crate::db::models::public;
 use crate::domain::brand::BrandColor;
+use crate::domain::lang::Lang;
 use crate::domain::{
     self, ComponentId, ComponentStatus, IncidentId, IncidentKind, LifecycleStatus,
     MaintenanceStatus, PageId, daily_uptime,
@@ -35,7 +36,78 @@ pub fn load_page_data(
     as_of: DateTime<Utc>,
     base_url: &str,
 ) -> AppResult<PageData> {
-    crate::db::read_snapshot(conn, |conn| load_snapshot(conn, page_id, as_of, base_url))
+    reload_page_data(conn, page_id, as_of, base_url, None)
+}
+
+/// [`load_page_data`], reusing the HTML of the Markdown `previous` (an earlier read of the
+/// page) already holds: a read after a change sanitizes only the text that is new.
+pub fn reload_page_data(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    as_of: DateTime<Utc>,
+    base_url: &str,
+    previous: Option<&PageData>,
+) -> AppResult<PageData> {
+    let known = previous.map(KnownProse::of).unwrap_or_default();
+    crate::db::read_snapshot(conn, |conn| {
+        load_snapshot(conn, page_id, as_of, base_url, &known)
+    })
+}
+
+/// Markdown whose sanitized HTML an earlier read of the page made, by its text.
+#[derive(Default)]
+struct KnownProse<'a>(HashMap<&'a str, &'a str>);
+
+impl<'a> KnownProse<'a> {
+    fn of(data: &'a PageData) -> Self {
+        let mut known = HashMap::new();
+        let mut add = |md: &'a str, html: &'a str| {
+            known.insert(md, html);
+        };
+        for event in data.incidents.iter().chain(&data.maintenances) {
+            for update in &event.updates {
+                add(&update.body, &update.body_html);
+                update
+                    .bodies
+                    .values()
+                    .for_each(|p| add(&p.markdown, &p.html));
+            }
+            if let Some(pm) = &event.postmortem {
+                add(&pm.summary, &pm.summary_html);
+                add(&pm.root_cause, &pm.root_cause_html);
+                for prose in pm.summaries.values().chain(pm.root_causes.values()) {
+                    add(&prose.markdown, &prose.html);
+                }
+            }
+        }
+        Self(known)
+    }
+
+    /// The sanitized HTML of `markdown`.
+    fn html(&self, markdown: &str) -> String {
+        match self.0.get(markdown) {
+            Some(html) => (*html).to_owned(),
+            None => to_safe_html(markdown),
+        }
+    }
+
+    /// A field of stored translations as [`Prose`] by language.
+    fn translated(&self, stored: &str, field: &str) -> std::collections::BTreeMap<Lang, Prose> {
+        let translations = crate::domain::translation::read(stored);
+        crate::domain::translation::field(&translations, field)
+            .into_iter()
+            .map(|(lang, text)| {
+                let html = self.html(&text);
+                (
+                    lang,
+                    Prose {
+                        markdown: text,
+                        html,
+                    },
+                )
+            })
+            .collect()
+    }
 }
 
 fn load_snapshot(
@@ -43,6 +115,7 @@ fn load_snapshot(
     page_id: &PageId,
     as_of: DateTime<Utc>,
     base_url: &str,
+    known: &KnownProse<'_>,
 ) -> AppResult<PageData> {
     let page = pages::find(conn, page_id)?;
     let info = page_info(conn, &page, base_url)?;
@@ -58,7 +131,7 @@ fn load_snapshot(
         page_id,
         since.min(bar_start.and_hms_opt(0, 0, 0).unwrap_or(since)),
     )?;
-    let incidents = load_incidents(conn, &info, rows, &comps)?;
+    let incidents = load_incidents(conn, &info, rows, &comps, known)?;
     let comp_ids: Vec<ComponentId> = comps.iter().map(|c| c.id.clone()).collect();
     let history = public::status_history_of(
         conn,
@@ -224,6 +297,7 @@ fn load_incidents(
     page: &PageInfo,
     rows: Vec<Incident>,
     comps: &[Component],
+    known: &KnownProse<'_>,
 ) -> AppResult<Vec<IncidentInfo>> {
     let ids: Vec<IncidentId> = rows.iter().map(|i| i.id.clone()).collect();
     let updates = public::updates_of(conn, &ids)?;
@@ -261,7 +335,7 @@ fn load_incidents(
             ));
         }
     }
-    let mut postmortems = load_postmortems(conn, &ids)?;
+    let mut postmortems = load_postmortems(conn, &ids, known)?;
     let mut by_incident: HashMap<IncidentId, Vec<IncidentUpdate>> = HashMap::new();
     for update in updates {
         by_incident
@@ -275,7 +349,15 @@ fn load_incidents(
             let mut affected = affected.remove(&row.id).unwrap_or_default();
             affected.sort_by_key(|(a, _)| names.get(a.id.as_str()).map(|c| c.position));
             let postmortem = postmortems.remove(&row.id);
-            incident_info(page, row, updates, &mut changes, affected, postmortem)
+            incident_info(
+                page,
+                row,
+                updates,
+                &mut changes,
+                affected,
+                postmortem,
+                known,
+            )
         })
         .collect()
 }
@@ -287,6 +369,7 @@ fn incident_info(
     changes: &mut HashMap<String, Vec<ComponentChange>>,
     affected: Vec<(AffectedComponent, ComponentStatus)>,
     postmortem: Option<PostmortemInfo>,
+    known: &KnownProse<'_>,
 ) -> AppResult<IncidentInfo> {
     let kind = row.kind;
     let updates = updates
@@ -294,13 +377,13 @@ fn incident_info(
         .map(|u| {
             Ok(UpdateInfo {
                 status: u.status,
-                body_html: to_safe_html(&u.body),
+                body_html: known.html(&u.body),
                 next_update_by: u.next_update_by.map(utc),
                 created_at: utc(u.created_at),
                 updated_at: utc(u.updated_at),
                 changes: changes.remove(&u.id).unwrap_or_default(),
                 notify: u.notify,
-                bodies: translated_prose(&u.translations, "body"),
+                bodies: known.translated(&u.translations, "body"),
                 id: u.id,
                 body: u.body,
             })
@@ -348,6 +431,7 @@ fn incident_info(
 fn load_postmortems(
     conn: &mut DbConn,
     incident_ids: &[IncidentId],
+    known: &KnownProse<'_>,
 ) -> AppResult<HashMap<IncidentId, PostmortemInfo>> {
     let rows = public::published_postmortems_of(conn, incident_ids)?;
     let ids: Vec<String> = rows.iter().map(|p| p.id.clone()).collect();
@@ -370,14 +454,14 @@ fn load_postmortems(
     rows.into_iter()
         .map(|p| {
             let info = PostmortemInfo {
-                summary_html: to_safe_html(&p.summary),
-                root_cause_html: to_safe_html(&p.root_cause),
+                summary_html: known.html(&p.summary),
+                root_cause_html: known.html(&p.root_cause),
                 scope_figures: p.scope_figures()?,
                 timeline: timelines.remove(&p.id).unwrap_or_default(),
                 follow_ups: follow_ups.remove(&p.id).unwrap_or_default(),
                 published_at: p.published_at.map(utc).unwrap_or_else(|| utc(p.updated_at)),
-                summaries: translated_prose(&p.translations, "summary"),
-                root_causes: translated_prose(&p.translations, "root_cause"),
+                summaries: known.translated(&p.translations, "summary"),
+                root_causes: known.translated(&p.translations, "root_cause"),
                 summary: p.summary,
                 root_cause: p.root_cause,
             };
@@ -404,15 +488,17 @@ fn component_infos(
     }
     let group_pos: HashMap<&str, i32> =
         groups.iter().map(|g| (g.id.as_str(), g.position)).collect();
+    let felt = felt_by_component(incidents, as_of);
     let mut infos = comps
         .iter()
         .map(|c| {
             let changes = by_component.remove(&c.id).unwrap_or_default();
             let uptime = daily_uptime(&changes, as_of, UPTIME_DAYS);
+            let felt = felt.get(c.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
             let incidents_by_day = uptime
                 .days
                 .iter()
-                .map(|d| incidents_on(incidents, &c.id, d.date, as_of))
+                .map(|d| incidents_on(felt, d.date))
                 .collect();
             Ok(ComponentInfo {
                 id: c.id.to_string(),
@@ -440,33 +526,46 @@ fn component_infos(
     Ok(infos)
 }
 
-/// Ids of the incidents affecting `component_id` at some point of `day` (UTC).
-fn incidents_on(
+/// An incident felt by a component: its id and when it began and ended (`as_of` while open).
+type Felt<'a> = (&'a str, DateTime<Utc>, DateTime<Utc>);
+
+/// For each component, the incidents that affected it within the uptime bars' days, so a
+/// day's incidents are found among the component's own (not among every incident of the
+/// year, for every day of every component).
+fn felt_by_component(
     incidents: &[IncidentInfo],
-    component_id: &ComponentId,
-    day: chrono::NaiveDate,
     as_of: DateTime<Utc>,
-) -> Vec<String> {
+) -> HashMap<&str, Vec<Felt<'_>>> {
+    let bar_start = as_of - chrono::Duration::days(i64::from(UPTIME_DAYS) + 1);
+    let mut felt: HashMap<&str, Vec<Felt<'_>>> = HashMap::new();
+    for i in incidents {
+        let (from, to) = match i.kind {
+            IncidentKind::Maintenance => (
+                i.scheduled_for.unwrap_or(i.started_at),
+                i.resolved_at.or(i.scheduled_until),
+            ),
+            _ => (i.started_at, i.resolved_at),
+        };
+        let to = to.unwrap_or(as_of);
+        if to < bar_start {
+            continue;
+        }
+        for a in &i.affected_components {
+            felt.entry(a.id.as_str())
+                .or_default()
+                .push((i.id.as_str(), from, to));
+        }
+    }
+    felt
+}
+
+/// Ids of the incidents of `felt` affecting their component at some point of `day` (UTC).
+fn incidents_on(felt: &[Felt<'_>], day: chrono::NaiveDate) -> Vec<String> {
     let start = day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
     let end = start + chrono::Duration::days(1);
-    incidents
-        .iter()
-        .filter(|i| {
-            i.affected_components
-                .iter()
-                .any(|a| a.id == component_id.as_str())
-        })
-        .filter(|i| {
-            let (from, to) = match i.kind {
-                IncidentKind::Maintenance => (
-                    i.scheduled_for.unwrap_or(i.started_at),
-                    i.resolved_at.or(i.scheduled_until),
-                ),
-                _ => (i.started_at, i.resolved_at),
-            };
-            from < end && to.unwrap_or(as_of) >= start
-        })
-        .map(|i| i.id.clone())
+    felt.iter()
+        .filter(|(_, from, to)| *from < end && *to >= start)
+        .map(|(id, _, _)| (*id).to_owned())
         .collect()
 }
 

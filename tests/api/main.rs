@@ -16,6 +16,7 @@ mod branding;
 mod browser;
 mod cli;
 mod console;
+mod cost;
 mod deadlines;
 mod delivery;
 mod embed;

@@ -24,6 +24,7 @@ use serde::Serialize;
 use self::incident::Incident;
 use self::model::{Component, Page, Status, components};
 use crate::domain::lang::Lang;
+use crate::render::change::Doc;
 use crate::render::data::{IncidentInfo, PageData};
 use crate::render::{CachePolicy, Representation};
 
@@ -42,58 +43,74 @@ pub fn render(
     out: &mut HashMap<String, Arc<Representation>>,
 ) -> anyhow::Result<()> {
     for (key, bytes) in documents(data, lang)? {
-        let rep = Representation::new(JSON, bytes, CachePolicy::PUBLIC).with_cors();
-        out.insert(key.to_owned(), Arc::new(rep));
+        out.insert(key, Arc::new(representation(bytes)));
     }
     Ok(())
 }
 
 /// Every document's key and bytes, in `lang`.
-pub fn documents(data: &PageData, lang: Lang) -> anyhow::Result<Vec<(&'static str, Vec<u8>)>> {
+pub fn documents(data: &PageData, lang: Lang) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
+    let mut out = Vec::new();
+    for doc in DOCS {
+        if let Some(bytes) = document(data, lang, &doc)? {
+            out.push((doc.key(), bytes));
+        }
+    }
+    Ok(out)
+}
+
+/// The v2 documents, in the order they are listed.
+pub const DOCS: [Doc; 8] = [
+    Doc::Summary,
+    Doc::Status,
+    Doc::Components,
+    Doc::Incidents,
+    Doc::Unresolved,
+    Doc::Maintenances,
+    Doc::UpcomingMaintenances,
+    Doc::ActiveMaintenances,
+];
+
+/// The bytes of `doc` in `lang`, if it is a v2 document.
+pub fn document(data: &PageData, lang: Lang, doc: &Doc) -> anyhow::Result<Option<Vec<u8>>> {
     let page = Page::new(data);
-    let status = Status::new(data, lang);
-    let components = components(data);
-    let unresolved = incidents(data, data.open_incidents().collect());
-    let all_incidents = incidents(data, recent(&data.incidents));
-    let upcoming = incidents(data, data.upcoming_maintenances());
-    let active = incidents(data, active_maintenances(data));
-    let current = active_maintenances(data)
-        .into_iter()
-        .chain(data.upcoming_maintenances())
-        .collect();
-    let current = incidents(data, current);
-    let all_maintenances = incidents(data, recent(&data.maintenances));
-    let doc = Document::new(&page);
-    let summary = doc
-        .components(&components)
-        .incidents(&unresolved)
-        .maintenances(&current)
-        .status(&status);
-    [
-        ("api/v2/summary.json", summary),
-        ("api/v2/status.json", doc.status(&status)),
-        ("api/v2/components.json", doc.components(&components)),
-        ("api/v2/incidents.json", doc.incidents(&all_incidents)),
-        (
-            "api/v2/incidents/unresolved.json",
-            doc.incidents(&unresolved),
-        ),
-        (
-            "api/v2/scheduled-maintenances.json",
-            doc.maintenances(&all_maintenances),
-        ),
-        (
-            "api/v2/scheduled-maintenances/upcoming.json",
-            doc.maintenances(&upcoming),
-        ),
-        (
-            "api/v2/scheduled-maintenances/active.json",
-            doc.maintenances(&active),
-        ),
-    ]
-    .iter()
-    .map(|(key, doc)| Ok((*key, json(doc)?)))
-    .collect()
+    let d = Document::new(&page);
+    let bytes = match doc {
+        Doc::Summary => {
+            let status = Status::new(data, lang);
+            let components = components(data);
+            let unresolved = incidents(data, data.open_incidents().collect());
+            let current = active_maintenances(data)
+                .into_iter()
+                .chain(data.upcoming_maintenances())
+                .collect();
+            let current = incidents(data, current);
+            json(
+                &d.components(&components)
+                    .incidents(&unresolved)
+                    .maintenances(&current)
+                    .status(&status),
+            )
+        }
+        Doc::Status => json(&d.status(&Status::new(data, lang))),
+        Doc::Components => json(&d.components(&components(data))),
+        Doc::Incidents => json(&d.incidents(&incidents(data, recent(&data.incidents)))),
+        Doc::Unresolved => json(&d.incidents(&incidents(data, data.open_incidents().collect()))),
+        Doc::Maintenances => json(&d.maintenances(&incidents(data, recent(&data.maintenances)))),
+        Doc::UpcomingMaintenances => {
+            json(&d.maintenances(&incidents(data, data.upcoming_maintenances())))
+        }
+        Doc::ActiveMaintenances => {
+            json(&d.maintenances(&incidents(data, active_maintenances(data))))
+        }
+        _ => return Ok(None),
+    };
+    bytes.map(Some)
+}
+
+/// A document's bytes as served: JSON, cached as public data, readable from any origin.
+pub fn representation(bytes: Vec<u8>) -> Representation {
+    Representation::new(JSON, bytes, CachePolicy::PUBLIC).with_cors()
 }
 
 /// A v2 document: `page`, then the parts an endpoint has, in `summary.json`'s order.

@@ -69,14 +69,7 @@ impl<'a> Page<'a> {
     /// the bytes stay the same until the data changes).
     pub fn new(data: &'a PageData) -> Self {
         let info = &data.page;
-        let updated_at = data
-            .components
-            .iter()
-            .map(|c| c.updated_at)
-            .chain(data.groups.iter().map(|g| g.updated_at))
-            .chain(data.incidents.iter().map(|i| i.updated_at))
-            .chain(data.maintenances.iter().map(|m| m.updated_at))
-            .fold(info.updated_at, DateTime::max);
+        let updated_at = data.updated_at();
         Self {
             id: &info.id,
             name: &info.name,

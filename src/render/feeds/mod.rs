@@ -19,6 +19,7 @@ use chrono::{DateTime, Utc};
 use handlebars::html_escape;
 
 use crate::domain::IncidentKind;
+use crate::render::change::Doc;
 use crate::render::data::{IncidentInfo, PageData, UpdateInfo};
 use crate::render::{CachePolicy, Representation};
 
@@ -30,21 +31,25 @@ pub fn render(
     data: &PageData,
     out: &mut HashMap<String, Arc<Representation>>,
 ) -> anyhow::Result<()> {
-    let feeds = [
-        ("history.atom", "application/atom+xml", atom::render(data)?),
-        ("history.rss", "application/rss+xml", rss::render(data)?),
-        (
-            "maintenances.ics",
-            "text/calendar; charset=utf-8",
-            ical::render(data)?,
-        ),
-    ];
-    for (key, content_type, body) in feeds {
-        // Readable across origins (a web feed reader, a dashboard widget), as the v2 JSON.
-        let rep = Representation::new(content_type, body, CachePolicy::PUBLIC).with_cors();
-        out.insert(key.to_owned(), Arc::new(rep));
+    for doc in [Doc::Atom, Doc::Rss, Doc::Ical] {
+        if let Some(rep) = feed(data, &doc)? {
+            out.insert(doc.key(), Arc::new(rep));
+        }
     }
     Ok(())
+}
+
+/// `doc` of `data`, if it is a feed.
+pub fn feed(data: &PageData, doc: &Doc) -> anyhow::Result<Option<Representation>> {
+    let (content_type, body) = match doc {
+        Doc::Atom => ("application/atom+xml", atom::render(data)?),
+        Doc::Rss => ("application/rss+xml", rss::render(data)?),
+        Doc::Ical => ("text/calendar; charset=utf-8", ical::render(data)?),
+        _ => return Ok(None),
+    };
+    // Readable across origins (a web feed reader, a dashboard widget), as the v2 JSON.
+    let rep = Representation::new(content_type, body, CachePolicy::PUBLIC).with_cors();
+    Ok(Some(rep))
 }
 
 /// A record as a feed entry.

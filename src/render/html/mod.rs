@@ -10,7 +10,7 @@ pub mod choice;
 pub mod events;
 pub mod format;
 pub mod frame;
-mod history;
+pub mod history;
 mod incident;
 mod overview;
 mod templates;
@@ -31,6 +31,7 @@ pub use templates::{Templates, escape_markup};
 use super::assets::Assets;
 use super::{CachePolicy, PageData, Representation};
 use crate::domain::lang::Lang;
+use crate::render::change::Doc;
 use format::{Locale, StatusLook};
 use frame::Frame;
 
@@ -57,28 +58,57 @@ pub fn render_page(
     lang: Lang,
     out: &mut HashMap<String, Arc<Representation>>,
 ) -> anyhow::Result<()> {
-    let loc = Locale::of_page(&data.page, lang);
-    let mut put = |key: String, body: anyhow::Result<String>| {
-        let body = body.with_context(|| format!("rendering {key:?} of {}", data.page.path))?;
-        out.insert(key, Arc::new(representation(body, CachePolicy::PUBLIC)));
-        anyhow::Ok(())
-    };
-    let view = overview::OverviewView::new(data, assets, loc);
-    put(
-        String::new(),
-        templates.render_in(lang, "pages/overview", &view),
-    )?;
-    for event in data.incidents.iter().chain(&data.maintenances) {
-        let view = incident::IncidentView::new(event, data, assets, loc);
-        let body = templates.render_in(lang, "pages/incident", &view);
-        put(format!("incidents/{}", event.id), body)?;
-    }
-    for page in 1..=history::page_count(data) {
-        let view = history::HistoryView::new(data, page, assets, loc);
-        let body = templates.render_in(lang, "pages/history", &view);
-        put(format!("history?page={page}"), body)?;
+    let docs = std::iter::once(Doc::Overview)
+        .chain(
+            data.incidents
+                .iter()
+                .chain(&data.maintenances)
+                .map(|e| Doc::Incident(e.id.clone())),
+        )
+        .chain((1..=history::page_count(data)).map(Doc::History));
+    for doc in docs {
+        if let Some(rep) = render_doc(data, templates, assets, lang, &doc)? {
+            out.insert(doc.key(), Arc::new(rep));
+        }
     }
     Ok(())
+}
+
+/// One HTML document of `data`'s page in `lang`: `None` when `doc` is not one of its pages
+/// (an unknown incident, a history page past the last).
+pub fn render_doc(
+    data: &PageData,
+    templates: &Templates,
+    assets: &Assets,
+    lang: Lang,
+    doc: &Doc,
+) -> anyhow::Result<Option<Representation>> {
+    let loc = Locale::of_page(&data.page, lang);
+    let body = match doc {
+        Doc::Overview => {
+            let view = overview::OverviewView::new(data, assets, loc);
+            templates.render_in(lang, "pages/overview", &view)
+        }
+        Doc::Incident(id) => {
+            let Some(event) = data
+                .incidents
+                .iter()
+                .chain(&data.maintenances)
+                .find(|e| e.id == *id)
+            else {
+                return Ok(None);
+            };
+            let view = incident::IncidentView::new(event, data, assets, loc);
+            templates.render_in(lang, "pages/incident", &view)
+        }
+        Doc::History(page) if *page <= history::page_count(data) => {
+            let view = history::HistoryView::new(data, *page, assets, loc);
+            templates.render_in(lang, "pages/history", &view)
+        }
+        _ => return Ok(None),
+    };
+    let body = body.with_context(|| format!("rendering {:?} of {}", doc.key(), data.page.path))?;
+    Ok(Some(representation(body, CachePolicy::PUBLIC)))
 }
 
 /// What `pages/home` renders.
