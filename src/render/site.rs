@@ -174,6 +174,8 @@ pub struct Renderer {
     pub welcome: Arc<Representation>,
     pub not_found: Arc<Representation>,
     pub unavailable: Arc<Representation>,
+    /// Each component's part of the overviews, kept while it shows the same.
+    pub fragments: html::fragments::Fragments,
 }
 
 impl Renderer {
@@ -193,6 +195,7 @@ impl Renderer {
             CachePolicy::PUBLIC,
         ));
         Ok(Self {
+            fragments: Default::default(),
             embed_js,
             welcome,
             templates,
@@ -293,7 +296,7 @@ impl Renderer {
         let (templates, assets) = (&self.templates, &self.assets);
         match doc {
             Doc::Overview | Doc::Incident(_) | Doc::History(_) => {
-                html::render_doc(data, templates, assets, lang, doc)
+                html::render_doc(data, templates, assets, &self.fragments, lang, doc)
             }
             Doc::Badge => Ok(Some(badge::render(data))),
             Doc::Embed => embed::embed(data, templates, assets).map(Some),

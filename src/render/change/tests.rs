@@ -33,6 +33,11 @@ fn page() -> PageData {
 /// not touch renders the very same bytes from both, in every language.
 fn touched_checked(old: &PageData, new: &PageData) -> BTreeSet<Doc> {
     let renderer = Renderer::load().unwrap();
+    for lang in [Lang::En, Lang::De] {
+        renderer
+            .render_doc(old, lang, &Doc::Overview, &mut None)
+            .unwrap();
+    }
     let touched = touched_by_all(&changes(old, new), old, new);
     let docs: BTreeSet<Doc> = all(old).into_iter().chain(all(new)).collect();
     for doc in docs.difference(&touched) {
@@ -45,6 +50,18 @@ fn touched_checked(old: &PageData, new: &PageData) -> BTreeSet<Doc> {
                 "{doc:?} in {lang:?} changed, but the map says it is not touched"
             );
         }
+    }
+    // The overview keeps each component's part while it shows the same: made from parts kept
+    // since `old`, it is the same bytes as made afresh.
+    let fresh = Renderer::load().unwrap();
+    for lang in [Lang::En, Lang::De] {
+        let kept = renderer.render_doc(new, lang, &Doc::Overview, &mut None);
+        let afresh = fresh.render_doc(new, lang, &Doc::Overview, &mut None);
+        assert_eq!(
+            kept.unwrap().unwrap().identity,
+            afresh.unwrap().unwrap().identity,
+            "the overview in {lang:?} from kept parts"
+        );
     }
     touched
 }
@@ -196,4 +213,43 @@ fn the_pages_settings_the_day_and_the_stale_notice_touch_everything() {
     let mut stale = old.clone();
     stale.stale_since = Some(as_of());
     everything(&stale);
+}
+
+#[test]
+fn a_kept_part_of_the_overview_follows_every_field_it_shows() {
+    type Edit = fn(&mut crate::render::data::ComponentInfo);
+    let edits: [(&str, Edit); 6] = [
+        ("status", |c| c.status = ComponentStatus::PartialOutage),
+        ("name", |c| c.name = "Dashboard 2".into()),
+        ("description", |c| {
+            c.description = Some("Where you work".into())
+        }),
+        ("region", |c| c.region = Some("eu-central".into())),
+        ("a day's uptime", |c| c.uptime.days[80].percent = Some(99.5)),
+        ("a day's incidents", |c| {
+            c.incidents_by_day[85] = vec!["i-old".into()]
+        }),
+    ];
+    let renderer = Renderer::load().unwrap();
+    for (what, edit) in edits {
+        let old = page();
+        renderer
+            .render_doc(&old, Lang::En, &Doc::Overview, &mut None)
+            .unwrap();
+        let mut new = old.clone();
+        edit(
+            new.components
+                .iter_mut()
+                .find(|c| c.id == "c-dash")
+                .unwrap(),
+        );
+        let kept = renderer.render_doc(&new, Lang::En, &Doc::Overview, &mut None);
+        let fresh = Renderer::load().unwrap();
+        let afresh = fresh.render_doc(&new, Lang::En, &Doc::Overview, &mut None);
+        assert_eq!(
+            kept.unwrap().unwrap().identity,
+            afresh.unwrap().unwrap().identity,
+            "{what}"
+        );
+    }
 }

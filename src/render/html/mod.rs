@@ -9,6 +9,7 @@
 pub mod choice;
 pub mod events;
 pub mod format;
+pub mod fragments;
 pub mod frame;
 pub mod history;
 mod incident;
@@ -66,8 +67,9 @@ pub fn render_page(
                 .map(|e| Doc::Incident(e.id.clone())),
         )
         .chain((1..=history::page_count(data)).map(Doc::History));
+    let fragments = fragments::Fragments::default();
     for doc in docs {
-        if let Some(rep) = render_doc(data, templates, assets, lang, &doc)? {
+        if let Some(rep) = render_doc(data, templates, assets, &fragments, lang, &doc)? {
             out.insert(doc.key(), Arc::new(rep));
         }
     }
@@ -80,13 +82,14 @@ pub fn render_doc(
     data: &PageData,
     templates: &Templates,
     assets: &Assets,
+    fragments: &fragments::Fragments,
     lang: Lang,
     doc: &Doc,
 ) -> anyhow::Result<Option<Representation>> {
     let loc = Locale::of_page(&data.page, lang);
     let body = match doc {
         Doc::Overview => {
-            let view = overview::OverviewView::new(data, assets, loc);
+            let view = overview::OverviewView::new(data, assets, loc, templates, fragments)?;
             templates.render_in(lang, "pages/overview", &view)
         }
         Doc::Incident(id) => {

@@ -6,10 +6,12 @@ use std::collections::{HashMap, HashSet};
 use chrono::NaiveDate;
 use serde::Serialize;
 
+use super::Templates;
 use super::events::EventCard;
 use super::format::{
     Locale, StatusLook, TimeView, day_text_in, in_sentence, percent_text, sentence_case,
 };
+use super::fragments::Fragments;
 use super::frame::{Frame, Links, Section};
 use super::history::{day_href, event_day};
 use crate::domain::{ComponentStatus, DayUptime, severity, stretches};
@@ -90,7 +92,14 @@ impl SupportPrompt {
 #[derive(Debug, Serialize)]
 pub struct SectionView {
     pub group: Option<GroupView>,
-    pub components: Vec<ComponentView>,
+    pub components: Vec<ComponentCell>,
+}
+
+/// A component's part of the overview, rendered (`partials/component` of a [`ComponentView`]).
+#[derive(Debug, Serialize)]
+pub struct ComponentCell {
+    pub id: String,
+    pub html: String,
 }
 
 /// A component group's heading line.
@@ -155,13 +164,21 @@ pub struct DayView {
 }
 
 impl OverviewView {
-    /// The overview of `data`, read in `loc`.
-    pub fn new(data: &PageData, assets: &Assets, loc: Locale) -> Self {
+    /// The overview of `data`, read in `loc`; each component's part rendered by `templates`,
+    /// or kept from `fragments` when it shows what it showed.
+    pub fn new(
+        data: &PageData,
+        assets: &Assets,
+        loc: Locale,
+        templates: &Templates,
+        fragments: &Fragments,
+    ) -> anyhow::Result<Self> {
         let (path, tz, as_of) = (&data.page.path, data.page.time_zone, data.as_of);
         let card = |e| EventCard::new(e, path, loc, as_of);
         let targets = DayTargets::new(data);
         let links = Links::in_lang(path, loc.in_links());
-        Self {
+        let sections = sections(data, &targets, loc, templates, fragments)?;
+        Ok(Self {
             frame: Frame::page(None, Section::Overview, data, assets, loc, path),
             name: data.page.name.clone(),
             description: data.page.description.clone(),
@@ -169,7 +186,7 @@ impl OverviewView {
             incidents: data.open_incidents().map(card).collect(),
             active_maintenances: data.active_maintenances().into_iter().map(card).collect(),
             upcoming_maintenances: data.upcoming_maintenances().into_iter().map(card).collect(),
-            sections: sections(data, &targets, loc),
+            sections,
             support_prompt: SupportPrompt::new(data, &links),
             links,
             time_zone: tz.name().to_owned(),
@@ -186,17 +203,46 @@ impl OverviewView {
                     components: v.components.join(", "),
                 })
                 .collect(),
-        }
+        })
     }
 }
 
 /// Groups and ungrouped components in display order; a group appears where its first component
 /// does, and empty groups are left out.
-fn sections(data: &PageData, targets: &DayTargets, loc: Locale) -> Vec<SectionView> {
+fn sections(
+    data: &PageData,
+    targets: &DayTargets,
+    loc: Locale,
+    templates: &Templates,
+    fragments: &Fragments,
+) -> anyhow::Result<Vec<SectionView>> {
+    let frame = (
+        &data.page.path,
+        data.page.time_zone.name(),
+        (loc.lang, loc.default, loc.several),
+        data.as_of.date_naive(),
+    );
     let mut sections: Vec<SectionView> = Vec::new();
     let mut seen_groups: HashMap<&str, usize> = HashMap::new();
     for component in &data.components {
-        let view = component_view(component, data, targets, loc);
+        // Where its days link to depends on the other incidents too.
+        let links: Vec<NaiveDate> = component
+            .uptime
+            .days
+            .iter()
+            .zip(&component.incidents_by_day)
+            .filter(|(_, ids)| !ids.is_empty())
+            .map(|(day, ids)| targets.target(day.date, ids))
+            .collect();
+        let html =
+            fragments.get_or_render(&data.page.id, loc.lang, component, &(frame, links), || {
+                let view = component_view(component, data, targets, loc);
+                templates.render_in(loc.lang, "partials/component", &view)
+            })?;
+        let view = ComponentCell {
+            id: component.id.clone(),
+            html,
+        };
         let group = component
             .group_id
             .as_deref()
@@ -240,7 +286,7 @@ fn sections(data: &PageData, targets: &DayTargets, loc: Locale) -> Vec<SectionVi
             group.open = group.count <= COLLAPSED_OVER || !calm;
         }
     }
-    sections
+    Ok(sections)
 }
 
 fn component_view(
