@@ -111,6 +111,9 @@ fn main() -> anyhow::Result<()> {
         let body = rep.map(|r| r.identity).unwrap_or_default();
         render.push(t.elapsed());
         size = body.len();
+        if let Ok(path) = std::env::var("OVERVIEW_OUT") {
+            std::fs::write(path, &body)?;
+        }
         let t = Instant::now();
         let _ = herald::render::Representation::new(
             "text/html",
