@@ -193,13 +193,13 @@ pub fn changes(old: &PageData, new: &PageData) -> Vec<Change> {
             out.push(Change::Component(component.id.clone()));
         }
     }
-    let events = |d: &PageData| -> HashMap<String, IncidentInfo> {
+    fn events(d: &PageData) -> HashMap<&str, &IncidentInfo> {
         d.incidents
             .iter()
             .chain(&d.maintenances)
-            .map(|e| (e.id.clone(), e.clone()))
+            .map(|e| (e.id.as_str(), e))
             .collect()
-    };
+    }
     let (was, is) = (events(old), events(new));
     let mut incidents: BTreeSet<&str> = BTreeSet::new();
     for (id, event) in &is {
@@ -208,14 +208,10 @@ pub fn changes(old: &PageData, new: &PageData) -> Vec<Change> {
                 .next_update_by
                 .is_some_and(|by| old.as_of < by && by <= new.as_of);
         if was.get(id) != Some(event) || fell_due {
-            incidents.insert(id);
+            incidents.insert(*id);
         }
     }
-    incidents.extend(
-        was.keys()
-            .filter(|id| !is.contains_key(*id))
-            .map(String::as_str),
-    );
+    incidents.extend(was.keys().filter(|id| !is.contains_key(*id)).copied());
     out.extend(
         incidents
             .into_iter()
