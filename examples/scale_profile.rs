@@ -8,7 +8,8 @@
 //!   cargo run --release --example scale_profile -- 20 1 1000 1
 //!
 //! It measures the library's functions in one process, without HTTP; `bench/scale.sh` measures
-//! the server.
+//! the server. With `OVERVIEW_OUT=FILE` it writes the overview there; with `DOCS_OUT=DIR`,
+//! every document held ahead, uncompressed.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -100,6 +101,14 @@ fn main() -> anyhow::Result<()> {
         median_ms(&mut load),
         median_ms(&mut render),
     );
+    // Every document held ahead, as served without compression, for bench/compression.sh.
+    if let Ok(dir) = std::env::var("DOCS_OUT") {
+        for (key, rep) in &snapshot.reps {
+            let name = if key.is_empty() { "overview.html" } else { key.as_str() };
+            let path = std::path::Path::new(&dir).join(name.replace('/', "_"));
+            std::fs::write(path, &rep.identity)?;
+        }
+    }
     // The parts of the costliest document: rendering the overview, then compressing it.
     let lang = snapshot.data.page.default_language;
     let overview = herald::render::change::Doc::Overview;
