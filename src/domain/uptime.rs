@@ -150,21 +150,20 @@ fn quiet(day: &DayUptime) -> Option<Quiet> {
 
 /// How a bar is drawn: each day with something to say on its own (downtime, a status other
 /// than operational, an incident, today), and each stretch of quiet days of one kind (full
-/// uptime, or no data) as one run, so a component with ninety quiet days is a few elements,
-/// not ninety. `eventful(i)` says whether day `i` has incidents. No run crosses `split_at`
-/// (the first day of the shorter bar narrow screens show), so that bar is whole runs.
-/// Answers the ranges of day indices, in order, covering every day once.
+/// uptime, or no data) as one run, so a component with ninety quiet days is two elements,
+/// not ninety. `eventful(i)` says whether day `i` has incidents. Answers the ranges of day
+/// indices, in order, covering every day once. (A run may cross the first day of the
+/// shorter bar narrow screens show; the overview draws only its part from there.)
 pub fn stretches(
     days: &[DayUptime],
     eventful: impl Fn(usize) -> bool,
-    split_at: usize,
 ) -> Vec<std::ops::Range<usize>> {
     let mut out: Vec<std::ops::Range<usize>> = Vec::new();
     let mut open: Option<Quiet> = None;
     for (i, day) in days.iter().enumerate() {
         let kind = if eventful(i) { None } else { quiet(day) };
         match (kind, open, out.last_mut()) {
-            (Some(k), Some(o), Some(last)) if k == o && i != split_at => last.end = i + 1,
+            (Some(k), Some(o), Some(last)) if k == o => last.end = i + 1,
             _ => out.push(i..i + 1),
         }
         open = kind;
@@ -290,9 +289,9 @@ mod tests {
     }
 
     #[test]
-    fn ninety_quiet_days_are_three_runs_split_where_the_narrow_bar_begins() {
+    fn ninety_quiet_days_are_one_run_and_today() {
         let days = bar_of(&format!("{}t", "u".repeat(89)));
-        assert_eq!(stretches(&days, |_| false, 60), vec![0..60, 60..89, 89..90]);
+        assert_eq!(stretches(&days, |_| false), vec![0..89, 89..90]);
     }
 
     #[test]
@@ -300,7 +299,7 @@ mod tests {
         let days = bar_of("nnnuuduugguut");
         let eventful = |i| i == 7;
         assert_eq!(
-            stretches(&days, eventful, 100),
+            stretches(&days, eventful),
             vec![
                 0..3,   // no data
                 3..5,   // full uptime
@@ -318,11 +317,14 @@ mod tests {
     #[test]
     fn stretches_cover_every_day_once() {
         let days = bar_of("uunduuuuuuudgnnnuut");
-        for split in 0..days.len() {
-            let runs = stretches(&days, |i| i % 5 == 0, split);
+        for every in 1..6 {
+            let runs = stretches(&days, |i| i % every == 0);
             let covered: Vec<usize> = runs.iter().flat_map(|r| r.clone()).collect();
             assert_eq!(covered, (0..days.len()).collect::<Vec<_>>());
-            assert!(runs.iter().all(|r| !(r.start < split && split < r.end)));
+            assert!(
+                runs.iter()
+                    .all(|r| r.len() == 1 || r.clone().all(|i| i % every != 0))
+            );
         }
     }
 }

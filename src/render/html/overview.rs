@@ -298,17 +298,16 @@ fn component_view(
     let all = &c.uptime.days;
     let ids = |i: usize| c.incidents_by_day.get(i).map(Vec::as_slice).unwrap_or(&[]);
     let narrow_from = all.len().saturating_sub(NARROW_DAYS);
-    let days: Vec<DayView> = stretches(all, |i| !ids(i).is_empty(), narrow_from)
+    let days: Vec<DayView> = stretches(all, |i| !ids(i).is_empty())
         .into_iter()
         .map(|run| {
-            let old = run.start < narrow_from;
             let mut view = day_view(&all[run.start], ids(run.start), data, targets, loc);
             if run.len() > 1 {
                 view.label = run_label(&all[run.start], &all[run.end - 1], loc);
                 view.span = run.len();
             }
-            view.old = old;
-            view.class = cell_class(&view);
+            view.old = run.end <= narrow_from;
+            view.class = cell_class(&view, run.end.saturating_sub(run.start.max(narrow_from)));
             view
         })
         .collect();
@@ -347,14 +346,18 @@ fn component_view(
 }
 
 /// The classes of a bar's cell (a plain cell is the list item; a linked day's item holds
-/// the link, which carries `day` and the tone).
-fn cell_class(view: &DayView) -> String {
+/// the link, which carries `day` and the tone): a run of `n` days is `n{n}`, and one only
+/// `w` of whose days narrow screens show (the last 30 days) also `w{w}`; a cell none of
+/// whose days they show is `old`.
+fn cell_class(view: &DayView, narrow: usize) -> String {
     let mut class = format!("day s-{}", view.tone);
     if view.span > 1 {
         class.push_str(&format!(" n{}", view.span));
     }
     if view.old {
         class.push_str(" old");
+    } else if narrow < view.span {
+        class.push_str(&format!(" w{narrow}"));
     }
     class
 }
@@ -362,7 +365,8 @@ fn cell_class(view: &DayView) -> String {
 /// Days narrow screens show of a bar (as Statuspage does).
 const NARROW_DAYS: usize = 30;
 
-/// The tooltip of a run of quiet days: its dates, and what each of its days says.
+/// The tooltip of a run of quiet days: its dates, and what each of its days says (full
+/// uptime, or no data).
 fn run_label(first: &DayUptime, last: &DayUptime, loc: Locale) -> String {
     let range = loc.text_with(
         "day-range",
@@ -371,7 +375,17 @@ fn run_label(first: &DayUptime, last: &DayUptime, loc: Locale) -> String {
             ("to", day_text_in(last.date, loc.lang).into()),
         ],
     );
-    day_words(first, range, loc)
+    match first.percent {
+        // Full uptime says it was operational throughout.
+        Some(p) => loc.text_with(
+            "day-uptime",
+            &[
+                ("date", range.into()),
+                ("percent", percent_text(p, 2).into()),
+            ],
+        ),
+        None => day_words(first, range, loc),
+    }
 }
 
 /// What a day (or a run of days alike) says after its date.

@@ -192,7 +192,7 @@ fn icon(
         ))));
     }
     out.write(&format!(
-        r##"<svg class="icon" aria-hidden="true" focusable="false"><use href="#i-{name}"/></svg>"##
+        r##"<svg class="icon" aria-hidden="true"><use href="#i-{name}"/></svg>"##
     ))?;
     Ok(())
 }
@@ -240,7 +240,7 @@ mod tests {
             .expect("renders");
         assert_eq!(
             out,
-            r##"30 Nov 2026, 15:05 CET|99.9 %|Major outage|<svg class="icon" aria-hidden="true" focusable="false"><use href="#i-ok"/></svg>"##
+            r##"30 Nov 2026, 15:05 CET|99.9 %|Major outage|<svg class="icon" aria-hidden="true"><use href="#i-ok"/></svg>"##
         );
         assert!(
             templates

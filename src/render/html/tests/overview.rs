@@ -74,9 +74,9 @@ fn each_component_has_a_ninety_day_bar_of_labelled_links_into_the_history() {
     );
     assert_eq!(
         html.matches(r#"<li class="day "#).count(),
-        4 + 4 + 3,
-        "the others are plain cells, a quiet stretch of days one cell: no data, full uptime \
-         before and within the last 30 days, today (the API's 29 Nov stands alone)"
+        3 + 3 + 2,
+        "the others are plain cells, a quiet stretch of days one cell: no data, full uptime, \
+         today (the API's 29 Nov stands alone)"
     );
     assert!(
         html.contains(
@@ -84,15 +84,18 @@ fn each_component_has_a_ninety_day_bar_of_labelled_links_into_the_history() {
         ),
         "{html}"
     );
-    assert!(html.contains(
-        r#"<li class="day s-ok n11 old" title="21 Oct 2026 – 31 Oct 2026: 100 % uptime, Operational"></li>"#
-    ), "the quiet days before the narrow screens' 30 days end where those begin: {html}");
-    assert!(html.contains(
-        r#"<li class="day s-ok n29" title="1 Nov 2026 – 29 Nov 2026: 100 % uptime, Operational"></li>"#
-    ));
-    assert!(html.contains(
-        r#"<li class="day s-ok n28" title="1 Nov 2026 – 28 Nov 2026: 100 % uptime, Operational"></li>"#
-    ), "the API's quiet run stops before its day with an incident");
+    assert!(
+        html.contains(
+            r#"<li class="day s-ok n40 w29" title="21 Oct 2026 – 29 Nov 2026: 100 % uptime"></li>"#
+        ),
+        "a run crossing the first of the narrow screens' 30 days says how many of its days they show: {html}"
+    );
+    assert!(
+        html.contains(
+            r#"<li class="day s-ok n39 w28" title="21 Oct 2026 – 28 Nov 2026: 100 % uptime"></li>"#
+        ),
+        "the API's quiet run stops before its day with an incident"
+    );
     assert_eq!(
         html.matches(r#"aria-label="Uptime of API over the last 90 days""#)
             .count(),
@@ -105,7 +108,7 @@ fn each_component_has_a_ninety_day_bar_of_labelled_links_into_the_history() {
         r#"href="/status/acme/history?page=1#day-2026-11-29" aria-label="30 Nov 2026 (today so far): Operational, 1 incident""#
     ), "a day links to where its incident is listed");
     assert!(
-        html.contains(r#"<span class="bar-percent">99.94 % uptime</span>"#),
+        html.contains(r#"<strong>99.94 % uptime</strong>"#),
         "{html}"
     );
     assert!(html.contains(r#"<span class="region">eu-west</span>"#));
@@ -128,8 +131,8 @@ fn components_show_by_group_in_collapsible_details_with_status_words() {
     assert!(html.contains(
         r#"<span class="group-count">(2 components)</span> <span class="status s-major">"#
     ));
-    assert!(html.contains(r#"<span class="status-label">Major Outage</span>"#));
-    assert!(html.contains(r#"<span class="status-label">Operational</span>"#));
+    assert!(html.contains(r##"<use href="#i-major"/></svg>Major Outage</span>"##));
+    assert!(html.contains(r##"<use href="#i-ok"/></svg>Operational</span>"##));
 }
 
 #[test]
