@@ -104,7 +104,11 @@ fn main() -> anyhow::Result<()> {
     // Every document held ahead, as served without compression, for bench/compression.sh.
     if let Ok(dir) = std::env::var("DOCS_OUT") {
         for (key, rep) in &snapshot.reps {
-            let name = if key.is_empty() { "overview.html" } else { key.as_str() };
+            let name = if key.is_empty() {
+                "overview.html"
+            } else {
+                key.as_str()
+            };
             let path = std::path::Path::new(&dir).join(name.replace('/', "_"));
             std::fs::write(path, &rep.identity)?;
         }

@@ -319,35 +319,43 @@ impl Read {
 fn read(req: &HttpRequest, site: &Arc<PublicSite>, page: &PageSnapshot, tail: &str) -> Read {
     let key = key(tail, req.query_string());
     let multilingual = page.multilingual();
-    let Some(rep) = page.get(&key) else {
-        let html = Doc::parse(&key).is_some_and(|d| d.html());
-        let lang = match multilingual {
-            true => reader_lang(req, &page.data.page, html),
-            false => page.data.page.default_language,
-        };
-        let Some(key) = page.on_demand_key(lang, &key) else {
-            return Read::Now(not_found(site, tail));
-        };
-        if let Some(rep) = site.on_demand.get(&key) {
-            return Read::Now(served_in(req, &rep, key.lang, multilingual));
-        }
-        return Read::Render(Box::new(Pending {
-            site: site.clone(),
-            data: page.data.clone(),
-            key,
-            multilingual,
-            private: false,
-        }));
-    };
-    if !multilingual {
-        return Read::Now(serve(req, rep));
-    }
+    let default = page.data.page.default_language;
     // A page in several languages: a person's browser says which it reads; a machine client
     // (the JSON, a feed) gets the default unless it asks with `?lang=`.
-    let html = rep.content_type.starts_with("text/html");
-    let lang = reader_lang(req, &page.data.page, html);
-    let rep = page.get_in(lang, &key).unwrap_or(rep);
-    Read::Now(served_in(req, rep, lang, true))
+    let lang = match (multilingual, page.get(&key)) {
+        (false, _) => default,
+        (true, Some(rep)) => reader_lang(
+            req,
+            &page.data.page,
+            rep.content_type.starts_with("text/html"),
+        ),
+        (true, None) => {
+            let html = Doc::parse(&key).is_some_and(|d| d.html());
+            reader_lang(req, &page.data.page, html)
+        }
+    };
+    let ahead = page
+        .get(&key)
+        .filter(|_| lang == default || Doc::parse(&key).is_none_or(|d| !d.by_language()));
+    if let Some(rep) = ahead {
+        return Read::Now(match multilingual {
+            true => served_in(req, rep, lang, true),
+            false => serve(req, rep),
+        });
+    }
+    let Some(key) = page.on_demand_key(lang, &key) else {
+        return Read::Now(not_found(site, tail));
+    };
+    if let Some(rep) = site.on_demand.get(&key) {
+        return Read::Now(served_in(req, &rep, key.lang, multilingual));
+    }
+    Read::Render(Box::new(Pending {
+        site: site.clone(),
+        data: page.data.clone(),
+        key,
+        multilingual,
+        private: false,
+    }))
 }
 
 /// `rep` answered to `req`, read in `lang`: an HTML page of a page read in several languages

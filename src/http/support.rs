@@ -124,7 +124,6 @@ async fn locate(
             data: Arc::new(page.data.for_strangers()),
             access: page.access.clone(),
             reps: std::collections::HashMap::new(),
-            translated: Vec::new(),
             stamps: std::collections::HashMap::new(),
             rendered: Vec::new(),
             wake_at: page.wake_at,

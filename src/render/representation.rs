@@ -273,7 +273,8 @@ fn accepted_codings(req: &HttpRequest) -> Accepted {
 }
 
 fn gzip(data: &[u8]) -> Bytes {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(GZIP_LEVEL));
+    let mut encoder =
+        flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(GZIP_LEVEL));
     // Writing to a Vec cannot fail.
     let _ = encoder.write_all(data);
     Bytes::from(encoder.finish().unwrap_or_default())

@@ -21,19 +21,19 @@ use super::{CachePolicy, PageData, Representation, api_v2, badge, embed, feeds};
 
 /// Everything one page serves. The documents held ahead (and the page's own files) are keyed
 /// by the path below the page's prefix (`""` is the overview, `"api/v2/summary.json"`, ...);
-/// the others ([`Doc::ahead`] says which) are rendered on their first read from `data`, and
-/// `stamps` names the data each of them shows.
+/// the others ([`Doc::ahead`] says which), and the page's other languages of every document,
+/// are rendered on their first read from `data`, and `stamps` names the data each of them
+/// shows.
 #[derive(Debug)]
 pub struct PageSnapshot {
     pub data: Arc<PageData>,
     /// Who may read it: a restricted page's snapshot is only ever answered to a reader it
     /// admits.
     pub access: Arc<PageAccess>,
+    /// The documents held ahead, in the page's default language.
     pub reps: HashMap<String, Arc<Representation>>,
-    /// The documents held ahead that differ by language, for each of the page's languages
-    /// but its default (whose are in `reps`).
-    pub translated: Vec<(Lang, HashMap<String, Arc<Representation>>)>,
-    /// Each document rendered on demand, with the stamp of the change of its data it shows.
+    /// Each document rendered on demand (on a page read in several languages, also those held
+    /// ahead in the default), with the stamp of the change of its data it shows.
     pub stamps: HashMap<Doc, u64>,
     /// What the refresh that made this snapshot rendered ahead (the rest it kept as it was).
     pub rendered: Vec<(Lang, Doc)>,
@@ -48,37 +48,9 @@ impl PageSnapshot {
         self.reps.get(key)
     }
 
-    /// The representation held ahead at `key` exactly in `lang` (`default` being the page's
-    /// default language, whose are in `reps`).
-    fn get_exact(&self, lang: Lang, default: Lang, key: &str) -> Option<&Arc<Representation>> {
-        if lang == default {
-            return self.reps.get(key);
-        }
-        self.translated
-            .iter()
-            .find(|(l, _)| *l == lang)
-            .and_then(|(_, reps)| reps.get(key))
-    }
-
-    /// The representation at `key` in `lang` (the default language's, for one that does not
-    /// differ by language or a language the page is not read in).
-    pub fn get_in(&self, lang: Lang, key: &str) -> Option<&Arc<Representation>> {
-        self.translated
-            .iter()
-            .find(|(l, _)| *l == lang)
-            .and_then(|(_, reps)| reps.get(key))
-            .or_else(|| self.reps.get(key))
-    }
-
-    /// The bytes its rendered representations hold, in every coding and language (a
-    /// representation shared between languages counted once each).
+    /// The bytes its representations held ahead hold, in every coding.
     pub fn held_bytes(&self) -> usize {
-        let all = self.translated.iter().map(|(_, reps)| reps);
-        std::iter::once(&self.reps)
-            .chain(all)
-            .flat_map(|reps| reps.values())
-            .map(|rep| rep.held_bytes())
-            .sum()
+        self.reps.values().map(|rep| rep.held_bytes()).sum()
     }
 
     /// The document at `key` rendered on demand, if the page has it: what names it in the
@@ -101,7 +73,7 @@ impl PageSnapshot {
 
     /// Whether the page is read in more than one language.
     pub fn multilingual(&self) -> bool {
-        !self.translated.is_empty()
+        self.data.page.languages.len() > 1
     }
 }
 
@@ -224,46 +196,39 @@ impl Renderer {
         });
         let fresh = |doc: &Doc| touched.as_ref().is_none_or(|t| t.contains(doc));
         let docs = change::all(&data);
-        let default = data.page.default_language;
+        let lang = data.page.default_language;
         let mut rendered = Vec::new();
         let mut reps = HashMap::new();
-        let mut translated = Vec::new();
-        let others = data.page.languages.iter().filter(|l| **l != default);
-        for lang in std::iter::once(default).chain(others.copied()) {
-            let mut out = HashMap::new();
-            let mut machine = None;
-            for doc in docs.iter().filter(|d| d.ahead()) {
-                if lang != default && !doc.by_language() {
-                    continue;
+        let mut machine = None;
+        for doc in docs.iter().filter(|d| d.ahead()) {
+            let key = doc.key();
+            let kept = before
+                .filter(|_| !fresh(doc))
+                .and_then(|b| b.reps.get(&key));
+            let rep = match kept {
+                Some(rep) => rep.clone(),
+                None => {
+                    let Some(rep) = self.render_doc(&data, lang, doc, &mut machine)? else {
+                        continue;
+                    };
+                    rendered.push((lang, doc.clone()));
+                    Arc::new(rep)
                 }
-                let key = doc.key();
-                let kept = before
-                    .filter(|_| !fresh(doc))
-                    .and_then(|b| b.get_exact(lang, default, &key));
-                let rep = match kept {
-                    Some(rep) => rep.clone(),
-                    None => {
-                        let Some(rep) = self.render_doc(&data, lang, doc, &mut machine)? else {
-                            continue;
-                        };
-                        rendered.push((lang, doc.clone()));
-                        Arc::new(rep)
-                    }
-                };
-                out.insert(key, rep);
-            }
-            if lang == default {
-                reps = out;
-            } else {
-                translated.push((lang, out));
-            }
+            };
+            reps.insert(key, rep);
         }
         metrics::counter!("herald_renders_total", "when" => "ahead")
             .increment(rendered.len() as u64);
         let same_look = before.filter(|b| b.data.page.brand == data.page.brand);
         self.page_files(&data, same_look, &mut reps);
         let mut stamps = HashMap::new();
-        for doc in docs.into_iter().filter(|d| !d.ahead()) {
+        // The page's other languages read even the documents held ahead on demand: a write
+        // renders them in the default language only.
+        let multilingual = data.page.languages.len() > 1;
+        for doc in docs
+            .into_iter()
+            .filter(|d| !d.ahead() || (multilingual && d.by_language()))
+        {
             let kept = before
                 .filter(|_| !fresh(&doc))
                 .and_then(|b| b.stamps.get(&doc).copied());
@@ -275,7 +240,6 @@ impl Renderer {
             data: Arc::new(data),
             access,
             reps,
-            translated,
             stamps,
             rendered,
             wake_at,
@@ -305,9 +269,7 @@ impl Renderer {
                 // The default language's own texts too, where responders gave some beside
                 // the originals (a page whose default changed after they wrote).
                 let own = machine.get_or_insert_with(|| {
-                    let default = data.page.default_language;
-                    (lang != default || data.translated_into(default))
-                        .then(|| data.in_language(lang))
+                    data.translated_into(lang).then(|| data.in_language(lang))
                 });
                 let data = own.as_ref().unwrap_or(data);
                 match api_v2::document(data, lang, doc)? {

@@ -20,6 +20,7 @@ on_both_backends!(
     a_document_rendered_on_demand_is_the_same_bytes_as_one_rendered_ahead,
     a_cached_document_is_dropped_when_its_data_changes_and_the_others_stay,
     a_cold_read_while_the_database_is_down_is_rendered_from_memory,
+    a_page_in_several_languages_renders_its_default_ahead_and_the_others_on_first_read,
 );
 
 fn demo(app: &TestApp) -> Arc<PageSnapshot> {
@@ -211,6 +212,79 @@ async fn a_document_rendered_on_demand_is_the_same_bytes_as_one_rendered_ahead(d
         !app.site.on_demand.is_empty(),
         "what was read on demand is kept"
     );
+}
+
+/// A write on a page read in English and German renders the documents held ahead in English
+/// only; a German read of the overview renders it then (and keeps it) until the next change.
+async fn a_page_in_several_languages_renders_its_default_ahead_and_the_others_on_first_read(
+    db: TestDb,
+) {
+    let app = TestApp::spawn(db).await;
+    seed_demo(&app).await;
+    let token = app.token(Role::Owner).await;
+    let api = app.api(&token);
+    let (status, body) = api
+        .patch("/pages/demo", json!({"languages": ["en", "de"]}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    app.refreshed().await;
+    let email = demo(&app)
+        .data
+        .components
+        .iter()
+        .find(|c| c.name == "Email notifications")
+        .map(|c| c.id.clone())
+        .unwrap();
+    let german = |page: &PageSnapshot| page.on_demand_key(Lang::De, "").unwrap();
+    let read_german = || async {
+        let res = app.get("/status/demo?lang=de").await;
+        assert_eq!(res.status(), 200);
+        res.text().await.unwrap()
+    };
+    for (round, status) in ["major_outage", "operational"].into_iter().enumerate() {
+        let before = demo(&app);
+        let (code, body) = api
+            .patch(
+                &format!("/pages/demo/components/{email}"),
+                json!({"status": status}),
+            )
+            .await;
+        assert_eq!(code, 200, "{body}");
+        let after = demo(&app);
+        assert!(!after.rendered.is_empty(), "round {round}");
+        assert!(
+            after.rendered.iter().all(|(lang, _)| *lang == Lang::En),
+            "only the default language is rendered ahead: {:?}",
+            after.rendered
+        );
+        assert_ne!(
+            german(&before),
+            german(&after),
+            "a new stamp for the change"
+        );
+        assert!(
+            app.site.on_demand.get(&german(&before)).is_none(),
+            "the German overview of the data before is dropped"
+        );
+        assert!(app.site.on_demand.get(&german(&after)).is_none());
+        let html = read_german().await;
+        assert!(html.contains(r#"<html lang="de""#), "{html}");
+        let shown = match status {
+            "major_outage" => "Schwerer Ausfall",
+            _ => "Betriebsbereit",
+        };
+        let row = html
+            .split_once(r#"Email notifications</p>"#)
+            .and_then(|(_, rest)| rest.split_once("</span>"))
+            .map(|(row, _)| row)
+            .expect("the component's row");
+        assert!(row.ends_with(shown), "round {round}: {row}");
+        assert!(
+            app.site.on_demand.get(&german(&after)).is_some(),
+            "kept after its first read"
+        );
+        assert_eq!(read_german().await, html, "the kept bytes");
+    }
 }
 
 async fn a_cached_document_is_dropped_when_its_data_changes_and_the_others_stay(db: TestDb) {
