@@ -52,7 +52,8 @@
 #    STORM_SECS, 2 s). Printed: how long after the last answer (and after the last PATCH was
 #    sent) summary.json shows all 200, the storm's answer times, and the overview's p99 idle and
 #    during the storm with their ratio.
-# 7. A table per backend (shape | resident memory | overview bytes | CPU per write p95 |
+# 7. Resident memory again, after the writes and the storm (what the allocator kept).
+# 8. A table per backend (shape | resident memory | after the writes | overview bytes | CPU per write p95 |
 #    write answered p95, each kind), the storm and idle lines; at the end bench/public-page.sh
 #    on the demo page with short settings (CONNECTIONS=64 DURATION=3s ROUNDS=3), whose
 #    Herald/nginx ratios must not fall.
@@ -157,6 +158,7 @@ run_shape() { # BACKEND SHAPE RESULTS
   [[ "$shape" == pages ]] && setup idle "$herald_pid" "$IDLE_SECS" "$results" "$shape"
   setup writes "$PORT" "$token" "$herald_pid" "$dir/state.json" "$results" "$shape"
   [[ "$shape" == components ]] && setup storm "$PORT" "$token" "$herald_pid" "$dir/state.json" "$SCALE" "$results" "$shape"
+  setup after "$herald_pid" "$results" "$shape"
   stop_herald
   if [[ -n "$pg_db" ]]; then
     psql "$PG_ADMIN" -Xqc "DROP DATABASE $pg_db WITH (FORCE)" >/dev/null

@@ -439,6 +439,12 @@ def measure(port, pid, state_file, results_file, key):
           flush=True)
 
 
+def after(pid, results_file, key):
+    """Resident memory again once the writes (and the storm) are done: what the allocator kept."""
+    save(results_file, key, rss_after_mb=rss_mb(pid))
+    print(f"resident memory after the writes: {rss_mb(pid):.1f} MB", flush=True)
+
+
 def idle(pid, secs, results_file, key):
     secs = float(secs)
     before = cpu_ticks(pid)
@@ -688,10 +694,10 @@ def label(key, r):
 
 def table(results_file, backend):
     results = json.load(open(results_file))
-    print(f"== {backend}: resident memory after settling; CPU per write = Herald's utime+stime "
+    print(f"== {backend}: resident memory after settling, and after the writes; CPU per write = Herald's utime+stime "
           f"from the request until summary.json shows it; p95 over {WRITES} writes each "
           f"(status change / incident update / incident opened)")
-    head = (f"{'shape':24} {'resident':>9} {'overview':>10} {'CPU per write p95 (ms)':>24} "
+    head = (f"{'shape':24} {'resident':>9} {'after':>7} {'overview':>10} {'CPU per write p95 (ms)':>24} "
             f"{'write answered p95 (ms)':>24}")
     print(head)
     print("-" * len(head))
@@ -701,7 +707,8 @@ def table(results_file, backend):
         w = r["writes"]
         cpu = " / ".join(f"{pct([x[1] for x in w[k]], 95):.0f}" for k in KINDS)
         ans = " / ".join(f"{pct([x[0] for x in w[k]], 95):.0f}" for k in KINDS)
-        print(f"{label(key, r):24} {r['rss_mb']:6.0f} MB {r['overview_bytes'] / 1024:7.0f} KB "
+        print(f"{label(key, r):24} {r['rss_mb']:6.0f} MB {r.get('rss_after_mb', 0):4.0f} MB "
+              f"{r['overview_bytes'] / 1024:7.0f} KB "
               f"{cpu:>24} {ans:>24}")
     for key, r in results.items():
         if "storm" in r:
@@ -720,7 +727,7 @@ def table(results_file, backend):
 if __name__ == "__main__":
     step, args = sys.argv[1], sys.argv[2:]
     steps = {"build": build, "shift": shift, "settle": settle, "measure": measure,
-             "idle": idle, "writes": writes, "storm": storm, "table": table}
+             "idle": idle, "after": after, "writes": writes, "storm": storm, "table": table}
     if step not in steps:
         raise SystemExit(f"unknown step {step}")
     steps[step](*args)

@@ -3,6 +3,7 @@
 //! Data flows one way: `http` -> `services` -> `domain` | `db` | `jobs`.
 
 pub mod access;
+pub mod allocator;
 pub mod auth;
 pub mod cli;
 pub mod config;
