@@ -187,13 +187,22 @@ pub fn update(
     find(conn, id)
 }
 
-/// The highest sequence number used on a page by references starting `PREFIX-YEAR-`.
+/// The highest sequence number used on a page by references starting `PREFIX-YEAR-`. Call it
+/// inside the write transaction that inserts the next one: on PostgreSQL it first takes the
+/// page's reference lock (a transaction-scoped advisory lock, bounded by the statement
+/// timeout), so concurrent openings on one page take turns instead of choosing the same
+/// number; SQLite's write transactions already run one at a time.
 pub fn max_reference_seq(
     conn: &mut DbConn,
     page_id: &PageId,
     kind: IncidentKind,
     year: i32,
 ) -> QueryResult<u32> {
+    if let DbConn::Postgres(_) = conn {
+        diesel::sql_query("SELECT pg_advisory_xact_lock(hashtext($1))")
+            .bind::<diesel::sql_types::Text, _>(format!("herald:incident-references:{page_id}"))
+            .execute(conn)?;
+    }
     let references: Vec<String> = incidents::table
         .filter(incidents::page_id.eq(page_id))
         .filter(incidents::reference.like(format!("{}-{year}-%", kind.reference_prefix())))

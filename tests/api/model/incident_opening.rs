@@ -17,6 +17,7 @@ use crate::helpers::{TestApp, TestDb};
 
 on_both_backends!(
     opening_incidents_allocates_references_per_page_kind_and_year,
+    incidents_opened_at_once_on_one_page_all_open_with_references_in_turn,
     opening_an_incident_records_component_changes_and_their_history,
     an_incident_without_a_chosen_deadline_gets_the_pages_interval_for_its_impact,
     a_bad_incident_input_answers_field_errors_and_writes_nothing,
@@ -76,6 +77,31 @@ async fn opening_incidents_allocates_references_per_page_kind_and_year(db: TestD
         ["Login errors", "Slow API"],
         "newest first, only incidents"
     );
+}
+
+/// Openings racing on one page (an on-call bot and a monitoring bridge at once): every one
+/// opens, none refused for a reference another took, and the references run without a gap.
+async fn incidents_opened_at_once_on_one_page_all_open_with_references_in_turn(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let clock = Clock::new();
+    let acme = page(&app, "acme").await;
+    let year = clock.now().year();
+    let openings = (0..12i64).map(|i| {
+        try_open(
+            &app,
+            &acme.id,
+            incident(&format!("Racing {i}")),
+            clock.at(i),
+        )
+    });
+    let mut references: Vec<String> = futures_util::future::join_all(openings)
+        .await
+        .into_iter()
+        .map(|opened| opened.expect("every opening opens").incident.reference)
+        .collect();
+    references.sort();
+    let expected: Vec<String> = (1..=12).map(|n| format!("INC-{year}-{n:04}")).collect();
+    assert_eq!(references, expected);
 }
 
 async fn opening_an_incident_records_component_changes_and_their_history(db: TestDb) {
