@@ -320,23 +320,21 @@ fn read(req: &HttpRequest, site: &Arc<PublicSite>, page: &PageSnapshot, tail: &s
     let key = key(tail, req.query_string());
     let multilingual = page.multilingual();
     let default = page.data.page.default_language;
+    let (held, doc) = (page.get(&key), Doc::parse(&key));
     // A page in several languages: a person's browser says which it reads; a machine client
     // (the JSON, a feed) gets the default unless it asks with `?lang=`.
-    let lang = match (multilingual, page.get(&key)) {
-        (false, _) => default,
-        (true, Some(rep)) => reader_lang(
-            req,
-            &page.data.page,
-            rep.content_type.starts_with("text/html"),
-        ),
-        (true, None) => {
-            let html = Doc::parse(&key).is_some_and(|d| d.html());
+    let lang = match multilingual {
+        false => default,
+        true => {
+            let html = held.map_or_else(
+                || doc.as_ref().is_some_and(Doc::html),
+                |rep| rep.content_type.starts_with("text/html"),
+            );
             reader_lang(req, &page.data.page, html)
         }
     };
-    let ahead = page
-        .get(&key)
-        .filter(|_| lang == default || Doc::parse(&key).is_none_or(|d| !d.by_language()));
+    // Held ahead is the default language's; the others' are rendered on demand.
+    let ahead = held.filter(|_| lang == default || doc.as_ref().is_none_or(|d| !d.by_language()));
     if let Some(rep) = ahead {
         return Read::Now(match multilingual {
             true => served_in(req, rep, lang, true),

@@ -1,6 +1,7 @@
 //! Documents rendered on their first read: old incident pages, history pages, the feeds and
-//! the longer v2 lists, in every language a page is read in. Rendering them all ahead, on every
-//! change, is what made a write cost what the page ever held; they are read rarely.
+//! the longer v2 lists, in every language a page is read in, and the documents held ahead in
+//! a page's languages but its default. Rendering them all ahead, on every change, is what made
+//! a write cost what the page ever held; they are read rarely.
 //!
 //! A document is rendered from the page data the snapshot holds (never from the database, so it
 //! answers while the database is down) and kept in one cache bounded in bytes for the whole
