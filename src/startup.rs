@@ -84,11 +84,8 @@ impl Application {
         .await??;
         crate::access::mail::LinkMailer::new(&settings, secret.clone())?.register(&mut registry);
         let site = Arc::new(PublicSite::new(Renderer::load()?)?);
-        let mut refresher = Refresher::new(site.clone(), db.clone(), settings.public_url.clone());
-        refresher
-            .refresh()
-            .await
-            .context("rendering the public pages")?;
+        // The pages are rendered by the refresher's first pass, while Herald already serves.
+        let refresher = Refresher::new(site.clone(), db.clone(), settings.public_url.clone());
         let listener = TcpListener::bind(settings.bind)
             .with_context(|| format!("HERALD_BIND: cannot listen on {}", settings.bind))?;
         let port = listener.local_addr()?.port();

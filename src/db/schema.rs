@@ -63,6 +63,15 @@ diesel::table! {
     }
 }
 
+// A counter per page that triggers move with every change to what the page shows
+// (migration 2026-12-06-000001_page_changes).
+diesel::table! {
+    page_changes (page_id) {
+        page_id -> Text,
+        revision -> BigInt,
+    }
+}
+
 diesel::table! {
     page_passwords (page_id) {
         page_id -> Text,
@@ -301,6 +310,7 @@ diesel::table! {
 
 diesel::joinable!(incident_templates -> status_pages (page_id));
 diesel::joinable!(page_passwords -> status_pages (page_id));
+diesel::joinable!(page_changes -> status_pages (page_id));
 diesel::joinable!(page_images -> status_pages (page_id));
 diesel::joinable!(page_read_tokens -> status_pages (page_id));
 diesel::joinable!(page_reader_links -> status_pages (page_id));
@@ -354,6 +364,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     page_read_tokens,
     page_reader_links,
     page_images,
+    page_changes,
 );
 
 // The support contact form (migration 2026-11-30-000005_support).

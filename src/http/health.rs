@@ -14,8 +14,10 @@ pub async fn healthz() -> HttpResponse {
         .json(json!({"status": "ok"}))
 }
 
-/// 200 only when the database answers and every migration is applied; 503 from the moment
-/// shutdown begins, without touching the database.
+/// 200 only when the database answers, every migration is applied and every public page has
+/// been rendered once (until then, `warming`: Herald serves, a page not rendered yet is
+/// rendered when asked for, but a load balancer had better send readers elsewhere); 503 from
+/// the moment shutdown begins, without touching the database.
 #[tracing::instrument(skip_all)]
 pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
     if state.lifecycle.is_draining() {
@@ -28,6 +30,7 @@ pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
         .run_within(limit, |c| Ok(migrations::pending_count(c)?))
         .await
     {
+        Ok(0) if state.site.snapshot().warming => not_ready("warming"),
         Ok(0) => HttpResponse::Ok()
             .insert_header((header::CACHE_CONTROL, "no-store"))
             .json(json!({"status": "ready"})),

@@ -12,7 +12,7 @@ use crate::domain::lang::{self, Lang};
 use crate::render::Representation;
 use crate::render::change::Doc;
 use crate::render::on_demand::{self, Unrendered};
-use crate::render::site::{Found, PageSnapshot, PublicSite};
+use crate::render::site::{Found, PageSnapshot, PublicSite, SiteSnapshot, Wanted, host_name};
 use crate::state::AppState;
 
 use super::access::{self, InMemory};
@@ -61,6 +61,7 @@ pub fn early(req: &HttpRequest, site: &Arc<PublicSite>) -> Option<(Read, &'stati
         let res = match snapshot.find(slug) {
             Some(Found::Public(page)) => answer(req, site, page, tail),
             Some(Found::Restricted(page)) => early_restricted(req, site, page, tail)?,
+            None if snapshot.warming => Read::Now(starting(tail)),
             None => Read::Now(not_found(site, tail)),
         };
         return Some((res, name));
@@ -391,6 +392,50 @@ fn busy(tail: &str) -> HttpResponse {
     }
     res.content_type("text/plain; charset=utf-8")
         .body("Busy rendering this page; try again in a moment.")
+}
+
+/// A page not rendered yet while Herald starts (its reader waited [`WARMING_WAIT`] for it).
+fn starting(tail: &str) -> HttpResponse {
+    let mut res = HttpResponse::ServiceUnavailable();
+    res.insert_header((header::RETRY_AFTER, "1"))
+        .insert_header((header::CACHE_CONTROL, "no-store"));
+    if tail.starts_with("api/") || tail.ends_with(".json") {
+        return res.json(
+            json!({"error": "unavailable", "message": "Herald is starting; try again in a moment"}),
+        );
+    }
+    res.content_type("text/plain; charset=utf-8")
+        .body("Herald is starting and has not rendered this page yet; try again in a moment.")
+}
+
+/// How long a request for a page waits, while Herald starts, for the page to be rendered.
+pub const WARMING_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// While the site warms up: the page a request names (any request below `/status/{slug}`,
+/// or the site root) that the snapshot does not hold yet, and whether a snapshot shows it.
+pub fn awaited(req: &HttpRequest, snapshot: &SiteSnapshot) -> Option<Wanted> {
+    if !snapshot.warming {
+        return None;
+    }
+    let path = req.path();
+    if path == "/" {
+        let host = host_name(host(req));
+        return snapshot
+            .page_for_host(&host)
+            .is_none()
+            .then_some(Wanted::Host(host));
+    }
+    let slug = path.strip_prefix("/status/")?.split('/').next()?;
+    (!slug.is_empty() && !slug.contains('%') && snapshot.find(slug).is_none())
+        .then(|| Wanted::Slug(slug.to_owned()))
+}
+
+/// Whether `snapshot` holds the page `wanted` names.
+pub fn holds(snapshot: &SiteSnapshot, wanted: &Wanted) -> bool {
+    match wanted {
+        Wanted::Slug(slug) => snapshot.find(slug).is_some(),
+        Wanted::Host(host) => snapshot.page_for_host(host).is_some(),
+    }
 }
 
 /// A document that could not be rendered (logged with its cause).

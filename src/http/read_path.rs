@@ -21,6 +21,7 @@ use super::connections::{Busy, Connection, Counted};
 use super::middleware::{
     Access, SECURITY_HEADERS, close_if_draining, method_label, record, set_request_id,
 };
+use super::public;
 use super::request_span::redacted_target;
 use crate::render::site::PublicSite;
 
@@ -30,9 +31,16 @@ pub async fn serve<B: MessageBody + 'static>(
     next: Next<B>,
 ) -> Result<ServiceResponse<EitherBody<B, Counted<BoxBody>>>, actix_web::Error> {
     let started = Instant::now();
-    let early = req
-        .app_data::<web::Data<std::sync::Arc<PublicSite>>>()
-        .and_then(|site| crate::http::public::early(req.request(), site));
+    let site = req.app_data::<web::Data<std::sync::Arc<PublicSite>>>();
+    if let Some(site) = site {
+        // Start-up: a page not rendered yet is rendered next, and its reader waits for it.
+        let awaited = public::awaited(req.request(), &site.snapshot());
+        if let Some(wanted) = awaited {
+            let shown = |s: &_| public::holds(s, &wanted);
+            site.want(wanted.clone(), public::WARMING_WAIT, shown).await;
+        }
+    }
+    let early = site.and_then(|site| public::early(req.request(), site));
     let Some((read, route)) = early else {
         return next
             .call(req)

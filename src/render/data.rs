@@ -209,6 +209,10 @@ pub struct ComponentInfo {
     pub incidents_by_day: Vec<Vec<String>>,
     /// Set when the component mirrors a vendor's.
     pub vendor: Option<VendorInfo>,
+    /// What the bar was computed from (the day, the status history, the incidents felt), so
+    /// a later read of the page with the same reuses the bar instead of computing it again.
+    #[serde(skip)]
+    pub bar_source: u64,
 }
 
 /// An incident, advisory or maintenance.

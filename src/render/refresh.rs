@@ -4,12 +4,12 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use tokio_util::sync::CancellationToken;
 
-use super::site::{PageSnapshot, PublicSite, SiteSnapshot};
+use super::site::{PageSnapshot, PublicSite, SiteSnapshot, Wanted};
 use crate::db::Db;
 use crate::db::models::public::{self as queries, PageRevision};
 use crate::domain::{PageId, Visibility};
@@ -18,6 +18,28 @@ use crate::services::public::reload_page_data;
 /// How often revisions are polled: a change made through another Herald process sharing the
 /// database shows within this interval plus the render time.
 pub const POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// How often a long pass publishes the pages it has rendered so far.
+pub const PUBLISH_EVERY: Duration = Duration::from_millis(250);
+
+/// Whether `rev` is a page a reader asked for: by slug, or by host (its custom domain; or,
+/// for a host no page of `todo` claims, the default page).
+fn is_wanted(rev: &PageRevision, todo: &[PageRevision], wanted: &[Wanted]) -> bool {
+    wanted.iter().any(|w| match w {
+        Wanted::Slug(slug) => *slug == rev.slug,
+        Wanted::Host(host) => match &rev.custom_domain {
+            Some(domain) => domain.eq_ignore_ascii_case(host),
+            None => {
+                rev.is_default
+                    && !todo.iter().any(|r| {
+                        r.custom_domain
+                            .as_ref()
+                            .is_some_and(|d| d.eq_ignore_ascii_case(host))
+                    })
+            }
+        },
+    })
+}
 
 /// The refresher's memory of what it rendered.
 pub struct Refresher {
@@ -50,6 +72,8 @@ impl Refresher {
     }
 
     /// One pass: read revisions, re-render what changed or fell due, publish if anything moved.
+    /// A long pass (start-up, or every page after the database came back) publishes what it
+    /// has every [`PUBLISH_EVERY`], and renders first the pages readers are waiting for.
     pub async fn refresh(&mut self) -> anyhow::Result<()> {
         let revisions = match self.db.run(|c| Ok(queries::page_revisions(c)?)).await {
             Ok(revisions) => revisions,
@@ -60,37 +84,48 @@ impl Refresher {
         };
         let was_stale = std::mem::take(&mut self.stale);
         let now = Utc::now();
-        let mut changed = was_stale || revisions.len() != self.pages.len();
-        let mut next = HashMap::new();
-        for rev in revisions {
-            let old = self.pages.remove(&rev.page_id);
-            let fresh = old
-                .as_ref()
-                .filter(|(r, s)| !was_stale && *r == rev && s.wake_at > now)
-                .map(|(_, s)| s.clone());
-            let snapshot = match fresh {
-                Some(snapshot) => snapshot,
-                None => {
-                    changed = true;
-                    let before = old.as_ref().map(|(_, s)| s.clone());
-                    match self.render(&rev.page_id, before).await {
-                        Ok(snapshot) => snapshot,
-                        Err(e) => {
-                            tracing::error!(page = %rev.slug, error = %e, "rendering the page failed; keeping its last version");
-                            match old {
-                                Some((_, snapshot)) => snapshot,
-                                None => continue,
-                            }
-                        }
+        let before = self.pages.len();
+        let ids: std::collections::HashSet<&PageId> =
+            revisions.iter().map(|r| &r.page_id).collect();
+        self.pages.retain(|id, _| ids.contains(id));
+        let mut changed = was_stale || self.pages.len() != before;
+        let mut todo: Vec<PageRevision> = revisions
+            .into_iter()
+            .filter(|rev| {
+                !self
+                    .pages
+                    .get(&rev.page_id)
+                    .is_some_and(|(r, s)| !was_stale && r == rev && s.wake_at > now)
+            })
+            .collect();
+        let mut published = Instant::now();
+        while !todo.is_empty() {
+            let wanted = self.site.take_wanted();
+            let (at, asked) = match todo.iter().position(|r| is_wanted(r, &todo, &wanted)) {
+                Some(at) => (at, true),
+                None => (0, false),
+            };
+            let rev = todo.remove(at);
+            changed = true;
+            let old = self.pages.get(&rev.page_id).map(|(_, s)| s.clone());
+            let snapshot = match self.render(&rev.page_id, old.clone()).await {
+                Ok(snapshot) => snapshot,
+                Err(e) => {
+                    tracing::error!(page = %rev.slug, error = %e, "rendering the page failed; keeping its last version");
+                    match old {
+                        Some(snapshot) => snapshot,
+                        None => continue,
                     }
                 }
             };
-            next.insert(rev.page_id.clone(), (rev, snapshot));
+            self.pages.insert(rev.page_id.clone(), (rev, snapshot));
+            if !todo.is_empty() && (asked || published.elapsed() >= PUBLISH_EVERY) {
+                self.publish(true).await?;
+                published = Instant::now();
+            }
         }
-        changed |= !self.pages.is_empty();
-        self.pages = next;
-        if changed {
-            self.publish().await?;
+        if changed || self.site.snapshot().warming {
+            self.publish(false).await?;
         }
         Ok(())
     }
@@ -168,13 +203,15 @@ impl Refresher {
         .await;
         if let Ok(rendered) = rendered {
             self.pages.extend(rendered);
-            if let Err(e) = self.publish().await {
+            let warming = self.site.snapshot().warming;
+            if let Err(e) = self.publish(warming).await {
                 tracing::error!(error = %e, "publishing the stale site failed");
             }
         }
     }
 
-    async fn publish(&mut self) -> anyhow::Result<()> {
+    /// Publishes the pages rendered so far; `warming` while start-up has more to render.
+    async fn publish(&mut self, warming: bool) -> anyhow::Result<()> {
         let mut pages = HashMap::new();
         let mut restricted = HashMap::new();
         let mut domains = HashMap::new();
@@ -234,26 +271,29 @@ impl Refresher {
             domains,
             default_slug,
             home,
+            warming,
         });
         Ok(())
     }
 }
 
-/// Refreshes every [`POLL_INTERVAL`] (or at once when woken) until `stop` is cancelled. Each
+/// Refreshes at once (the first pass renders every page while Herald already serves; a reader
+/// of a page not yet rendered waits for it, [`PublicSite::want`]), then every
+/// [`POLL_INTERVAL`] (or at once when woken) until `stop` is cancelled. Each
 /// pass tells the site which refresh tickets it covered, so a writer waiting for its change to
 /// show ([`crate::passes::Passes::covered_past`]) is released by the first pass that read after it.
 pub async fn run(mut refresher: Refresher, stop: CancellationToken) {
     let site = refresher.site.clone();
     loop {
-        tokio::select! {
-            _ = stop.cancelled() => break,
-            _ = tokio::time::sleep(POLL_INTERVAL) => {}
-            _ = site.passes.woken() => {}
-        }
         let covers = site.passes.pass_covers();
         if let Err(e) = refresher.refresh().await {
             tracing::warn!(error = %e, "refreshing the public pages failed");
         }
         site.passes.pass_done(covers);
+        tokio::select! {
+            _ = stop.cancelled() => break,
+            _ = tokio::time::sleep(POLL_INTERVAL) => {}
+            _ = site.passes.woken() => {}
+        }
     }
 }

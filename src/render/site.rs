@@ -108,6 +108,9 @@ pub struct SiteSnapshot {
     /// The page served at `/` when no custom domain matches.
     pub default_slug: Option<String>,
     pub home: Arc<Representation>,
+    /// Start-up: the refresher has not yet rendered every page. A read of a page missing here
+    /// asks for it ([`PublicSite::want`]) instead of being told it does not exist.
+    pub warming: bool,
 }
 
 impl SiteSnapshot {
@@ -121,19 +124,32 @@ impl SiteSnapshot {
 
     /// The page a request for `host` maps to at the site root, if any.
     pub fn page_for_host(&self, host: &str) -> Option<Found<'_>> {
-        let host = host.rsplit_once(':').map_or(host, |(h, port)| {
-            if port.chars().all(|c| c.is_ascii_digit()) {
-                h
-            } else {
-                host
-            }
-        });
-        let host = host.to_ascii_lowercase();
+        let host = host_name(host);
         self.domains
             .get(&host)
             .or(self.default_slug.as_ref())
             .and_then(|slug| self.find(slug))
     }
+}
+
+/// The host a request names, as custom domains are kept: without its port, lowercase.
+pub fn host_name(host: &str) -> String {
+    let host = host.rsplit_once(':').map_or(host, |(h, port)| {
+        if port.chars().all(|c| c.is_ascii_digit()) {
+            h
+        } else {
+            host
+        }
+    });
+    host.to_ascii_lowercase()
+}
+
+/// A page a reader asked for while the site warms up: by its slug, or by the host it is
+/// served at (a custom domain, or the default page's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wanted {
+    Slug(String),
+    Host(String),
 }
 
 /// Templates and assets, and the functions that turn [`PageData`] into representations.
@@ -392,6 +408,10 @@ pub struct PublicSite {
     pub passes: Passes,
     /// The documents rendered on their first read.
     pub on_demand: OnDemand,
+    /// Pages readers asked for during start-up, which the refresher renders first.
+    wanted: std::sync::Mutex<Vec<Wanted>>,
+    /// How many snapshots were published (a reader waiting for a page watches it).
+    published: tokio::sync::watch::Sender<u64>,
 }
 
 impl PublicSite {
@@ -404,12 +424,15 @@ impl PublicSite {
             domains: HashMap::new(),
             default_slug: None,
             home,
+            warming: true,
         };
         Ok(Self {
             current: ArcSwap::from_pointee(empty),
             renderer,
             passes: Passes::default(),
             on_demand: OnDemand::default(),
+            wanted: std::sync::Mutex::default(),
+            published: tokio::sync::watch::Sender::new(0),
         })
     }
 
@@ -421,6 +444,46 @@ impl PublicSite {
     /// Replaces the snapshot.
     pub fn publish(&self, snapshot: SiteSnapshot) {
         self.current.store(Arc::new(snapshot));
+        self.published.send_modify(|n| *n += 1);
+    }
+
+    /// While the site warms up, asks the refresher to render `page` next, and waits at most
+    /// `bound` for a snapshot in which `shown` holds (or the site is warm). True when it does.
+    pub async fn want(
+        &self,
+        page: Wanted,
+        bound: std::time::Duration,
+        shown: impl Fn(&SiteSnapshot) -> bool,
+    ) -> bool {
+        let mut published = self.published.subscribe();
+        let done = |s: &SiteSnapshot| !s.warming || shown(s);
+        if done(&self.snapshot()) {
+            return true;
+        }
+        {
+            let mut wanted = self.wanted.lock().unwrap_or_else(|e| e.into_inner());
+            if !wanted.contains(&page) {
+                wanted.push(page);
+            }
+        }
+        self.passes.wake();
+        let reached = async {
+            loop {
+                if done(&self.snapshot()) {
+                    return;
+                }
+                if published.changed().await.is_err() {
+                    return;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(bound, reached).await;
+        done(&self.snapshot())
+    }
+
+    /// The pages asked for since the last call (the refresher's side).
+    pub fn take_wanted(&self) -> Vec<Wanted> {
+        std::mem::take(&mut *self.wanted.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 

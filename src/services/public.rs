@@ -50,7 +50,7 @@ pub fn reload_page_data(
 ) -> AppResult<PageData> {
     let known = previous.map(KnownProse::of).unwrap_or_default();
     crate::db::read_snapshot(conn, |conn| {
-        load_snapshot(conn, page_id, as_of, base_url, &known)
+        load_snapshot(conn, page_id, as_of, base_url, &known, previous)
     })
 }
 
@@ -116,6 +116,7 @@ fn load_snapshot(
     as_of: DateTime<Utc>,
     base_url: &str,
     known: &KnownProse<'_>,
+    previous: Option<&PageData>,
 ) -> AppResult<PageData> {
     let page = pages::find(conn, page_id)?;
     let info = page_info(conn, &page, base_url)?;
@@ -138,7 +139,7 @@ fn load_snapshot(
         &comp_ids,
         bar_start.and_hms_opt(0, 0, 0).unwrap_or(since),
     )?;
-    let mut components = component_infos(&comps, &groups, history, &incidents, as_of)?;
+    let mut components = component_infos(&comps, &groups, history, &incidents, as_of, previous)?;
     let vendor_incidents = vendors(conn, page_id, &mut components)?;
     let (maintenances, incidents): (Vec<_>, Vec<_>) = incidents
         .into_iter()
@@ -476,6 +477,7 @@ fn component_infos(
     history: Vec<components::ComponentStatusChange>,
     incidents: &[IncidentInfo],
     as_of: DateTime<Utc>,
+    previous: Option<&PageData>,
 ) -> AppResult<Vec<ComponentInfo>> {
     let mut by_component: HashMap<ComponentId, Vec<(DateTime<Utc>, domain::ComponentStatus)>> =
         HashMap::new();
@@ -489,17 +491,29 @@ fn component_infos(
     let group_pos: HashMap<&str, i32> =
         groups.iter().map(|g| (g.id.as_str(), g.position)).collect();
     let felt = felt_by_component(incidents, as_of);
+    let earlier: HashMap<&str, &ComponentInfo> = previous
+        .map(|p| p.components.iter().map(|c| (c.id.as_str(), c)).collect())
+        .unwrap_or_default();
     let mut infos = comps
         .iter()
         .map(|c| {
             let changes = by_component.remove(&c.id).unwrap_or_default();
-            let uptime = daily_uptime(&changes, as_of, UPTIME_DAYS);
             let felt = felt.get(c.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-            let incidents_by_day = uptime
-                .days
-                .iter()
-                .map(|d| incidents_on(felt, d.date))
-                .collect();
+            let bar_source = bar_source(as_of, &changes, felt);
+            let (uptime, incidents_by_day) = match earlier.get(c.id.as_str()) {
+                Some(was) if was.bar_source == bar_source => {
+                    (was.uptime.clone(), was.incidents_by_day.clone())
+                }
+                _ => {
+                    let uptime = daily_uptime(&changes, as_of, UPTIME_DAYS);
+                    let by_day = uptime
+                        .days
+                        .iter()
+                        .map(|d| incidents_on(felt, d.date))
+                        .collect();
+                    (uptime, by_day)
+                }
+            };
             Ok(ComponentInfo {
                 id: c.id.to_string(),
                 group_id: c.group_id.as_ref().map(ToString::to_string),
@@ -515,6 +529,7 @@ fn component_infos(
                 uptime,
                 incidents_by_day,
                 vendor: None,
+                bar_source,
             })
         })
         .collect::<AppResult<Vec<_>>>()?;
@@ -524,6 +539,28 @@ fn component_infos(
     };
     infos.sort_by_key(|c| key(c));
     Ok(infos)
+}
+
+/// What a component's uptime bar is computed from: the day of `as_of` (the bar's last day; a
+/// day's figures do not change with the time within today, which shows no percentage), its
+/// status history and the incidents it felt. Two reads with the same have the same bar.
+fn bar_source(
+    as_of: DateTime<Utc>,
+    changes: &[(DateTime<Utc>, domain::ComponentStatus)],
+    felt: &[Felt<'_>],
+) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    as_of.date_naive().hash(&mut hasher);
+    changes.hash(&mut hasher);
+    // A change stamped after `as_of` (another process's clock) is not yet in today's figures.
+    changes
+        .iter()
+        .filter(|(at, _)| *at > as_of)
+        .count()
+        .hash(&mut hasher);
+    felt.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// An incident felt by a component: its id and when it began and ended (`as_of` while open).
@@ -593,4 +630,98 @@ pub fn page_id_by_slug(conn: &mut DbConn, slug: &str) -> AppResult<PageId> {
     pages::find_by_slug(conn, slug)?
         .map(|p| p.id)
         .ok_or_else(|| AppError::NotFound(format!("status page '{slug}'")))
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{Duration, TimeZone, Utc};
+
+    use super::component_infos;
+    use crate::db::models::components::{Component, ComponentStatusChange};
+    use crate::domain::{ComponentId, ComponentStatus, PageId};
+    use crate::render::PageData;
+    use crate::render::html::fixture;
+
+    fn component(id: &str, created: chrono::NaiveDateTime) -> Component {
+        Component {
+            id: ComponentId::from(id),
+            page_id: PageId::from("p"),
+            group_id: None,
+            name: id.to_owned(),
+            description: None,
+            position: 0,
+            region: None,
+            status: ComponentStatus::Operational,
+            showcase: true,
+            created_at: created,
+            updated_at: created,
+            signin: false,
+        }
+    }
+
+    fn change(id: &str, at: chrono::NaiveDateTime, to: ComponentStatus) -> ComponentStatusChange {
+        ComponentStatusChange {
+            id: format!("{id}-{at}"),
+            component_id: ComponentId::from(id),
+            old_status: None,
+            new_status: to,
+            incident_id: None,
+            changed_at: at,
+        }
+    }
+
+    #[test]
+    fn a_bar_is_reused_only_when_its_day_and_history_are_the_same() {
+        let as_of = Utc.with_ymd_and_hms(2026, 12, 6, 12, 0, 0).unwrap();
+        let long_ago = (as_of - Duration::days(400)).naive_utc();
+        let outage = (as_of - Duration::days(3)).naive_utc();
+        let comps = [component("a", long_ago), component("b", long_ago)];
+        let history = || {
+            vec![
+                change("a", long_ago, ComponentStatus::Operational),
+                change("b", long_ago, ComponentStatus::Operational),
+                change("b", outage, ComponentStatus::MajorOutage),
+                change(
+                    "b",
+                    outage + Duration::hours(2),
+                    ComponentStatus::Operational,
+                ),
+            ]
+        };
+        let first = component_infos(&comps, &[], history(), &[], as_of, None).unwrap();
+        let mut previous: PageData = fixture::page();
+        previous.components = first.clone();
+
+        // The same history later the same day: the bars are the ones computed before.
+        let later = as_of + Duration::hours(3);
+        let again = component_infos(&comps, &[], history(), &[], later, Some(&previous)).unwrap();
+        assert_eq!(again, first);
+        let fresh = component_infos(&comps, &[], history(), &[], later, None).unwrap();
+        assert_eq!(again, fresh, "what is reused is what would be computed");
+
+        // A change to b's history: b's bar is computed again, a's is kept.
+        let mut changed = history();
+        changed.push(change(
+            "b",
+            (later - Duration::hours(1)).naive_utc(),
+            ComponentStatus::DegradedPerformance,
+        ));
+        let after =
+            component_infos(&comps, &[], changed.clone(), &[], later, Some(&previous)).unwrap();
+        assert_eq!(after[0].uptime, first[0].uptime);
+        assert_ne!(after[1].bar_source, first[1].bar_source);
+        assert_eq!(
+            after,
+            component_infos(&comps, &[], changed, &[], later, None).unwrap()
+        );
+
+        // The next day every bar moves on.
+        let tomorrow = as_of + Duration::days(1);
+        let next = component_infos(&comps, &[], history(), &[], tomorrow, Some(&previous)).unwrap();
+        assert_ne!(next[0].uptime.days, first[0].uptime.days);
+        assert_eq!(
+            next,
+            component_infos(&comps, &[], history(), &[], tomorrow, None).unwrap()
+        );
+    }
 }

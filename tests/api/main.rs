@@ -28,6 +28,7 @@ mod languages;
 mod lifecycle;
 mod logs;
 mod maintenance;
+mod many_pages;
 mod migrations;
 mod mirrors;
 mod model;

@@ -163,16 +163,3 @@ pub fn of_page(conn: &mut DbConn, page_id: &PageId) -> QueryResult<Vec<(Mirror, 
         .select((Mirror::as_select(), Source::as_select()))
         .load(conn)
 }
-
-/// Per page: the latest change of its mirrors and how many there are (the refresher's tally).
-pub fn tally(conn: &mut DbConn) -> QueryResult<Vec<(PageId, Option<NaiveDateTime>, i64)>> {
-    use diesel::dsl::{count, max};
-    mirrors::table
-        .group_by(mirrors::page_id)
-        .select((
-            mirrors::page_id,
-            max(mirrors::updated_at),
-            count(mirrors::component_id),
-        ))
-        .load(conn)
-}

@@ -112,37 +112,48 @@ pub fn follow_ups_of(conn: &mut DbConn, postmortem_ids: &[String]) -> QueryResul
 }
 
 /// Status changes of these components after `since`, plus for each the last change at or before
-/// `since` (the status in force when the window opens), in time order per component.
+/// `since` (the status in force when the window opens), in time order per component. Two
+/// queries whatever the number of components: the last change before the window is the one no
+/// later change before it follows (found through the index on component and time).
 pub fn status_history_of(
     conn: &mut DbConn,
     component_ids: &[ComponentId],
     since: NaiveDateTime,
 ) -> QueryResult<Vec<ComponentStatusChange>> {
     use component_status_changes::dsl as c;
+    use diesel::dsl::{exists, not};
+    let later = diesel::alias!(component_status_changes as later);
     let mut rows: Vec<ComponentStatusChange> = c::component_status_changes
         .filter(c::component_id.eq_any(component_ids))
         .filter(c::changed_at.gt(since))
         .select(ComponentStatusChange::as_select())
         .load(conn)?;
-    for id in component_ids {
-        let before = c::component_status_changes
-            .filter(c::component_id.eq(id))
-            .filter(c::changed_at.le(since))
-            .order((c::changed_at.desc(), c::id.desc()))
-            .select(ComponentStatusChange::as_select())
-            .first(conn)
-            .optional()?;
-        rows.extend(before);
-    }
+    let followed = later
+        .filter(later.field(c::component_id).eq(c::component_id))
+        .filter(later.field(c::changed_at).le(since))
+        .filter(
+            later.field(c::changed_at).gt(c::changed_at).or(later
+                .field(c::changed_at)
+                .eq(c::changed_at)
+                .and(later.field(c::id).gt(c::id))),
+        );
+    let before: Vec<ComponentStatusChange> = c::component_status_changes
+        .filter(c::component_id.eq_any(component_ids))
+        .filter(c::changed_at.le(since))
+        .filter(not(exists(followed)))
+        .select(ComponentStatusChange::as_select())
+        .load(conn)?;
+    rows.extend(before);
     rows.sort_by(|a, b| {
         (&a.component_id, a.changed_at, &a.id).cmp(&(&b.component_id, b.changed_at, &b.id))
     });
     Ok(rows)
 }
 
-/// What decides whether a page must be re-rendered: its routing fields and a fingerprint of
-/// everything shown on it (latest change time and row count of each table family), so a change
-/// made by any Herald process is noticed by every other one.
+/// What decides whether a page must be re-rendered: its routing fields and its revision, a
+/// counter that triggers move in the transaction of every change to what the page shows
+/// (migration `page_changes`), so a change made by any Herald process is noticed by every
+/// other one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageRevision {
     pub page_id: PageId,
@@ -150,124 +161,35 @@ pub struct PageRevision {
     pub custom_domain: Option<String>,
     pub is_default: bool,
     pub visibility: Visibility,
-    pub fingerprint: Vec<(Option<NaiveDateTime>, i64)>,
+    pub revision: i64,
 }
 
-type Tally = (PageId, Option<NaiveDateTime>, i64);
-
-/// The revision of every page, in a few aggregate queries.
+/// The revision of every page, in one query that reads a row per page (however much the
+/// pages hold), by slug.
 pub fn page_revisions(conn: &mut DbConn) -> QueryResult<Vec<PageRevision>> {
-    use crate::db::schema::{
-        component_groups, components, page_images, page_passwords, page_read_tokens, status_pages,
-    };
-    use diesel::dsl::{count, max};
-    let pages: Vec<(
-        PageId,
-        String,
-        Option<String>,
-        bool,
-        Visibility,
-        NaiveDateTime,
-    )> = status_pages::table
+    use crate::db::schema::{page_changes, status_pages};
+    let rows: Vec<(PageId, String, Option<String>, bool, Visibility, i64)> = status_pages::table
+        .inner_join(page_changes::table)
         .select((
             status_pages::id,
             status_pages::slug,
             status_pages::custom_domain,
             status_pages::is_default,
             status_pages::visibility,
-            status_pages::updated_at,
+            page_changes::revision,
         ))
         .order(status_pages::slug)
         .load(conn)?;
-    let tallies: Vec<Vec<Tally>> = vec![
-        components::table
-            .group_by(components::page_id)
-            .select((
-                components::page_id,
-                max(components::updated_at),
-                count(components::id),
-            ))
-            .load(conn)?,
-        component_groups::table
-            .group_by(component_groups::page_id)
-            .select((
-                component_groups::page_id,
-                max(component_groups::updated_at),
-                count(component_groups::id),
-            ))
-            .load(conn)?,
-        incidents::table
-            .group_by(incidents::page_id)
-            .select((
-                incidents::page_id,
-                max(incidents::updated_at),
-                count(incidents::id),
-            ))
-            .load(conn)?,
-        incident_updates::table
-            .inner_join(incidents::table)
-            .group_by(incidents::page_id)
-            .select((
-                incidents::page_id,
-                max(incident_updates::updated_at),
-                count(incident_updates::id),
-            ))
-            .load(conn)?,
-        postmortems::table
-            .inner_join(incidents::table)
-            .group_by(incidents::page_id)
-            .select((
-                incidents::page_id,
-                max(postmortems::updated_at),
-                count(postmortems::id),
-            ))
-            .load(conn)?,
-        // A vendor's status, incidents or reachability changed for a mirrored component.
-        super::mirrors::tally(conn)?,
-        // Who may read it: a read token made or revoked, a password set.
-        page_read_tokens::table
-            .group_by(page_read_tokens::page_id)
-            .select((
-                page_read_tokens::page_id,
-                max(page_read_tokens::created_at),
-                count(page_read_tokens::id),
-            ))
-            .load(conn)?,
-        page_passwords::table
-            .group_by(page_passwords::page_id)
-            .select((
-                page_passwords::page_id,
-                max(page_passwords::set_at),
-                count(page_passwords::page_id),
-            ))
-            .load(conn)?,
-        // Its look: a logo or favicon uploaded or removed.
-        page_images::table
-            .group_by(page_images::page_id)
-            .select((
-                page_images::page_id,
-                max(page_images::uploaded_at),
-                count(page_images::page_id),
-            ))
-            .load(conn)?,
-    ];
-    Ok(pages
+    Ok(rows
         .into_iter()
         .map(
-            |(page_id, slug, custom_domain, is_default, visibility, updated_at)| {
-                let mut fingerprint = vec![(Some(updated_at), 1)];
-                for table in &tallies {
-                    let found = table.iter().find(|(id, _, _)| *id == page_id);
-                    fingerprint.push(found.map(|(_, at, n)| (*at, *n)).unwrap_or((None, 0)));
-                }
-                PageRevision {
-                    page_id,
-                    slug,
-                    custom_domain,
-                    is_default,
-                    visibility,
-                    fingerprint,
-                }
+            |(page_id, slug, custom_domain, is_default, visibility, revision)| PageRevision {
+                page_id,
+                slug,
+                custom_domain,
+                is_default,
+                visibility,
+                revision,
             },
         )
         .collect())

@@ -138,6 +138,7 @@ fn component(
         },
         incidents_by_day: vec![],
         vendor: None,
+        bar_source: 0,
     }
 }
 

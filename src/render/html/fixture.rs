@@ -44,6 +44,7 @@ pub fn page() -> PageData {
         uptime: daily_uptime(&[(created, ComponentStatus::Operational)], now, UPTIME_DAYS),
         incidents_by_day: vec![Vec::new(); UPTIME_DAYS as usize],
         vendor: None,
+        bar_source: 0,
     };
     let mut api = component("c-api", "API", Some("g-core"), 1);
     api.uptime = daily_uptime(&api_history, now, UPTIME_DAYS);

@@ -1,0 +1,17 @@
+DROP TRIGGER status_pages_change_insert ON status_pages;
+DROP TRIGGER status_pages_change ON status_pages;
+DROP TRIGGER components_change ON components;
+DROP TRIGGER component_groups_change ON component_groups;
+DROP TRIGGER incidents_change ON incidents;
+DROP TRIGGER mirrors_change ON mirrors;
+DROP TRIGGER page_read_tokens_change ON page_read_tokens;
+DROP TRIGGER page_passwords_change ON page_passwords;
+DROP TRIGGER page_images_change ON page_images;
+DROP TRIGGER incident_updates_change ON incident_updates;
+DROP TRIGGER postmortems_change ON postmortems;
+DROP FUNCTION page_change_by_incident();
+DROP FUNCTION page_change_by_page();
+DROP FUNCTION page_change_by_id();
+DROP FUNCTION page_changed(TEXT);
+DROP FUNCTION page_change_insert();
+DROP TABLE page_changes;

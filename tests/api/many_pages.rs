@@ -1,0 +1,175 @@
+//! Many pages: Herald serves while its first pass renders them, a page asked for first; and
+//! what the refresher polls is a revision per page that every change to what the page shows
+//! moves, in the transaction of the change, so a write costs nothing for the other pages.
+
+use diesel::connection::SimpleConnection;
+use herald::db::models::public::page_revisions;
+use herald::domain::{PageId, Role};
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, TestDb};
+
+on_both_backends!(
+    a_page_read_at_start_up_is_rendered_first_while_the_others_render_behind_it,
+    every_change_to_what_a_page_shows_moves_its_revision_and_no_other,
+);
+
+/// How many pages the start-up test's second Herald finds: enough that rendering them all
+/// takes far longer than rendering one.
+const PAGES: usize = 150;
+
+async fn a_page_read_at_start_up_is_rendered_first_while_the_others_render_behind_it(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    for n in 0..PAGES {
+        app.page(&format!("p{n:03}"))
+            .with_components(&["API", "Web", "Mail"])
+            .create()
+            .await;
+    }
+    // Another Herald starting on the database: it serves before its pages are rendered.
+    let started = app.spawn_sibling().await;
+    let ready = started.get("/readyz").await;
+    assert_eq!(ready.status(), 503, "not ready while warming");
+    assert_eq!(ready.json::<Value>().await.unwrap()["status"], "warming");
+    // The last page in the refresher's order is asked for first: it is rendered at once.
+    let last = format!("/status/p{:03}", PAGES - 1);
+    let res = started.get(&last).await;
+    assert_eq!(res.status(), 200);
+    let held = started.site.snapshot().pages.len();
+    assert!(
+        held < PAGES,
+        "the page was answered before the others were rendered ({held} of {PAGES} held)"
+    );
+    assert!(res.text().await.unwrap().contains("P149"));
+    let summary = started
+        .get(&format!("{last}/api/v2/summary.json"))
+        .await
+        .json::<Value>()
+        .await
+        .unwrap();
+    assert_eq!(summary["components"].as_array().unwrap().len(), 3);
+
+    // The rest follow; then Herald is ready, every page is served and an unknown one is not.
+    let mut ready = false;
+    for _ in 0..600 {
+        if started.get("/readyz").await.status() == 200 {
+            ready = true;
+            break;
+        }
+        started
+            .site
+            .passes
+            .seen(std::time::Duration::from_secs(1))
+            .await;
+    }
+    assert!(ready, "ready once every page is rendered");
+    assert_eq!(started.site.snapshot().pages.len(), PAGES);
+    for n in [0, 75, 148] {
+        assert_eq!(started.get(&format!("/status/p{n:03}")).await.status(), 200);
+    }
+    assert_eq!(started.get("/status/nowhere").await.status(), 404);
+}
+
+/// The revision of `page` as the refresher reads it.
+async fn revision(app: &TestApp, page: &PageId) -> i64 {
+    let page = page.clone();
+    app.db
+        .run(move |c| Ok(page_revisions(c)?))
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|r| r.page_id == page)
+        .expect("the page has a revision")
+        .revision
+}
+
+async fn run_sql(app: &TestApp, sql: String) {
+    app.db
+        .run(move |c| Ok(c.batch_execute(&sql)?))
+        .await
+        .unwrap();
+}
+
+async fn every_change_to_what_a_page_shows_moves_its_revision_and_no_other(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.token(Role::Owner).await;
+    let acme = app.page("acme").with_components(&["API"]).create().await;
+    let other = app.page("other").with_components(&["Web"]).create().await;
+    let api = app.api(&owner);
+    let component = acme.components[0].to_string();
+
+    let mut seen = revision(&app, &acme.id).await;
+    let others = revision(&app, &other.id).await;
+    let mut moved = async |what: &str| {
+        let now = revision(&app, &acme.id).await;
+        assert!(
+            now > seen,
+            "{what} moves the page's revision ({seen} -> {now})"
+        );
+        seen = now;
+        assert_eq!(
+            revision(&app, &other.id).await,
+            others,
+            "{what} leaves the other page's"
+        );
+    };
+
+    // Through the API: rows made.
+    let (status, _) = api
+        .post("/pages/acme/components", json!({"name": "Web"}))
+        .await;
+    assert_eq!(status, 201);
+    moved("a component made").await;
+    let (status, _) = api
+        .post("/pages/acme/component-groups", json!({"name": "Core"}))
+        .await;
+    assert_eq!(status, 201);
+    moved("a group made").await;
+    let incident = json!({"name": "Slow API", "body": "Looking.", "impact": "minor"});
+    let (status, incident) = api.post("/pages/acme/incidents", incident).await;
+    assert_eq!(status, 201, "{incident}");
+    moved("an incident opened").await;
+    let incident = incident["id"].as_str().unwrap().to_owned();
+
+    // By hand, as another program or an operator would: rows changed and removed.
+    let page = acme.id.to_string();
+    let changes = [
+        (
+            "the page's row",
+            format!("UPDATE status_pages SET name = 'Acme Co' WHERE id = '{page}'"),
+        ),
+        (
+            "a component",
+            format!("UPDATE components SET description = 'd' WHERE id = '{component}'"),
+        ),
+        (
+            "a group",
+            format!("UPDATE component_groups SET name = 'Edge' WHERE page_id = '{page}'"),
+        ),
+        (
+            "an incident",
+            format!("UPDATE incidents SET name = 'Slow' WHERE id = '{incident}'"),
+        ),
+        (
+            "an update",
+            format!("UPDATE incident_updates SET body = 'b' WHERE incident_id = '{incident}'"),
+        ),
+        (
+            "an update removed",
+            format!("DELETE FROM incident_updates WHERE incident_id = '{incident}'"),
+        ),
+        (
+            "a component removed",
+            format!("DELETE FROM components WHERE id = '{component}'"),
+        ),
+    ];
+    for (what, sql) in changes {
+        run_sql(&app, sql).await;
+        moved(what).await;
+    }
+
+    // And the public page shows a change made by hand.
+    app.refreshed().await;
+    let page = app.get("/status/acme").await.text().await.unwrap();
+    assert!(page.contains("Acme Co"), "the renamed page is served");
+}
