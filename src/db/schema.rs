@@ -72,6 +72,17 @@ diesel::table! {
     }
 }
 
+// A counter per incident that triggers move with every change to what the incident shows
+// (migration 2026-12-06-000002_incident_changes).
+diesel::table! {
+    incident_changes (incident_id) {
+        incident_id -> Text,
+        revision -> BigInt,
+    }
+}
+
+diesel::joinable!(incident_changes -> incidents (incident_id));
+
 diesel::table! {
     page_passwords (page_id) {
         page_id -> Text,
@@ -365,6 +376,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     page_reader_links,
     page_images,
     page_changes,
+    incident_changes,
 );
 
 // The support contact form (migration 2026-11-30-000005_support).

@@ -2,7 +2,7 @@
 //! read from the database in one visit. Renderers are pure functions of it, so a page can be
 //! re-rendered (for instance with a "data as of" notice) while the database is down.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
@@ -39,6 +39,20 @@ pub struct PageData {
     /// Vendors' open incidents and active maintenances naming a component this page mirrors,
     /// newest first (shown labelled as the vendor's, never in the v2 JSON's incidents).
     pub vendor_incidents: Vec<VendorIncidentInfo>,
+    /// What this read was made from, so the next read keeps what did not change.
+    #[serde(skip)]
+    pub read_from: ReadFrom,
+}
+
+/// What a read of a page was made from (see `services::public`): the next read of the page
+/// rebuilds an incident only when its revision, or what its record shows of the page, moved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadFrom {
+    /// Each incident's revision (its counter in `incident_changes`), by id.
+    pub incidents: HashMap<String, i64>,
+    /// What an incident's record shows of the page and its components: the page's URL and
+    /// each component's id, name, region and position, hashed.
+    pub naming: u64,
 }
 
 /// Where a mirrored component's status comes from.
@@ -443,6 +457,7 @@ impl PageData {
             incidents: Vec::new(),
             maintenances: Vec::new(),
             vendor_incidents: Vec::new(),
+            read_from: ReadFrom::default(),
         }
     }
 

@@ -48,9 +48,8 @@ pub fn reload_page_data(
     base_url: &str,
     previous: Option<&PageData>,
 ) -> AppResult<PageData> {
-    let known = previous.map(KnownProse::of).unwrap_or_default();
     crate::db::read_snapshot(conn, |conn| {
-        load_snapshot(conn, page_id, as_of, base_url, &known, previous)
+        load_snapshot(conn, page_id, as_of, base_url, previous)
     })
 }
 
@@ -59,12 +58,14 @@ pub fn reload_page_data(
 struct KnownProse<'a>(HashMap<&'a str, &'a str>);
 
 impl<'a> KnownProse<'a> {
-    fn of(data: &'a PageData) -> Self {
+    /// The prose of the incidents of `data` that `wanted` names.
+    fn of(data: &'a PageData, wanted: impl Fn(&str) -> bool) -> Self {
         let mut known = HashMap::new();
         let mut add = |md: &'a str, html: &'a str| {
             known.insert(md, html);
         };
-        for event in data.incidents.iter().chain(&data.maintenances) {
+        let events = data.incidents.iter().chain(&data.maintenances);
+        for event in events.filter(|e| wanted(&e.id)) {
             for update in &event.updates {
                 add(&update.body, &update.body_html);
                 update
@@ -115,7 +116,6 @@ fn load_snapshot(
     page_id: &PageId,
     as_of: DateTime<Utc>,
     base_url: &str,
-    known: &KnownProse<'_>,
     previous: Option<&PageData>,
 ) -> AppResult<PageData> {
     let page = pages::find(conn, page_id)?;
@@ -132,7 +132,14 @@ fn load_snapshot(
         page_id,
         since.min(bar_start.and_hms_opt(0, 0, 0).unwrap_or(since)),
     )?;
-    let incidents = load_incidents(conn, &info, rows, &comps, known)?;
+    let naming = naming(
+        &info,
+        comps
+            .iter()
+            .map(|c| (c.id.as_str(), &c.name, &c.region, c.position)),
+    );
+    let earlier = Earlier::of(previous, naming);
+    let (incidents, revisions) = load_incidents(conn, &info, rows, &comps, &earlier)?;
     let comp_ids: Vec<ComponentId> = comps.iter().map(|c| c.id.clone()).collect();
     let history = public::status_history_of(
         conn,
@@ -158,7 +165,70 @@ fn load_snapshot(
         incidents,
         maintenances,
         vendor_incidents,
+        read_from: ReadFrom {
+            incidents: revisions,
+            naming,
+        },
     })
+}
+
+/// What an incident's record shows of its page (see [`ReadFrom::naming`]).
+fn naming<'a>(
+    page: &PageInfo,
+    components: impl Iterator<Item = (&'a str, &'a String, &'a Option<String>, i32)>,
+) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut components: Vec<_> = components.collect();
+    components.sort_unstable_by_key(|c| c.0);
+    let mut hasher = std::hash::DefaultHasher::new();
+    (&page.base_url, &page.path, components).hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The incidents an earlier read of the page built, with their revisions, when what their
+/// records show of the page is the same now (else none: every incident is built again).
+struct Earlier<'a>(
+    HashMap<&'a str, (&'a IncidentInfo, i64)>,
+    Option<&'a PageData>,
+);
+
+impl<'a> Earlier<'a> {
+    fn of(previous: Option<&'a PageData>, naming: u64) -> Self {
+        let Some(data) = previous else {
+            return Self(HashMap::new(), None);
+        };
+        let was = naming_of(data);
+        if data.read_from.naming != naming || was != naming {
+            return Self(HashMap::new(), Some(data));
+        }
+        let kept = data
+            .incidents
+            .iter()
+            .chain(&data.maintenances)
+            .filter_map(|i| {
+                let revision = data.read_from.incidents.get(&i.id)?;
+                Some((i.id.as_str(), (i, *revision)))
+            })
+            .collect();
+        Self(kept, Some(data))
+    }
+
+    /// The incident as read before, when `row` at `revision` is what it was built from and
+    /// it shows nothing live (a closed incident does not show its components' live status).
+    fn keep(&self, row: &Incident, revision: i64) -> Option<IncidentInfo> {
+        let (info, was) = self.0.get(row.id.as_str())?;
+        (*was == revision && !row.status.is_open()).then(|| (*info).clone())
+    }
+}
+
+/// [`naming`] of the page data an earlier read made (from what it holds).
+fn naming_of(data: &PageData) -> u64 {
+    naming(
+        &data.page,
+        data.components
+            .iter()
+            .map(|c| (c.id.as_str(), &c.name, &c.region, c.position)),
+    )
 }
 
 /// Marks the components that mirror a vendor's with where their status comes from, and
@@ -293,14 +363,38 @@ fn rollup(
     domain::page_status(&statuses, &impacts, in_progress)
 }
 
+/// The incidents of `rows`: those an earlier read built from the same revision kept as they
+/// were, the others read (their updates, changes, affected components, postmortems) and
+/// built; with each one's revision.
 fn load_incidents(
     conn: &mut DbConn,
     page: &PageInfo,
-    rows: Vec<Incident>,
+    rows: Vec<(Incident, i64)>,
     comps: &[Component],
-    known: &KnownProse<'_>,
-) -> AppResult<Vec<IncidentInfo>> {
-    let ids: Vec<IncidentId> = rows.iter().map(|i| i.id.clone()).collect();
+    earlier: &Earlier<'_>,
+) -> AppResult<(Vec<IncidentInfo>, HashMap<String, i64>)> {
+    let revisions: HashMap<String, i64> = rows
+        .iter()
+        .map(|(row, revision)| (row.id.to_string(), *revision))
+        .collect();
+    let built: Vec<Result<IncidentInfo, Incident>> = rows
+        .into_iter()
+        .map(|(row, revision)| earlier.keep(&row, revision).ok_or(row))
+        .collect();
+    let ids: Vec<IncidentId> = built
+        .iter()
+        .filter_map(|b| b.as_ref().err().map(|row| row.id.clone()))
+        .collect();
+    if ids.is_empty() {
+        let kept = built.into_iter().filter_map(Result::ok).collect();
+        return Ok((kept, revisions));
+    }
+    let wanted: std::collections::HashSet<&str> = ids.iter().map(IncidentId::as_str).collect();
+    let known = earlier
+        .1
+        .map(|data| KnownProse::of(data, |id| wanted.contains(id)))
+        .unwrap_or_default();
+    let known = &known;
     let updates = public::updates_of(conn, &ids)?;
     let update_ids: Vec<String> = updates.iter().map(|u| u.id.clone()).collect();
     let mut changes: HashMap<String, Vec<ComponentChange>> = HashMap::new();
@@ -344,8 +438,13 @@ fn load_incidents(
             .or_default()
             .push(update);
     }
-    rows.into_iter()
-        .map(|row| {
+    let incidents = built
+        .into_iter()
+        .map(|slot| {
+            let row = match slot {
+                Ok(kept) => return Ok(kept),
+                Err(row) => row,
+            };
             let updates = by_incident.remove(&row.id).unwrap_or_default();
             let mut affected = affected.remove(&row.id).unwrap_or_default();
             affected.sort_by_key(|(a, _)| names.get(a.id.as_str()).map(|c| c.position));
@@ -360,7 +459,8 @@ fn load_incidents(
                 known,
             )
         })
-        .collect()
+        .collect::<AppResult<Vec<_>>>()?;
+    Ok((incidents, revisions))
 }
 
 fn incident_info(

@@ -12,6 +12,7 @@ use crate::helpers::{TestApp, TestDb};
 on_both_backends!(
     a_page_read_at_start_up_is_rendered_first_while_the_others_render_behind_it,
     every_change_to_what_a_page_shows_moves_its_revision_and_no_other,
+    a_resolved_incident_is_kept_between_reads_until_something_it_shows_changes,
 );
 
 /// How many pages the start-up test's second Herald finds: enough that rendering them all
@@ -172,4 +173,71 @@ async fn every_change_to_what_a_page_shows_moves_its_revision_and_no_other(db: T
     app.refreshed().await;
     let page = app.get("/status/acme").await.text().await.unwrap();
     assert!(page.contains("Acme Co"), "the renamed page is served");
+}
+
+/// A resolved incident as the page's data holds it.
+fn held(app: &TestApp, id: &str) -> herald::render::data::IncidentInfo {
+    app.site.snapshot().pages["acme"]
+        .data
+        .incidents
+        .iter()
+        .find(|i| i.id == id)
+        .expect("the incident is held")
+        .clone()
+}
+
+async fn a_resolved_incident_is_kept_between_reads_until_something_it_shows_changes(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.token(Role::Owner).await;
+    let acme = app.page("acme").with_components(&["API"]).create().await;
+    let api = app.api(&owner);
+    let component = acme.components[0].to_string();
+    let incident = json!({"name": "Slow API", "body": "Looking.", "impact": "minor",
+        "components": {component.clone(): "partial_outage"}});
+    let (status, incident) = api.post("/pages/acme/incidents", incident).await;
+    assert_eq!(status, 201, "{incident}");
+    let id = incident["id"].as_str().unwrap().to_owned();
+    let update = json!({"status": "resolved", "body": "Fixed.",
+        "components": {component.clone(): "operational"}});
+    let (status, body) = api
+        .post(&format!("/pages/acme/incidents/{id}/updates"), update)
+        .await;
+    assert_eq!(status, 201, "{body}");
+    app.refreshed().await;
+    let resolved = held(&app, &id);
+    assert!(!resolved.status.is_open());
+
+    // Another write on the page reads it again: the incident is the one read before.
+    let (status, _) = api
+        .post("/pages/acme/components", json!({"name": "Web"}))
+        .await;
+    assert_eq!(status, 201);
+    assert_eq!(held(&app, &id), resolved);
+
+    // Changed by hand: an update's text, then the name of the component it affected.
+    run_sql(
+        &app,
+        format!("UPDATE incident_updates SET body = 'Fixed for good.' WHERE incident_id = '{id}' AND status = 'resolved'"),
+    )
+    .await;
+    app.refreshed().await;
+    assert_eq!(held(&app, &id).updates[0].body, "Fixed for good.");
+    let page = app.get(&format!("/status/acme/incidents/{id}")).await;
+    assert!(page.text().await.unwrap().contains("Fixed for good."));
+    run_sql(
+        &app,
+        format!("UPDATE components SET name = 'Public API' WHERE id = '{component}'"),
+    )
+    .await;
+    app.refreshed().await;
+    let renamed = held(&app, &id);
+    assert_eq!(renamed.affected_components[0].name, "Public API");
+    assert!(
+        renamed.updates[0]
+            .changes
+            .iter()
+            .all(|c| c.component_name == "Public API"),
+        "{:?}",
+        renamed.updates[0].changes
+    );
 }

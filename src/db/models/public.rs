@@ -13,13 +13,16 @@ use crate::db::schema::{
 };
 use crate::domain::{ComponentId, IncidentId, PageId, Visibility};
 
-/// Incidents of a page that are open, or started (or scheduled) at or after `since`.
+/// Incidents of a page that are open, or started (or scheduled) at or after `since`, each with
+/// its revision (`incident_changes`).
 pub fn incidents_since(
     conn: &mut DbConn,
     page_id: &PageId,
     since: NaiveDateTime,
-) -> QueryResult<Vec<Incident>> {
+) -> QueryResult<Vec<(Incident, i64)>> {
+    use crate::db::schema::incident_changes;
     incidents::table
+        .inner_join(incident_changes::table)
         .filter(incidents::page_id.eq(page_id))
         .filter(
             incidents::resolved_at
@@ -28,7 +31,7 @@ pub fn incidents_since(
                 .or(incidents::scheduled_for.ge(since)),
         )
         .order((incidents::started_at.desc(), incidents::id.desc()))
-        .select(Incident::as_select())
+        .select((Incident::as_select(), incident_changes::revision))
         .load(conn)
 }
 

@@ -81,6 +81,7 @@ pub fn page() -> PageData {
         incidents: vec![open_incident(), resolved_incident()],
         maintenances: vec![upcoming_maintenance(), active_maintenance()],
         vendor_incidents: Vec::new(),
+        read_from: Default::default(),
     }
 }
 

@@ -87,6 +87,7 @@ pub fn page() -> PageData {
         incidents: Vec::new(),
         maintenances: Vec::new(),
         vendor_incidents: Vec::new(),
+        read_from: Default::default(),
     };
     refresh_status(&mut data);
     data

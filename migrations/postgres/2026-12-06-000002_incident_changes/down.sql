@@ -1,0 +1,18 @@
+DROP TRIGGER incidents_incident_change_insert ON incidents;
+DROP TRIGGER incidents_incident_change ON incidents;
+DROP TRIGGER incident_updates_incident_change ON incident_updates;
+DROP TRIGGER incident_components_incident_change ON incident_components;
+DROP TRIGGER incident_update_components_incident_change ON incident_update_components;
+DROP TRIGGER postmortems_incident_change ON postmortems;
+DROP TRIGGER postmortem_timeline_entries_incident_change ON postmortem_timeline_entries;
+DROP TRIGGER postmortem_follow_ups_incident_change ON postmortem_follow_ups;
+DROP FUNCTION incident_change_by_incident_updates();
+DROP FUNCTION incident_change_by_incident_components();
+DROP FUNCTION incident_change_by_incident_update_components();
+DROP FUNCTION incident_change_by_postmortems();
+DROP FUNCTION incident_change_by_postmortem_timeline_entries();
+DROP FUNCTION incident_change_by_postmortem_follow_ups();
+DROP FUNCTION incident_change_by_id();
+DROP FUNCTION incident_changed(TEXT);
+DROP FUNCTION incident_change_insert();
+DROP TABLE incident_changes;
