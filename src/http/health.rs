@@ -24,13 +24,23 @@ pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
         return not_ready("shutting_down");
     }
     // A hung database must not hang the probe: it answers within 4 s whatever happens.
+    let started = std::time::Instant::now();
     let limit = std::time::Duration::from_secs(4);
     match state
         .db
         .run_within(limit, |c| Ok(migrations::pending_count(c)?))
         .await
     {
-        Ok(0) if state.site.snapshot().warming => not_ready("warming"),
+        // Not every page rendered yet (start-up, or a first pass the database failed): a
+        // pass is asked for, and waited for within what is left of the bound (2 s at most).
+        Ok(0)
+            if !state
+                .site
+                .warmed(limit.saturating_sub(started.elapsed()).min(WARM_WAIT))
+                .await =>
+        {
+            not_ready("warming")
+        }
         Ok(0) => HttpResponse::Ok()
             .insert_header((header::CACHE_CONTROL, "no-store"))
             .json(json!({"status": "ready"})),
@@ -41,6 +51,9 @@ pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
         }
     }
 }
+
+/// How long `/readyz` waits for the pages to be rendered before it answers `warming`.
+const WARM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 fn not_ready(reason: &str) -> HttpResponse {
     HttpResponse::ServiceUnavailable()

@@ -481,6 +481,25 @@ impl PublicSite {
         done(&self.snapshot())
     }
 
+    /// While the site warms up, wakes the refresher and waits at most `bound` for every page
+    /// to be rendered. True when the site is warm.
+    pub async fn warmed(&self, bound: std::time::Duration) -> bool {
+        let mut published = self.published.subscribe();
+        if !self.snapshot().warming {
+            return true;
+        }
+        self.passes.wake();
+        let reached = async {
+            while self.snapshot().warming {
+                if published.changed().await.is_err() {
+                    return;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(bound, reached).await;
+        !self.snapshot().warming
+    }
+
     /// The pages asked for since the last call (the refresher's side).
     pub fn take_wanted(&self) -> Vec<Wanted> {
         std::mem::take(&mut *self.wanted.lock().unwrap_or_else(|e| e.into_inner()))

@@ -213,11 +213,12 @@ impl<'a> Earlier<'a> {
         Self(kept, Some(data))
     }
 
-    /// The incident as read before, when `row` at `revision` is what it was built from and
-    /// it shows nothing live (a closed incident does not show its components' live status).
-    fn keep(&self, row: &Incident, revision: i64) -> Option<IncidentInfo> {
-        let (info, was) = self.0.get(row.id.as_str())?;
-        (*was == revision && !row.status.is_open()).then(|| (*info).clone())
+    /// The incident as read before, when it was built from the same `revision` (so from the
+    /// same row) and shows nothing live (a closed incident does not show its components' live
+    /// status).
+    fn keep(&self, id: &IncidentId, revision: i64) -> Option<IncidentInfo> {
+        let (info, was) = self.0.get(id.as_str())?;
+        (*was == revision && !info.status.is_open()).then(|| (*info).clone())
     }
 }
 
@@ -369,26 +370,31 @@ fn rollup(
 fn load_incidents(
     conn: &mut DbConn,
     page: &PageInfo,
-    rows: Vec<(Incident, i64)>,
+    rows: Vec<(IncidentId, i64)>,
     comps: &[Component],
     earlier: &Earlier<'_>,
 ) -> AppResult<(Vec<IncidentInfo>, HashMap<String, i64>)> {
     let revisions: HashMap<String, i64> = rows
         .iter()
-        .map(|(row, revision)| (row.id.to_string(), *revision))
+        .map(|(id, revision)| (id.to_string(), *revision))
         .collect();
-    let built: Vec<Result<IncidentInfo, Incident>> = rows
-        .into_iter()
-        .map(|(row, revision)| earlier.keep(&row, revision).ok_or(row))
-        .collect();
-    let ids: Vec<IncidentId> = built
+    let kept: Vec<Option<IncidentInfo>> = rows
         .iter()
-        .filter_map(|b| b.as_ref().err().map(|row| row.id.clone()))
+        .map(|(id, revision)| earlier.keep(id, *revision))
+        .collect();
+    let ids: Vec<IncidentId> = rows
+        .iter()
+        .zip(&kept)
+        .filter(|(_, kept)| kept.is_none())
+        .map(|((id, _), _)| id.clone())
         .collect();
     if ids.is_empty() {
-        let kept = built.into_iter().filter_map(Result::ok).collect();
-        return Ok((kept, revisions));
+        return Ok((kept.into_iter().flatten().collect(), revisions));
     }
+    let mut fresh: HashMap<IncidentId, Incident> = public::incidents_by_id(conn, &ids)?
+        .into_iter()
+        .map(|row| (row.id.clone(), row))
+        .collect();
     let wanted: std::collections::HashSet<&str> = ids.iter().map(IncidentId::as_str).collect();
     let known = earlier
         .1
@@ -438,18 +444,19 @@ fn load_incidents(
             .or_default()
             .push(update);
     }
-    let incidents = built
-        .into_iter()
-        .map(|slot| {
-            let row = match slot {
-                Ok(kept) => return Ok(kept),
-                Err(row) => row,
-            };
+    let incidents = rows
+        .iter()
+        .zip(kept)
+        .filter_map(|((id, _), kept)| {
+            if let Some(kept) = kept {
+                return Some(Ok(kept));
+            }
+            let row = fresh.remove(id)?;
             let updates = by_incident.remove(&row.id).unwrap_or_default();
             let mut affected = affected.remove(&row.id).unwrap_or_default();
             affected.sort_by_key(|(a, _)| names.get(a.id.as_str()).map(|c| c.position));
             let postmortem = postmortems.remove(&row.id);
-            incident_info(
+            Some(incident_info(
                 page,
                 row,
                 updates,
@@ -457,7 +464,7 @@ fn load_incidents(
                 affected,
                 postmortem,
                 known,
-            )
+            ))
         })
         .collect::<AppResult<Vec<_>>>()?;
     Ok((incidents, revisions))

@@ -13,13 +13,13 @@ use crate::db::schema::{
 };
 use crate::domain::{ComponentId, IncidentId, PageId, Visibility};
 
-/// Incidents of a page that are open, or started (or scheduled) at or after `since`, each with
-/// its revision (`incident_changes`).
+/// Incidents of a page that are open, or started (or scheduled) at or after `since`: their ids
+/// with their revisions (`incident_changes`), newest first.
 pub fn incidents_since(
     conn: &mut DbConn,
     page_id: &PageId,
     since: NaiveDateTime,
-) -> QueryResult<Vec<(Incident, i64)>> {
+) -> QueryResult<Vec<(IncidentId, i64)>> {
     use crate::db::schema::incident_changes;
     incidents::table
         .inner_join(incident_changes::table)
@@ -31,7 +31,15 @@ pub fn incidents_since(
                 .or(incidents::scheduled_for.ge(since)),
         )
         .order((incidents::started_at.desc(), incidents::id.desc()))
-        .select((Incident::as_select(), incident_changes::revision))
+        .select((incidents::id, incident_changes::revision))
+        .load(conn)
+}
+
+/// These incidents' rows (in no particular order).
+pub fn incidents_by_id(conn: &mut DbConn, ids: &[IncidentId]) -> QueryResult<Vec<Incident>> {
+    incidents::table
+        .filter(incidents::id.eq_any(ids))
+        .select(Incident::as_select())
         .load(conn)
 }
 
