@@ -139,19 +139,21 @@ pub fn status_history_of(
         .filter(c::changed_at.gt(since))
         .select(ComponentStatusChange::as_select())
         .load(conn)?;
-    let followed = later
+    // Two conditions, each a seek on the index, rather than one with an OR that the index
+    // cannot serve (which visits every earlier row of the component for each row).
+    let later_time = later
         .filter(later.field(c::component_id).eq(c::component_id))
-        .filter(later.field(c::changed_at).le(since))
-        .filter(
-            later.field(c::changed_at).gt(c::changed_at).or(later
-                .field(c::changed_at)
-                .eq(c::changed_at)
-                .and(later.field(c::id).gt(c::id))),
-        );
+        .filter(later.field(c::changed_at).gt(c::changed_at))
+        .filter(later.field(c::changed_at).le(since));
+    let same_time_later_id = later
+        .filter(later.field(c::component_id).eq(c::component_id))
+        .filter(later.field(c::changed_at).eq(c::changed_at))
+        .filter(later.field(c::id).gt(c::id));
     let before: Vec<ComponentStatusChange> = c::component_status_changes
         .filter(c::component_id.eq_any(component_ids))
         .filter(c::changed_at.le(since))
-        .filter(not(exists(followed)))
+        .filter(not(exists(later_time)))
+        .filter(not(exists(same_time_later_id)))
         .select(ComponentStatusChange::as_select())
         .load(conn)?;
     rows.extend(before);
