@@ -44,8 +44,9 @@
 #    unmeasured). For each: the wall time of the API's answer (which waits up to 2 s for the
 #    public page: read-your-writes), Herald's CPU from just before the request until the
 #    answer and until the public summary.json shows the write (polled every 5 ms, so the
-#    polling's own small cost is in it; /proc counts in clock ticks, 10 ms), and when it
-#    showed. p50 and p95 of each.
+#    polling's own small cost is in it; the sum of its threads' run time from
+#    /proc/PID/task/*/schedstat, in ns, or utime + stime in 10 ms clock ticks when a thread
+#    began or ended in between), and when it showed. p50 and p95 of each.
 # 6. The components shape: an alert storm. wrk (WRK_CONNECTIONS 32, WRK_THREADS 2,
 #    Accept-Encoding WRK_ENCODING br) reads the overview for WRK_SECS (4) idle; then again while
 #    200 components are set to major_outage by 200 clients, one PATCH every 10 ms (over

@@ -101,6 +101,56 @@ fn main() -> anyhow::Result<()> {
         median_ms(&mut load),
         median_ms(&mut render),
     );
+    // A write: an update to an open incident (opened first, unmeasured).
+    let opened = services::incidents::open_incident(
+        &mut conn,
+        &page_id,
+        &from(json!({"name": "Slow dashboard loads", "impact": "minor",
+                     "body": "Some customers see slow dashboard loads.", "notify": false}))?,
+        None,
+        Utc::now(),
+    )
+    .map_err(|e| anyhow::anyhow!(e.to_string()))?
+    .incident;
+    let (data, access) = read(&mut conn, Some(&snapshot.data))?;
+    snapshot = renderer.render_page(data, access, Some(&snapshot), 1000)?.0;
+    let (mut load, mut render, mut count) = (Vec::new(), Vec::new(), 0);
+    let mut per_doc: BTreeMap<String, Vec<Duration>> = BTreeMap::new();
+    for round in 0..rounds {
+        let body = format!("Update {round}: still investigating.");
+        services::incidents::post_update(
+            &mut conn,
+            &opened.id,
+            &from(json!({"body": body, "notify": false}))?,
+            None,
+            Utc::now(),
+        )
+        .map_err(|e| anyhow::anyhow!(e.to_string()))?;
+        let t = Instant::now();
+        let (data, access) = read(&mut conn, Some(&snapshot.data))?;
+        load.push(t.elapsed());
+        let t = Instant::now();
+        let next = renderer
+            .render_page(data, access, Some(&snapshot), round as u64 + 1001)?
+            .0;
+        render.push(t.elapsed());
+        count = next.rendered.len();
+        for (lang, doc) in &next.rendered {
+            let t = Instant::now();
+            let _ = renderer.render_doc(&next.data, *lang, doc, &mut None)?;
+            per_doc.entry(doc.key()).or_default().push(t.elapsed());
+        }
+        snapshot = next;
+    }
+    println!(
+        "  an incident's update: load {:.1} ms, render {:.1} ms ({count} documents rendered)",
+        median_ms(&mut load),
+        median_ms(&mut render),
+    );
+    for (key, times) in &mut per_doc {
+        let name = if key.is_empty() { "overview" } else { key };
+        println!("    {name}: {:.1} ms", median_ms(times));
+    }
     // Every document held ahead, as served without compression, for bench/compression.sh.
     if let Ok(dir) = std::env::var("DOCS_OUT") {
         for (key, rep) in &snapshot.reps {
