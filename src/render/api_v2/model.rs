@@ -4,6 +4,7 @@
 //! Field order follows Statuspage's responses; Herald's extras come after the standard keys.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use serde::{Serialize, Serializer};
@@ -131,13 +132,18 @@ pub struct Component<'a> {
 impl<'a> Component<'a> {
     /// A component of `data`.
     pub fn of_component(data: &'a PageData, c: &'a ComponentInfo) -> Self {
+        Self::listed(data, c, in_known_group(data, c))
+    }
+
+    /// A component of `data`, `grouped` when one of the page's groups lists it.
+    fn listed(data: &'a PageData, c: &'a ComponentInfo, grouped: bool) -> Self {
         Self {
             head: Head::new((&c.id, &c.name), c.status, (c.created_at, c.updated_at)),
             position: c.position,
             description: c.description.as_deref(),
             showcase: c.showcase,
             start_date: None,
-            group_id: c.group_id.as_deref().filter(|_| in_known_group(data, c)),
+            group_id: c.group_id.as_deref().filter(|_| grouped),
             page_id: &data.page.id,
             group: false,
             only_show_if_degraded: false,
@@ -148,7 +154,13 @@ impl<'a> Component<'a> {
 
     /// A group of `data`; its status is the worst of its members'.
     pub fn of_group(data: &'a PageData, g: &'a GroupInfo) -> Self {
-        let status = members(data, g)
+        Self::group_of(data, g, &members(data, g).collect::<Vec<_>>())
+    }
+
+    /// A group of `data` with its `members` in display order.
+    fn group_of(data: &'a PageData, g: &'a GroupInfo, members: &[&'a ComponentInfo]) -> Self {
+        let status = members
+            .iter()
             .map(|c| c.status)
             .max_by_key(|&s| domain::severity(s))
             .unwrap_or(ComponentStatus::Operational);
@@ -162,7 +174,7 @@ impl<'a> Component<'a> {
             page_id: &data.page.id,
             group: true,
             only_show_if_degraded: false,
-            components: Some(members(data, g).map(|c| c.id.as_str()).collect()),
+            components: Some(members.iter().map(|c| c.id.as_str()).collect()),
             region: None,
         }
     }
@@ -171,6 +183,21 @@ impl<'a> Component<'a> {
 /// The components list: top-level entries by position (a group followed by its members),
 /// which is also the order of the page.
 pub fn components(data: &PageData) -> Vec<Component<'_>> {
+    // Looked up once, not by a scan per member (a page may hold a thousand components).
+    let by_id: HashMap<&str, &ComponentInfo> =
+        data.components.iter().map(|c| (c.id.as_str(), c)).collect();
+    let groups: HashMap<&str, &GroupInfo> =
+        data.groups.iter().map(|g| (g.id.as_str(), g)).collect();
+    let listed: HashSet<(&str, &str)> = data
+        .groups
+        .iter()
+        .flat_map(|g| g.component_ids.iter().map(|c| (g.id.as_str(), c.as_str())))
+        .collect();
+    let grouped = |c: &ComponentInfo| {
+        c.group_id
+            .as_deref()
+            .is_some_and(|g| groups.contains_key(g) && listed.contains(&(g, c.id.as_str())))
+    };
     let mut top: Vec<(i32, Option<&GroupInfo>, Option<&ComponentInfo>)> = data
         .groups
         .iter()
@@ -178,7 +205,7 @@ pub fn components(data: &PageData) -> Vec<Component<'_>> {
         .chain(
             data.components
                 .iter()
-                .filter(|c| !in_known_group(data, c))
+                .filter(|c| !grouped(c))
                 .map(|c| (c.position, None, Some(c))),
         )
         .collect();
@@ -188,10 +215,19 @@ pub fn components(data: &PageData) -> Vec<Component<'_>> {
     for entry in top {
         match entry {
             (_, Some(g), _) => {
-                out.push(Component::of_group(data, g));
-                out.extend(members(data, g).map(|c| Component::of_component(data, c)));
+                let members: Vec<&ComponentInfo> = g
+                    .component_ids
+                    .iter()
+                    .filter_map(|id| by_id.get(id.as_str()).copied())
+                    .collect();
+                out.push(Component::group_of(data, g, &members));
+                out.extend(
+                    members
+                        .iter()
+                        .map(|c| Component::listed(data, c, grouped(c))),
+                );
             }
-            (_, None, Some(c)) => out.push(Component::of_component(data, c)),
+            (_, None, Some(c)) => out.push(Component::listed(data, c, false)),
             (_, None, None) => {}
         }
     }

@@ -100,6 +100,9 @@ pub struct SectionView {
 pub struct ComponentCell {
     pub id: String,
     pub html: String,
+    /// Its status, for its group's worst.
+    #[serde(skip)]
+    pub status: ComponentStatus,
 }
 
 /// A component group's heading line.
@@ -242,6 +245,7 @@ fn sections(
         let view = ComponentCell {
             id: component.id.clone(),
             html,
+            status: component.status,
         };
         let group = component
             .group_id
@@ -276,7 +280,6 @@ fn sections(
             let worst = section
                 .components
                 .iter()
-                .filter_map(|c| data.component(&c.id))
                 .map(|c| c.status)
                 .max_by_key(|s| severity(*s));
             if let Some(worst) = worst {
