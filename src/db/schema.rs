@@ -83,6 +83,17 @@ diesel::table! {
 
 diesel::joinable!(incident_changes -> incidents (incident_id));
 
+// A counter per component that triggers move with every change to its row or its status
+// history (migration 2026-12-06-000003_component_changes).
+diesel::table! {
+    component_changes (component_id) {
+        component_id -> Text,
+        revision -> BigInt,
+    }
+}
+
+diesel::joinable!(component_changes -> components (component_id));
+
 diesel::table! {
     page_passwords (page_id) {
         page_id -> Text,
@@ -377,6 +388,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     page_images,
     page_changes,
     incident_changes,
+    component_changes,
 );
 
 // The support contact form (migration 2026-11-30-000005_support).

@@ -3,6 +3,7 @@
 //! re-rendered (for instance with a "data as of" notice) while the database is down.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
@@ -46,13 +47,28 @@ pub struct PageData {
 
 /// What a read of a page was made from (see `services::public`): the next read of the page
 /// rebuilds an incident only when its revision, or what its record shows of the page, moved.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReadFrom {
     /// Each incident's revision (its counter in `incident_changes`), by id.
     pub incidents: HashMap<String, i64>,
     /// What an incident's record shows of the page and its components: the page's URL and
     /// each component's id, name, region and position, hashed.
     pub naming: u64,
+    /// Each component as read (see [`ComponentRead`]), by id.
+    pub components: HashMap<String, ComponentRead>,
+    /// Where the status histories read start (the uptime bars' first day).
+    pub history_from: Option<chrono::NaiveDateTime>,
+}
+
+/// A component as read from the database: its row and its status history from
+/// [`ReadFrom::history_from`] on (with the status in force then), at `revision` (its counter
+/// in `component_changes`). The next read of the page reads them again only when the revision
+/// moved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComponentRead {
+    pub revision: i64,
+    pub row: Arc<crate::db::models::components::Component>,
+    pub history: Arc<[crate::db::models::components::ComponentStatusChange]>,
 }
 
 /// Where a mirrored component's status comes from.

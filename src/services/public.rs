@@ -121,12 +121,18 @@ fn load_snapshot(
     let page = pages::find(conn, page_id)?;
     let info = page_info(conn, &page, base_url)?;
     let groups = components::list_groups(conn, page_id)?;
-    let comps = components::list_for_page(conn, page_id)?;
     let bar_start = as_of
         .date_naive()
         .checked_sub_days(Days::new(u64::from(UPTIME_DAYS)))
         .unwrap_or_default();
     let since = as_of.naive_utc() - chrono::Duration::days(HISTORY_DAYS as i64);
+    let history_from = bar_start.and_hms_opt(0, 0, 0).unwrap_or(since);
+    let read = read_components(conn, page_id, history_from, previous)?;
+    let comps: Vec<Component> = read.iter().map(|r| (*r.row).clone()).collect();
+    let history: Vec<components::ComponentStatusChange> = read
+        .iter()
+        .flat_map(|r| r.history.iter().cloned())
+        .collect();
     let rows = public::incidents_since(
         conn,
         page_id,
@@ -140,12 +146,6 @@ fn load_snapshot(
     );
     let earlier = Earlier::of(previous, naming);
     let (incidents, revisions) = load_incidents(conn, &info, rows, &comps, &earlier)?;
-    let comp_ids: Vec<ComponentId> = comps.iter().map(|c| c.id.clone()).collect();
-    let history = public::status_history_of(
-        conn,
-        &comp_ids,
-        bar_start.and_hms_opt(0, 0, 0).unwrap_or(since),
-    )?;
     let mut components = component_infos(&comps, &groups, history, &incidents, as_of, previous)?;
     let vendor_incidents = vendors(conn, page_id, &mut components)?;
     let (maintenances, incidents): (Vec<_>, Vec<_>) = incidents
@@ -168,8 +168,69 @@ fn load_snapshot(
         read_from: ReadFrom {
             incidents: revisions,
             naming,
+            components: read
+                .into_iter()
+                .map(|r| (r.row.id.to_string(), r))
+                .collect(),
+            history_from: Some(history_from),
         },
     })
+}
+
+/// The page's components as read from the database, in the page's order of positions: each
+/// one's row and status history from `history_from` on, read again only when its revision
+/// moved since `previous` read it from the same `history_from` (else kept from that read).
+fn read_components(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    history_from: NaiveDateTime,
+    previous: Option<&PageData>,
+) -> AppResult<Vec<ComponentRead>> {
+    let revisions = public::component_revisions(conn, page_id)?;
+    let earlier = previous
+        .filter(|p| p.read_from.history_from == Some(history_from))
+        .map(|p| &p.read_from.components);
+    let mut read = Vec::with_capacity(revisions.len());
+    let mut stale: HashMap<ComponentId, i64> = HashMap::new();
+    for (id, revision) in revisions {
+        match earlier
+            .and_then(|e| e.get(id.as_str()))
+            .filter(|r| r.revision == revision)
+        {
+            Some(kept) => read.push(kept.clone()),
+            None => {
+                stale.insert(id, revision);
+            }
+        }
+    }
+    if !stale.is_empty() {
+        let ids: Vec<ComponentId> = stale.keys().cloned().collect();
+        // The first read of a page reads it by page, not by a list of every id.
+        let rows = match read.is_empty() {
+            true => components::list_for_page(conn, page_id)?,
+            false => public::components_by_id(conn, &ids)?,
+        };
+        let mut history: HashMap<ComponentId, Vec<components::ComponentStatusChange>> =
+            HashMap::new();
+        for change in public::status_history_of(conn, &ids, history_from)? {
+            history
+                .entry(change.component_id.clone())
+                .or_default()
+                .push(change);
+        }
+        for row in rows {
+            let Some(revision) = stale.get(&row.id).copied() else {
+                continue;
+            };
+            read.push(ComponentRead {
+                revision,
+                history: history.remove(&row.id).unwrap_or_default().into(),
+                row: std::sync::Arc::new(row),
+            });
+        }
+    }
+    read.sort_by(|a, b| (a.row.position, &a.row.id).cmp(&(b.row.position, &b.row.id)));
+    Ok(read)
 }
 
 /// What an incident's record shows of its page (see [`ReadFrom::naming`]).

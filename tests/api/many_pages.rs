@@ -13,6 +13,7 @@ on_both_backends!(
     a_page_read_at_start_up_is_rendered_first_while_the_others_render_behind_it,
     every_change_to_what_a_page_shows_moves_its_revision_and_no_other,
     a_resolved_incident_is_kept_between_reads_until_something_it_shows_changes,
+    a_component_is_read_again_only_when_its_row_or_status_history_changes,
 );
 
 /// How many pages the start-up test's second Herald finds: enough that rendering them all
@@ -157,6 +158,24 @@ async fn every_change_to_what_a_page_shows_moves_its_revision_and_no_other(db: T
             format!("DELETE FROM incident_updates WHERE incident_id = '{incident}'"),
         ),
         (
+            "a status history row added",
+            format!(
+                "INSERT INTO component_status_changes \
+                 (id, component_id, old_status, new_status, incident_id, changed_at) \
+                 VALUES ('by-hand', '{component}', 'operational', 'major_outage', NULL, \
+                 '2026-01-02 03:04:05')"
+            ),
+        ),
+        (
+            "a status history row changed",
+            "UPDATE component_status_changes SET new_status = 'partial_outage' WHERE id = 'by-hand'"
+                .to_owned(),
+        ),
+        (
+            "a status history row removed",
+            "DELETE FROM component_status_changes WHERE id = 'by-hand'".to_owned(),
+        ),
+        (
             "a component removed",
             format!("DELETE FROM components WHERE id = '{component}'"),
         ),
@@ -236,5 +255,88 @@ async fn a_resolved_incident_is_kept_between_reads_until_something_it_shows_chan
             .all(|c| c.component_name == "Public API"),
         "{:?}",
         renamed.updates[0].changes
+    );
+}
+
+/// A component as the page's data holds it, as read from the database.
+fn read_of(app: &TestApp, id: &str) -> herald::render::data::ComponentRead {
+    app.site.snapshot().pages["acme"].data.read_from.components[id].clone()
+}
+
+async fn a_component_is_read_again_only_when_its_row_or_status_history_changes(db: TestDb) {
+    use std::sync::Arc;
+    let app = TestApp::spawn(db).await;
+    let owner = app.token(Role::Owner).await;
+    let acme = app
+        .page("acme")
+        .with_components(&["API", "Web"])
+        .create()
+        .await;
+    let api = app.api(&owner);
+    let (first, second) = (
+        acme.components[0].to_string(),
+        acme.components[1].to_string(),
+    );
+    app.refreshed().await;
+    let (first_read, second_read) = (read_of(&app, &first), read_of(&app, &second));
+
+    // A write to one component reads it again and keeps the other as it was read.
+    let (status, body) = api
+        .patch(
+            &format!("/pages/acme/components/{second}"),
+            json!({"status": "degraded_performance"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    app.refreshed().await;
+    let kept = read_of(&app, &first);
+    assert!(Arc::ptr_eq(&kept.row, &first_read.row), "the row is kept");
+    assert!(
+        Arc::ptr_eq(&kept.history, &first_read.history),
+        "the history is kept"
+    );
+    let changed = read_of(&app, &second);
+    assert!(changed.revision > second_read.revision);
+    assert_eq!(
+        changed.row.status,
+        herald::domain::ComponentStatus::DegradedPerformance
+    );
+    assert_eq!(changed.history.len(), second_read.history.len() + 1);
+
+    // By hand: an hour of major outage yesterday in the first one's history. The page reads
+    // it and its uptime bar shows it.
+    let yesterday = (chrono::Utc::now() - chrono::Duration::days(1)).date_naive();
+    run_sql(
+        &app,
+        format!(
+            "INSERT INTO component_status_changes \
+             (id, component_id, old_status, new_status, incident_id, changed_at) VALUES \
+             ('down', '{first}', 'operational', 'major_outage', NULL, '{yesterday} 10:00:00'), \
+             ('up', '{first}', 'major_outage', 'operational', NULL, '{yesterday} 11:00:00')"
+        ),
+    )
+    .await;
+    app.refreshed().await;
+    let reread = read_of(&app, &first);
+    assert!(reread.revision > first_read.revision);
+    assert_eq!(reread.history.len(), first_read.history.len() + 2);
+    let data = app.site.snapshot().pages["acme"].data.clone();
+    let day = data
+        .component(&first)
+        .expect("the component is shown")
+        .uptime
+        .days
+        .iter()
+        .find(|d| d.date == yesterday)
+        .expect("yesterday is on the bar")
+        .clone();
+    assert_eq!(
+        day.worst,
+        Some(herald::domain::ComponentStatus::MajorOutage)
+    );
+    assert!(day.downtime_secs > 0, "{day:?}");
+    assert!(
+        Arc::ptr_eq(&read_of(&app, &second).row, &changed.row),
+        "the other is kept"
     );
 }

@@ -3,7 +3,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::components::ComponentStatusChange;
+use super::components::{Component, ComponentStatusChange};
 use super::incidents::{Incident, IncidentUpdate, IncidentUpdateComponent};
 use super::postmortems::{FollowUp, Postmortem, TimelineEntryRow};
 use crate::db::DbConn;
@@ -32,6 +32,28 @@ pub fn incidents_since(
         )
         .order((incidents::started_at.desc(), incidents::id.desc()))
         .select((incidents::id, incident_changes::revision))
+        .load(conn)
+}
+
+/// The revision of each of the page's components (its counter in `component_changes`).
+pub fn component_revisions(
+    conn: &mut DbConn,
+    page_id: &PageId,
+) -> QueryResult<Vec<(ComponentId, i64)>> {
+    use crate::db::schema::{component_changes, components};
+    components::table
+        .inner_join(component_changes::table)
+        .filter(components::page_id.eq(page_id))
+        .select((components::id, component_changes::revision))
+        .load(conn)
+}
+
+/// These components' rows (in no particular order).
+pub fn components_by_id(conn: &mut DbConn, ids: &[ComponentId]) -> QueryResult<Vec<Component>> {
+    use crate::db::schema::components;
+    components::table
+        .filter(components::id.eq_any(ids))
+        .select(Component::as_select())
         .load(conn)
 }
 

@@ -1,0 +1,6 @@
+DROP TRIGGER components_component_change_insert;
+DROP TRIGGER components_component_change_update;
+DROP TRIGGER component_status_changes_component_change_insert;
+DROP TRIGGER component_status_changes_component_change_update;
+DROP TRIGGER component_status_changes_component_change_delete;
+DROP TABLE component_changes;
