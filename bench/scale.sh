@@ -35,7 +35,10 @@
 #    under QUIET_PCT (5) % of a core for QUIET_SECS (3) seconds in a row (or, with a warning,
 #    QUIET_TIMEOUT, 300 s, passes). Then resident memory (VmRSS) and the overview's size (GET
 #    /status/{slug}, no Accept-Encoding).
-# 4. The pages shape: Herald's CPU over IDLE_SECS (30) idle seconds, in % of one core.
+# 4. The pages shape: when Herald starts again, how long until the page rendered last in slug
+#    order answers 200 (polled every 10 ms: a reader's request puts its page first) and until
+#    /readyz answers 200 (every page rendered); Herald's CPU over IDLE_SECS (30) idle seconds,
+#    in % of one core.
 # 5. WRITES (20) writes of each kind, one after the other (WRITE_PAUSE, 0.2 s, between), on the
 #    first page: a component's status (PATCH; component j % n to degraded_performance, or back
 #    to operational when it comes round again; all set back afterwards, unmeasured), an update
@@ -153,7 +156,13 @@ run_shape() { # BACKEND SHAPE RESULTS
   stop_herald
   setup shift "$DATABASE_URL"
 
-  start_herald "$dir"
+  if [[ "$shape" == pages ]]; then
+    (cd "$dir" && exec "$herald" serve 2>>"$dir/herald.log") &
+    herald_pid=$!
+    setup startup "$PORT" "$(date +%s.%N)" "$dir/state.json" "$results" "$shape"
+  else
+    start_herald "$dir"
+  fi
   setup settle "$PORT" "$herald_pid" "$dir/state.json"
   setup measure "$PORT" "$herald_pid" "$dir/state.json" "$results" "$shape"
   [[ "$shape" == pages ]] && setup idle "$herald_pid" "$IDLE_SECS" "$results" "$shape"

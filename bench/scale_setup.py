@@ -478,6 +478,35 @@ def idle(pid, secs, results_file, key):
     print(f"idle: {pct:.2f} % of one core over {secs:.0f} s", flush=True)
 
 
+def startup(port, started_at, state_file, results_file, key):
+    """Herald was started at `started_at` (epoch seconds) on a site of many pages: how long
+    until the page rendered last in slug order answers 200 (a reader's request puts it first)
+    and until /readyz answers 200 (every page rendered)."""
+    state = json.load(open(state_file))
+    last = sorted(state["slugs"])[-1]
+    started_at = float(started_at)
+    first = ready = None
+    while ready is None:
+        now = time.time()
+        if now - started_at > 600:
+            raise SystemExit("Herald did not become ready in 600 s")
+        try:
+            if first is None and Public(port).get(f"/status/{last}")[0] == 200:
+                first = time.time() - started_at
+            if Public(port).get("/readyz")[0] == 200:
+                ready = time.time() - started_at
+        except (ConnectionRefusedError, ConnectionResetError, http.client.RemoteDisconnected):
+            pass
+        time.sleep(0.01)
+    if first is None:
+        first = ready
+    save(results_file, key, startup={"first_answer_s": first, "ready_s": ready,
+                                     "page": last})
+    print(f"start-up: /status/{last} (rendered last in slug order) answered 200 "
+          f"{first:.2f} s after start; every page rendered (/readyz 200) after {ready:.2f} s",
+          flush=True)
+
+
 def component_shows(cid, status):
     return lambda answer: lambda s: any(
         c["id"] == cid and c["status"] == status for c in s["components"])
@@ -740,6 +769,10 @@ def table(results_file, backend):
         if "idle_pct" in r:
             print(f"{label(key, r)}: idle CPU {r['idle_pct']:.2f} % of one core over "
                   f"{r['idle_secs']:.0f} s")
+        if "startup" in r:
+            u = r["startup"]
+            print(f"{label(key, r)}: start-up, the page rendered last answered after "
+                  f"{u['first_answer_s']:.2f} s, every page rendered after {u['ready_s']:.2f} s")
     if "pages" in results and "one-page" in results:
         many, one = results["pages"]["writes"], results["one-page"]["writes"]
         ratios = ", ".join(
@@ -751,7 +784,7 @@ def table(results_file, backend):
 if __name__ == "__main__":
     step, args = sys.argv[1], sys.argv[2:]
     steps = {"build": build, "shift": shift, "settle": settle, "measure": measure,
-             "idle": idle, "after": after, "writes": writes, "storm": storm, "table": table}
+             "idle": idle, "after": after, "startup": startup, "writes": writes, "storm": storm, "table": table}
     if step not in steps:
         raise SystemExit(f"unknown step {step}")
     steps[step](*args)
