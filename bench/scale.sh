@@ -51,7 +51,8 @@
 #    /proc/PID/task/*/schedstat, in ns, or utime + stime in 10 ms clock ticks when a thread
 #    began or ended in between), and when it showed. p50 and p95 of each.
 # 6. The components shape: an alert storm. wrk (WRK_CONNECTIONS 32, WRK_THREADS 2,
-#    Accept-Encoding WRK_ENCODING br) reads the overview for WRK_SECS (4) idle; then again while
+#    Accept-Encoding WRK_ENCODING br) reads the overview for WRK_SECS (4) idle, IDLE_ROUNDS (3)
+#    times (the idle p99 is their median: one run's varies several-fold); then again while
 #    200 components are set to major_outage by 200 clients, one PATCH every 10 ms (over
 #    STORM_SECS, 2 s). Printed: how long after the last answer (and after the last PATCH was
 #    sent) summary.json shows all 200, the storm's answer times, and the overview's p99 idle and
