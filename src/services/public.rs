@@ -2,6 +2,7 @@
 //! markdown rendered and sanitized once here, uptime bars computed from the status history.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, Days, NaiveDateTime, Utc};
 
@@ -128,11 +129,8 @@ fn load_snapshot(
     let since = as_of.naive_utc() - chrono::Duration::days(HISTORY_DAYS as i64);
     let history_from = bar_start.and_hms_opt(0, 0, 0).unwrap_or(since);
     let read = read_components(conn, page_id, history_from, previous)?;
-    let comps: Vec<Component> = read.iter().map(|r| (*r.row).clone()).collect();
-    let history: Vec<components::ComponentStatusChange> = read
-        .iter()
-        .flat_map(|r| r.history.iter().cloned())
-        .collect();
+    let comps: Vec<&Component> = read.iter().map(|r| r.row.as_ref()).collect();
+    let history = read.iter().flat_map(|r| r.history.iter());
     let rows = public::incidents_since(
         conn,
         page_id,
@@ -225,7 +223,7 @@ fn read_components(
             read.push(ComponentRead {
                 revision,
                 history: history.remove(&row.id).unwrap_or_default().into(),
-                row: std::sync::Arc::new(row),
+                row: Arc::new(row),
             });
         }
     }
@@ -432,7 +430,7 @@ fn load_incidents(
     conn: &mut DbConn,
     page: &PageInfo,
     rows: Vec<(IncidentId, i64)>,
-    comps: &[Component],
+    comps: &[&Component],
     earlier: &Earlier<'_>,
 ) -> AppResult<(Vec<IncidentInfo>, HashMap<String, i64>)> {
     let revisions: HashMap<String, i64> = rows
@@ -465,7 +463,7 @@ fn load_incidents(
     let updates = public::updates_of(conn, &ids)?;
     let update_ids: Vec<String> = updates.iter().map(|u| u.id.clone()).collect();
     let mut changes: HashMap<String, Vec<ComponentChange>> = HashMap::new();
-    let names: HashMap<&str, &Component> = comps.iter().map(|c| (c.id.as_str(), c)).collect();
+    let names: HashMap<&str, &Component> = comps.iter().map(|c| (c.id.as_str(), *c)).collect();
     for change in public::update_changes_of(conn, &update_ids)? {
         let name = names
             .get(change.component_id.as_str())
@@ -639,22 +637,21 @@ fn load_postmortems(
         .collect()
 }
 
-fn component_infos(
-    comps: &[Component],
+fn component_infos<'h>(
+    comps: &[&Component],
     groups: &[ComponentGroup],
-    history: Vec<components::ComponentStatusChange>,
+    history: impl IntoIterator<Item = &'h components::ComponentStatusChange>,
     incidents: &[IncidentInfo],
     as_of: DateTime<Utc>,
     previous: Option<&PageData>,
 ) -> AppResult<Vec<ComponentInfo>> {
-    let mut by_component: HashMap<ComponentId, Vec<(DateTime<Utc>, domain::ComponentStatus)>> =
+    let mut by_component: HashMap<&str, Vec<(DateTime<Utc>, domain::ComponentStatus)>> =
         HashMap::new();
     for change in history {
-        let status = change.new_status;
         by_component
-            .entry(change.component_id)
+            .entry(change.component_id.as_str())
             .or_default()
-            .push((utc(change.changed_at), status));
+            .push((utc(change.changed_at), change.new_status));
     }
     let group_pos: HashMap<&str, i32> =
         groups.iter().map(|g| (g.id.as_str(), g.position)).collect();
@@ -665,7 +662,7 @@ fn component_infos(
     let mut infos = comps
         .iter()
         .map(|c| {
-            let changes = by_component.remove(&c.id).unwrap_or_default();
+            let changes = by_component.remove(c.id.as_str()).unwrap_or_default();
             let felt = felt.get(c.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
             let bar_source = bar_source(as_of, &changes, felt);
             let (uptime, incidents_by_day) = match earlier.get(c.id.as_str()) {
@@ -843,7 +840,8 @@ mod tests {
         let as_of = Utc.with_ymd_and_hms(2026, 12, 6, 12, 0, 0).unwrap();
         let long_ago = (as_of - Duration::days(400)).naive_utc();
         let outage = (as_of - Duration::days(3)).naive_utc();
-        let comps = [component("a", long_ago), component("b", long_ago)];
+        let rows = [component("a", long_ago), component("b", long_ago)];
+        let comps: Vec<&Component> = rows.iter().collect();
         let history = || {
             vec![
                 change("a", long_ago, ComponentStatus::Operational),
@@ -856,15 +854,15 @@ mod tests {
                 ),
             ]
         };
-        let first = component_infos(&comps, &[], history(), &[], as_of, None).unwrap();
+        let first = component_infos(&comps, &[], &history(), &[], as_of, None).unwrap();
         let mut previous: PageData = fixture::page();
         previous.components = first.clone();
 
         // The same history later the same day: the bars are the ones computed before.
         let later = as_of + Duration::hours(3);
-        let again = component_infos(&comps, &[], history(), &[], later, Some(&previous)).unwrap();
+        let again = component_infos(&comps, &[], &history(), &[], later, Some(&previous)).unwrap();
         assert_eq!(again, first);
-        let fresh = component_infos(&comps, &[], history(), &[], later, None).unwrap();
+        let fresh = component_infos(&comps, &[], &history(), &[], later, None).unwrap();
         assert_eq!(again, fresh, "what is reused is what would be computed");
 
         // A change to b's history: b's bar is computed again, a's is kept.
@@ -874,22 +872,22 @@ mod tests {
             (later - Duration::hours(1)).naive_utc(),
             ComponentStatus::DegradedPerformance,
         ));
-        let after =
-            component_infos(&comps, &[], changed.clone(), &[], later, Some(&previous)).unwrap();
+        let after = component_infos(&comps, &[], &changed, &[], later, Some(&previous)).unwrap();
         assert_eq!(after[0].uptime, first[0].uptime);
         assert_ne!(after[1].bar_source, first[1].bar_source);
         assert_eq!(
             after,
-            component_infos(&comps, &[], changed, &[], later, None).unwrap()
+            component_infos(&comps, &[], &changed, &[], later, None).unwrap()
         );
 
         // The next day every bar moves on.
         let tomorrow = as_of + Duration::days(1);
-        let next = component_infos(&comps, &[], history(), &[], tomorrow, Some(&previous)).unwrap();
+        let next =
+            component_infos(&comps, &[], &history(), &[], tomorrow, Some(&previous)).unwrap();
         assert_ne!(next[0].uptime.days, first[0].uptime.days);
         assert_eq!(
             next,
-            component_infos(&comps, &[], history(), &[], tomorrow, None).unwrap()
+            component_infos(&comps, &[], &history(), &[], tomorrow, None).unwrap()
         );
     }
 }

@@ -186,8 +186,8 @@ pub fn components(data: &PageData) -> Vec<Component<'_>> {
     // Looked up once, not by a scan per member (a page may hold a thousand components).
     let by_id: HashMap<&str, &ComponentInfo> =
         data.components.iter().map(|c| (c.id.as_str(), c)).collect();
-    let groups: HashMap<&str, &GroupInfo> =
-        data.groups.iter().map(|g| (g.id.as_str(), g)).collect();
+    // (group id, member id) for every member a group lists: a component is in a known group
+    // when its own group lists it.
     let listed: HashSet<(&str, &str)> = data
         .groups
         .iter()
@@ -196,7 +196,7 @@ pub fn components(data: &PageData) -> Vec<Component<'_>> {
     let grouped = |c: &ComponentInfo| {
         c.group_id
             .as_deref()
-            .is_some_and(|g| groups.contains_key(g) && listed.contains(&(g, c.id.as_str())))
+            .is_some_and(|g| listed.contains(&(g, c.id.as_str())))
     };
     let mut top: Vec<(i32, Option<&GroupInfo>, Option<&ComponentInfo>)> = data
         .groups
