@@ -159,19 +159,17 @@ pub fn maintenances_starting_soon(
     at: NaiveDateTime,
     lead: Duration,
 ) -> AppResult<usize> {
+    // Each candidate's announcement is looked up by its incident (an index), not by listing
+    // every announcement ever made.
     let announced = notification_events::table
-        .filter(notification_events::kind.eq(kind::MAINTENANCE_STARTING_SOON))
-        .select(notification_events::incident_id);
+        .filter(notification_events::incident_id.eq(incident_table::id.nullable()))
+        .filter(notification_events::kind.eq(kind::MAINTENANCE_STARTING_SOON));
     let due: Vec<Incident> = incident_table::table
         .filter(incident_table::kind.eq(IncidentKind::Maintenance.as_str()))
         .filter(incident_table::status.eq(MaintenanceStatus::Scheduled.as_str()))
         .filter(incident_table::scheduled_for.gt(at))
         .filter(incident_table::scheduled_for.le(at + lead))
-        .filter(
-            incident_table::id
-                .nullable()
-                .ne_all(announced.filter(notification_events::incident_id.is_not_null())),
-        )
+        .filter(diesel::dsl::not(diesel::dsl::exists(announced)))
         .select(Incident::as_select())
         .load(conn)?;
     for incident in &due {

@@ -1,0 +1,2 @@
+DROP INDEX incidents_scheduled;
+DROP INDEX incidents_open;
