@@ -12,7 +12,7 @@ use crate::domain::lang::{self, Lang};
 use crate::render::Representation;
 use crate::render::change::Doc;
 use crate::render::on_demand::{self, Unrendered};
-use crate::render::site::{Found, PageSnapshot, PublicSite, SiteSnapshot, Wanted, host_name};
+use crate::render::site::{Found, Home, PageSnapshot, PublicSite, SiteSnapshot, Wanted, host_name};
 use crate::state::AppState;
 
 use super::access::{self, InMemory};
@@ -74,7 +74,10 @@ pub fn early(req: &HttpRequest, site: &Arc<PublicSite>) -> Option<(Read, &'stati
         let res = match snapshot.page_for_host(host(req)) {
             Some(Found::Public(page)) => answer(req, site, page, ""),
             Some(Found::Restricted(page)) => early_restricted(req, site, page, "")?,
-            None => Read::Now(serve(req, &snapshot.home)),
+            None => match snapshot.home.rendered() {
+                Some(home) => Read::Now(serve(req, home)),
+                None => Read::Home(site.clone(), snapshot.home.clone()),
+            },
         };
         return Some((res, route::ROOT));
     }
@@ -256,6 +259,8 @@ pub async fn fallback(
 pub enum Read {
     Now(HttpResponse),
     Render(Box<Pending>),
+    /// The home page, rendered on its first read after its lines changed.
+    Home(Arc<PublicSite>, Arc<Home>),
 }
 
 /// A document rendered on its first read (see [`crate::render::on_demand`]).
@@ -276,6 +281,8 @@ impl Read {
                 pending.private = true;
                 Self::Render(pending)
             }
+            // The home lists public pages only; it is never a restricted page's answer.
+            home @ Self::Home(..) => home,
         }
     }
 
@@ -285,6 +292,17 @@ impl Read {
         let pending = match self {
             Self::Now(res) => return res,
             Self::Render(pending) => pending,
+            Self::Home(site, home) => {
+                return match home.render(&site).await {
+                    Ok(rep) => serve(req, &rep),
+                    Err(Unrendered::Busy) => busy(""),
+                    Err(Unrendered::Missing) => not_found(&site, ""),
+                    Err(Unrendered::Failed(e)) => {
+                        tracing::error!(error = %e, "rendering the home page failed");
+                        failed("")
+                    }
+                };
+            }
         };
         let Pending {
             site,

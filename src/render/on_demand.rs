@@ -116,6 +116,24 @@ impl OnDemand {
         .map_err(|e| Unrendered::Failed(e.into()))?
     }
 
+    /// Renders a document this cache does not hold (the home page, held by the snapshot that
+    /// lists its lines) on a blocking thread, in a render slot like the cache's own.
+    pub async fn render_off_thread<F>(&self, render: F) -> Result<Arc<Representation>, Unrendered>
+    where
+        F: FnOnce() -> anyhow::Result<Representation> + Send + 'static,
+    {
+        let _slot = tokio::time::timeout(RENDER_WAIT, self.slots.acquire())
+            .await
+            .map_err(|_| Unrendered::Busy)?
+            .map_err(|_| Unrendered::Busy)?;
+        let rep = tokio::task::spawn_blocking(render)
+            .await
+            .map_err(|e| Unrendered::Failed(e.into()))?
+            .map_err(Unrendered::Failed)?;
+        metrics::counter!("herald_renders_total", "when" => "on_demand").increment(1);
+        Ok(Arc::new(rep))
+    }
+
     /// Drops the entry at `key` (its data changed).
     pub fn drop_entry(&self, key: &Key) {
         self.cache.remove(key);

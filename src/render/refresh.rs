@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use tokio_util::sync::CancellationToken;
 
-use super::site::{PageSnapshot, PublicSite, SiteSnapshot, Wanted};
+use super::html::HomeLine;
+use super::site::{Home, PageSnapshot, PublicSite, SiteSnapshot, Wanted};
 use crate::db::Db;
 use crate::db::models::public::{self as queries, PageRevision};
 use crate::domain::{PageId, Visibility};
@@ -18,6 +19,10 @@ use crate::services::public::reload_page_data;
 /// How often revisions are polled: a change made through another Herald process sharing the
 /// database shows within this interval plus the render time.
 pub const POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Past this many pages to read again, a pass reads every page's row in one query instead of
+/// naming each.
+const NAMED_AT_MOST: usize = 64;
 
 /// How often a long pass publishes the pages it has rendered so far.
 pub const PUBLISH_EVERY: Duration = Duration::from_millis(250);
@@ -51,12 +56,24 @@ pub struct Refresher {
     /// The last stamp given to a change of a page's data (one sequence for every page, so a
     /// stamp names one change only).
     stamp: u64,
-    /// The home page and what it lists, so a change no listed line shows leaves it as it is.
-    home: Option<(Vec<Listed>, Arc<super::Representation>)>,
+    /// The home page's lines: a new [`Home`] (rendered on its first read) only when a pass
+    /// changed one, so a change no line shows keeps the rendering.
+    home: Arc<Home>,
+    /// Whether a pass since the last publish changed a line of the home page.
+    home_changed: bool,
 }
 
-/// What the home page shows of a public page.
-type Listed = (String, Option<String>, String, &'static str);
+/// A page's snapshot is answered publicly only when both the page's row and the access its
+/// snapshot was rendered with say so: a page made private a moment ago is never answered
+/// publicly, nor listed on the home page.
+fn is_public(rev: &PageRevision, snapshot: &PageSnapshot) -> bool {
+    rev.visibility == Visibility::Public && snapshot.access.visibility == Visibility::Public
+}
+
+/// The home page's line of a page, if it is public.
+fn home_line(rev: &PageRevision, snapshot: &PageSnapshot) -> Option<HomeLine> {
+    is_public(rev, snapshot).then(|| HomeLine::of(&snapshot.data))
+}
 
 impl Refresher {
     pub fn new(site: Arc<PublicSite>, db: Db, base_url: String) -> Self {
@@ -67,7 +84,8 @@ impl Refresher {
             pages: HashMap::new(),
             stale: false,
             stamp: 0,
-            home: None,
+            home: Arc::new(Home::new(Vec::new())),
+            home_changed: true,
         }
     }
 
@@ -75,28 +93,66 @@ impl Refresher {
     /// A long pass (start-up, or every page after the database came back) publishes what it
     /// has every [`PUBLISH_EVERY`], and renders first the pages readers are waiting for.
     pub async fn refresh(&mut self) -> anyhow::Result<()> {
-        let revisions = match self.db.run(|c| Ok(queries::page_revisions(c)?)).await {
+        // Which pages moved or fell due: every page's revision number alone, then the rows of
+        // those pages only, so a write to one page among many reads little of the others.
+        let numbers = match self
+            .db
+            .run(|c| Ok(queries::page_revision_numbers(c)?))
+            .await
+        {
+            Ok(numbers) => numbers,
+            Err(e) => {
+                self.mark_stale().await;
+                return Err(e.into());
+            }
+        };
+        let was_stale = self.stale;
+        let now = Utc::now();
+        let unchanged = |pages: &HashMap<PageId, (PageRevision, Arc<PageSnapshot>)>,
+                         id: &PageId,
+                         revision: i64| {
+            pages
+                .get(id)
+                .is_some_and(|(r, s)| !was_stale && r.revision == revision && s.wake_at > now)
+        };
+        let moved: Vec<PageId> = numbers
+            .iter()
+            .filter(|(id, revision)| !unchanged(&self.pages, id, *revision))
+            .map(|(id, _)| id.clone())
+            .collect();
+        let read = match moved.len() {
+            0 => Ok(Vec::new()),
+            n if n > NAMED_AT_MOST => self.db.run(|c| Ok(queries::page_revisions(c)?)).await,
+            _ => {
+                self.db
+                    .run(move |c| Ok(queries::page_revisions_of(c, &moved)?))
+                    .await
+            }
+        };
+        let revisions = match read {
             Ok(revisions) => revisions,
             Err(e) => {
                 self.mark_stale().await;
                 return Err(e.into());
             }
         };
-        let was_stale = std::mem::take(&mut self.stale);
-        let now = Utc::now();
-        let before = self.pages.len();
-        let ids: std::collections::HashSet<&PageId> =
-            revisions.iter().map(|r| &r.page_id).collect();
-        self.pages.retain(|id, _| ids.contains(id));
-        let mut changed = was_stale || self.pages.len() != before;
+        self.stale = false;
+        let known = numbers
+            .iter()
+            .filter(|(id, _)| self.pages.contains_key(id))
+            .count();
+        let mut changed = was_stale;
+        if known != self.pages.len() {
+            // A page was removed.
+            let ids: std::collections::HashSet<&PageId> =
+                numbers.iter().map(|(id, _)| id).collect();
+            self.pages.retain(|id, _| ids.contains(id));
+            changed = true;
+            self.home_changed = true;
+        }
         let mut todo: Vec<PageRevision> = revisions
             .into_iter()
-            .filter(|rev| {
-                !self
-                    .pages
-                    .get(&rev.page_id)
-                    .is_some_and(|(r, s)| !was_stale && r == rev && s.wake_at > now)
-            })
+            .filter(|rev| !unchanged(&self.pages, &rev.page_id, rev.revision))
             .collect();
         let mut published = Instant::now();
         while !todo.is_empty() {
@@ -107,7 +163,10 @@ impl Refresher {
             };
             let rev = todo.remove(at);
             changed = true;
-            let old = self.pages.get(&rev.page_id).map(|(_, s)| s.clone());
+            let (old, old_line) = match self.pages.get(&rev.page_id) {
+                Some((r, s)) => (Some(s.clone()), home_line(r, s)),
+                None => (None, None),
+            };
             let snapshot = match self.render(&rev.page_id, old.clone()).await {
                 Ok(snapshot) => snapshot,
                 Err(e) => {
@@ -118,14 +177,15 @@ impl Refresher {
                     }
                 }
             };
+            self.home_changed |= home_line(&rev, &snapshot) != old_line;
             self.pages.insert(rev.page_id.clone(), (rev, snapshot));
             if !todo.is_empty() && (asked || published.elapsed() >= PUBLISH_EVERY) {
-                self.publish(true).await?;
+                self.publish(true);
                 published = Instant::now();
             }
         }
         if changed || self.site.snapshot().warming {
-            self.publish(false).await?;
+            self.publish(false);
         }
         Ok(())
     }
@@ -204,24 +264,22 @@ impl Refresher {
         if let Ok(rendered) = rendered {
             self.pages.extend(rendered);
             let warming = self.site.snapshot().warming;
-            if let Err(e) = self.publish(warming).await {
-                tracing::error!(error = %e, "publishing the stale site failed");
-            }
+            self.publish(warming);
         }
     }
 
     /// Publishes the pages rendered so far; `warming` while start-up has more to render.
-    async fn publish(&mut self, warming: bool) -> anyhow::Result<()> {
+    fn publish(&mut self, warming: bool) {
         let mut pages = HashMap::new();
         let mut restricted = HashMap::new();
         let mut domains = HashMap::new();
         let mut default_slug = None;
         for (rev, snapshot) in self.pages.values() {
-            // Public only when both the page's row and the access its snapshot was rendered
-            // with say so: a page made private a moment ago is never answered publicly.
-            let public = rev.visibility == Visibility::Public
-                && snapshot.access.visibility == Visibility::Public;
-            let map = if public { &mut pages } else { &mut restricted };
+            let map = if is_public(rev, snapshot) {
+                &mut pages
+            } else {
+                &mut restricted
+            };
             map.insert(rev.slug.clone(), snapshot.clone());
             if let Some(domain) = &rev.custom_domain {
                 domains.insert(domain.to_ascii_lowercase(), rev.slug.clone());
@@ -230,41 +288,14 @@ impl Refresher {
                 default_slug = Some(rev.slug.clone());
             }
         }
-        let mut listed: Vec<Listed> = pages
-            .values()
-            .map(|p| {
-                let page = &p.data.page;
-                let line = (
-                    page.name.clone(),
-                    page.description.clone(),
-                    page.path.clone(),
-                );
-                (line.0, line.1, line.2, p.data.status.indicator.as_str())
-            })
-            .collect();
-        listed.sort();
-        let home = match self.home.as_ref().filter(|(was, _)| *was == listed) {
-            Some((_, home)) => home.clone(),
-            None => {
-                let site = self.site.clone();
-                let shown: Vec<Arc<PageSnapshot>> = pages.values().cloned().collect();
-                let home = tokio::task::spawn_blocking(move || {
-                    let mut datas: Vec<&super::PageData> =
-                        shown.iter().map(|s| s.data.as_ref()).collect();
-                    datas.sort_by(|a, b| {
-                        a.page
-                            .name
-                            .cmp(&b.page.name)
-                            .then(a.page.slug.cmp(&b.page.slug))
-                    });
-                    site.renderer.render_home(&datas)
-                })
-                .await??;
-                let home = Arc::new(home);
-                self.home = Some((listed, home.clone()));
-                home
+        if std::mem::take(&mut self.home_changed) {
+            let mut lines: Vec<HomeLine> = pages.values().map(|p| HomeLine::of(&p.data)).collect();
+            HomeLine::sort(&mut lines);
+            if lines != self.home.lines {
+                self.home = Arc::new(Home::new(lines));
             }
-        };
+        }
+        let home = self.home.clone();
         self.site.publish(SiteSnapshot {
             pages,
             restricted,
@@ -273,7 +304,6 @@ impl Refresher {
             home,
             warming,
         });
-        Ok(())
     }
 }
 

@@ -12,7 +12,7 @@ use crate::passes::Passes;
 use crate::services::access::PageAccess;
 
 use super::assets::Assets;
-use super::html::{self, Templates};
+use super::html::{self, HomeLine, Templates};
 use anyhow::Context;
 
 use super::change::{self, Doc};
@@ -107,7 +107,7 @@ pub struct SiteSnapshot {
     pub domains: HashMap<String, String>,
     /// The page served at `/` when no custom domain matches.
     pub default_slug: Option<String>,
-    pub home: Arc<Representation>,
+    pub home: Arc<Home>,
     /// Start-up: the refresher has not yet rendered every page. A read of a page missing here
     /// asks for it ([`PublicSite::want`]) instead of being told it does not exist.
     pub warming: bool,
@@ -129,6 +129,56 @@ impl SiteSnapshot {
             .get(&host)
             .or(self.default_slug.as_ref())
             .and_then(|slug| self.find(slug))
+    }
+}
+
+/// The home page (the site's root when no page is served there): the lines it lists, and
+/// their rendering, made on the first read after they change. A write to one page among many
+/// pays nothing for it, and a change no line shows keeps the rendering.
+#[derive(Debug)]
+pub struct Home {
+    /// The public pages' lines, in the order the home lists them ([`HomeLine::sort`]).
+    pub lines: Vec<HomeLine>,
+    rendered: tokio::sync::OnceCell<Arc<Representation>>,
+}
+
+impl Home {
+    /// A home listing `lines` (sorted), not yet rendered.
+    pub fn new(lines: Vec<HomeLine>) -> Self {
+        Self {
+            lines,
+            rendered: tokio::sync::OnceCell::new(),
+        }
+    }
+
+    /// Its rendering, if a reader already asked for it.
+    pub fn rendered(&self) -> Option<&Arc<Representation>> {
+        self.rendered.get()
+    }
+
+    /// Its rendering: held, or rendered now off the async threads in one of the on-demand
+    /// render slots (one render for the readers asking at once; a reader waits at most twice
+    /// [`on_demand::RENDER_WAIT`], for a slot and for the render).
+    pub async fn render(
+        self: &Arc<Self>,
+        site: &Arc<PublicSite>,
+    ) -> Result<Arc<Representation>, on_demand::Unrendered> {
+        let init = || {
+            let (home, site) = (self.clone(), site.clone());
+            async move {
+                let renderer = site.clone();
+                let render = move || {
+                    let r = &renderer.renderer;
+                    html::render_home_lines(&home.lines, &r.templates, &r.assets)
+                };
+                site.on_demand.render_off_thread(render).await
+            }
+        };
+        let bound = on_demand::RENDER_WAIT * 2;
+        match tokio::time::timeout(bound, self.rendered.get_or_try_init(init)).await {
+            Ok(rendered) => rendered.cloned(),
+            Err(_) => Err(on_demand::Unrendered::Busy),
+        }
     }
 }
 
@@ -316,11 +366,6 @@ impl Renderer {
             None => brand_files(data, reps),
         }
     }
-
-    /// Renders the home page listing `pages`.
-    pub fn render_home(&self, pages: &[&PageData]) -> anyhow::Result<Representation> {
-        html::render_home(pages, &self.templates, &self.assets)
-    }
 }
 
 /// The names of the page's own files.
@@ -417,7 +462,7 @@ pub struct PublicSite {
 impl PublicSite {
     /// A site with `renderer` and an empty first snapshot.
     pub fn new(renderer: Renderer) -> anyhow::Result<Self> {
-        let home = Arc::new(renderer.render_home(&[])?);
+        let home = Arc::new(Home::new(Vec::new()));
         let empty = SiteSnapshot {
             pages: HashMap::new(),
             restricted: HashMap::new(),

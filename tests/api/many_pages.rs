@@ -14,6 +14,7 @@ on_both_backends!(
     every_change_to_what_a_page_shows_moves_its_revision_and_no_other,
     a_resolved_incident_is_kept_between_reads_until_something_it_shows_changes,
     a_component_is_read_again_only_when_its_row_or_status_history_changes,
+    the_home_page_is_rendered_on_its_first_read_and_kept_until_a_line_it_shows_changes,
 );
 
 /// How many pages the start-up test's second Herald finds: enough that rendering them all
@@ -338,5 +339,77 @@ async fn a_component_is_read_again_only_when_its_row_or_status_history_changes(d
     assert!(
         Arc::ptr_eq(&read_of(&app, &second).row, &changed.row),
         "the other is kept"
+    );
+}
+
+async fn the_home_page_is_rendered_on_its_first_read_and_kept_until_a_line_it_shows_changes(
+    db: TestDb,
+) {
+    use std::sync::Arc;
+    let app = TestApp::spawn(db).await;
+    let owner = app.token(Role::Owner).await;
+    app.page("alpha").with_components(&["API"]).create().await;
+    let beta = app
+        .page("beta")
+        .with_components(&["Web", "Mail"])
+        .create()
+        .await;
+    let api = app.api(&owner);
+    app.refreshed().await;
+
+    // Nothing renders it ahead; its first read does, and the next read gets the same bytes.
+    let home = app.site.snapshot().home.clone();
+    let names: Vec<&str> = home.lines.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["Alpha", "Beta"], "{:?}", home.lines);
+    assert!(home.rendered().is_none(), "not rendered before a read");
+    let first = home.render(&app.site).await.unwrap();
+    let html = String::from_utf8_lossy(&first.identity).into_owned();
+    assert!(html.contains(r#"href="/status/alpha""#), "{html}");
+    assert!(html.contains(r#"href="/status/beta""#), "{html}");
+    assert!(html.contains("All Systems Operational"), "{html}");
+    assert!(Arc::ptr_eq(home.rendered().unwrap(), &first));
+
+    // A change no line shows (a component's name) keeps the home and its rendering.
+    let (web, mail) = (
+        beta.components[0].to_string(),
+        beta.components[1].to_string(),
+    );
+    let (status, body) = api
+        .patch(
+            &format!("/pages/beta/components/{web}"),
+            json!({"name": "Website"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    app.refreshed().await;
+    let kept = app.site.snapshot().home.clone();
+    assert!(Arc::ptr_eq(&kept, &home), "the same home");
+    assert!(Arc::ptr_eq(kept.rendered().unwrap(), &first));
+
+    // A change a line shows (the page's status) makes a new home, rendered on its next read.
+    let (status, body) = api
+        .patch(
+            &format!("/pages/beta/components/{mail}"),
+            json!({"status": "major_outage"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    app.refreshed().await;
+    let next = app.site.snapshot().home.clone();
+    assert!(!Arc::ptr_eq(&next, &home));
+    assert!(next.rendered().is_none());
+    let html = next.render(&app.site).await.unwrap();
+    let html = String::from_utf8_lossy(&html.identity).into_owned();
+    let beta_at = html.find(r#"href="/status/beta""#).unwrap();
+    let alpha_at = html.find(r#"href="/status/alpha""#).unwrap();
+    assert!(alpha_at < beta_at, "by name");
+    assert!(
+        html[alpha_at..beta_at].contains("All Systems Operational"),
+        "{html}"
+    );
+    assert!(html[beta_at..].contains("Major System Outage"), "{html}");
+    assert!(
+        !html[beta_at..].contains("All Systems Operational"),
+        "{html}"
     );
 }

@@ -199,11 +199,32 @@ pub struct PageRevision {
     pub revision: i64,
 }
 
+/// Every page's revision number alone (a change to a page's routing fields moves it too):
+/// what a pass compares with what it rendered, reading as little per page as it can.
+pub fn page_revision_numbers(conn: &mut DbConn) -> QueryResult<Vec<(PageId, i64)>> {
+    use crate::db::schema::page_changes;
+    page_changes::table
+        .select((page_changes::page_id, page_changes::revision))
+        .load(conn)
+}
+
 /// The revision of every page, in one query that reads a row per page (however much the
 /// pages hold), by slug.
 pub fn page_revisions(conn: &mut DbConn) -> QueryResult<Vec<PageRevision>> {
+    page_revisions_among(conn, None)
+}
+
+/// The revisions of the pages `ids` (those that still exist), by slug.
+pub fn page_revisions_of(conn: &mut DbConn, ids: &[PageId]) -> QueryResult<Vec<PageRevision>> {
+    page_revisions_among(conn, Some(ids))
+}
+
+fn page_revisions_among(
+    conn: &mut DbConn,
+    ids: Option<&[PageId]>,
+) -> QueryResult<Vec<PageRevision>> {
     use crate::db::schema::{page_changes, status_pages};
-    let rows: Vec<(PageId, String, Option<String>, bool, Visibility, i64)> = status_pages::table
+    let mut query = status_pages::table
         .inner_join(page_changes::table)
         .select((
             status_pages::id,
@@ -214,7 +235,11 @@ pub fn page_revisions(conn: &mut DbConn) -> QueryResult<Vec<PageRevision>> {
             page_changes::revision,
         ))
         .order(status_pages::slug)
-        .load(conn)?;
+        .into_boxed();
+    if let Some(ids) = ids {
+        query = query.filter(status_pages::id.eq_any(ids));
+    }
+    let rows: Vec<(PageId, String, Option<String>, bool, Visibility, i64)> = query.load(conn)?;
     Ok(rows
         .into_iter()
         .map(

@@ -129,22 +129,58 @@ struct HomeEntry {
     status: StatusLook,
 }
 
+/// What the home page shows of one public page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HomeLine {
+    pub name: String,
+    pub href: String,
+    pub description: Option<String>,
+    pub indicator: crate::domain::Indicator,
+}
+
+impl HomeLine {
+    /// The line of the page `data` shows.
+    pub fn of(data: &PageData) -> Self {
+        Self {
+            name: data.page.name.clone(),
+            href: data.page.path.clone(),
+            description: data.page.description.clone(),
+            indicator: data.status.indicator,
+        }
+    }
+
+    /// Sorts `lines` in the order the home lists them: by name, then path.
+    pub fn sort(lines: &mut [HomeLine]) {
+        lines.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.href.cmp(&b.href)));
+    }
+}
+
 /// The home page: the list of public pages, or a welcome on a fresh install without any.
 pub fn render_home(
     pages: &[&PageData],
     templates: &Templates,
     assets: &Assets,
 ) -> anyhow::Result<Representation> {
-    let mut entries: Vec<HomeEntry> = pages
+    let mut lines: Vec<HomeLine> = pages.iter().map(|data| HomeLine::of(data)).collect();
+    HomeLine::sort(&mut lines);
+    render_home_lines(&lines, templates, assets)
+}
+
+/// The home page listing `lines`, in their order ([`HomeLine::sort`]).
+pub fn render_home_lines(
+    lines: &[HomeLine],
+    templates: &Templates,
+    assets: &Assets,
+) -> anyhow::Result<Representation> {
+    let entries: Vec<HomeEntry> = lines
         .iter()
-        .map(|data| HomeEntry {
-            name: data.page.name.clone(),
-            description: data.page.description.clone(),
-            href: data.page.path.clone(),
-            status: StatusLook::indicator(data.status.indicator),
+        .map(|line| HomeEntry {
+            name: line.name.clone(),
+            description: line.description.clone(),
+            href: line.href.clone(),
+            status: StatusLook::indicator(line.indicator),
         })
         .collect();
-    entries.sort_by(|a, b| a.name.cmp(&b.name).then(a.href.cmp(&b.href)));
     let title = if entries.is_empty() {
         "Welcome to Herald"
     } else {
