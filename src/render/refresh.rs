@@ -94,47 +94,49 @@ impl Refresher {
     /// has every [`PUBLISH_EVERY`], and renders first the pages readers are waiting for.
     pub async fn refresh(&mut self) -> anyhow::Result<()> {
         // Which pages moved or fell due: every page's revision number alone, then the rows of
-        // those pages only, so a write to one page among many reads little of the others.
-        let numbers = match self
+        // those pages only, so a write to one page among many reads little of the others. One
+        // connection for both: in a burst of writes each checkout waits behind the writers.
+        let was_stale = self.stale;
+        let now = Utc::now();
+        let held: HashMap<PageId, i64> = match was_stale {
+            true => HashMap::new(),
+            false => self
+                .pages
+                .iter()
+                .filter(|(_, (_, s))| s.wake_at > now)
+                .map(|(id, (r, _))| (id.clone(), r.revision))
+                .collect(),
+        };
+        let read = self
             .db
-            .run(|c| Ok(queries::page_revision_numbers(c)?))
-            .await
-        {
-            Ok(numbers) => numbers,
+            .run(move |c| {
+                let numbers = queries::page_revision_numbers(c)?;
+                let moved: Vec<PageId> = numbers
+                    .iter()
+                    .filter(|(id, revision)| held.get(id) != Some(revision))
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                let revisions = match moved.len() {
+                    0 => Vec::new(),
+                    n if n > NAMED_AT_MOST => queries::page_revisions(c)?,
+                    _ => queries::page_revisions_of(c, &moved)?,
+                };
+                Ok((numbers, revisions))
+            })
+            .await;
+        let (numbers, revisions) = match read {
+            Ok(read) => read,
             Err(e) => {
                 self.mark_stale().await;
                 return Err(e.into());
             }
         };
-        let was_stale = self.stale;
-        let now = Utc::now();
         let unchanged = |pages: &HashMap<PageId, (PageRevision, Arc<PageSnapshot>)>,
                          id: &PageId,
                          revision: i64| {
             pages
                 .get(id)
                 .is_some_and(|(r, s)| !was_stale && r.revision == revision && s.wake_at > now)
-        };
-        let moved: Vec<PageId> = numbers
-            .iter()
-            .filter(|(id, revision)| !unchanged(&self.pages, id, *revision))
-            .map(|(id, _)| id.clone())
-            .collect();
-        let read = match moved.len() {
-            0 => Ok(Vec::new()),
-            n if n > NAMED_AT_MOST => self.db.run(|c| Ok(queries::page_revisions(c)?)).await,
-            _ => {
-                self.db
-                    .run(move |c| Ok(queries::page_revisions_of(c, &moved)?))
-                    .await
-            }
-        };
-        let revisions = match read {
-            Ok(revisions) => revisions,
-            Err(e) => {
-                self.mark_stale().await;
-                return Err(e.into());
-            }
         };
         self.stale = false;
         let known = numbers
