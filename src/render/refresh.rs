@@ -116,11 +116,12 @@ impl Refresher {
                     .filter(|(id, revision)| held.get(id) != Some(revision))
                     .map(|(id, _)| id.clone())
                     .collect();
-                let revisions = match moved.len() {
+                let mut revisions = match moved.len() {
                     0 => Vec::new(),
                     n if n > NAMED_AT_MOST => queries::page_revisions(c)?,
                     _ => queries::page_revisions_of(c, &moved)?,
                 };
+                revisions.retain(|r| held.get(&r.page_id) != Some(&r.revision));
                 Ok((numbers, revisions))
             })
             .await;
@@ -130,13 +131,6 @@ impl Refresher {
                 self.mark_stale().await;
                 return Err(e.into());
             }
-        };
-        let unchanged = |pages: &HashMap<PageId, (PageRevision, Arc<PageSnapshot>)>,
-                         id: &PageId,
-                         revision: i64| {
-            pages
-                .get(id)
-                .is_some_and(|(r, s)| !was_stale && r.revision == revision && s.wake_at > now)
         };
         self.stale = false;
         let known = numbers
@@ -152,10 +146,8 @@ impl Refresher {
             changed = true;
             self.home_changed = true;
         }
-        let mut todo: Vec<PageRevision> = revisions
-            .into_iter()
-            .filter(|rev| !unchanged(&self.pages, &rev.page_id, rev.revision))
-            .collect();
+        // The pages to render: those that moved or fell due (`held` leaves them out).
+        let mut todo = revisions;
         let mut published = Instant::now();
         while !todo.is_empty() {
             let wanted = self.site.take_wanted();

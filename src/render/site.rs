@@ -166,10 +166,9 @@ impl Home {
         let init = || {
             let (home, site) = (self.clone(), site.clone());
             async move {
-                let renderer = site.clone();
+                let r = site.clone();
                 let render = move || {
-                    let r = &renderer.renderer;
-                    html::render_home_lines(&home.lines, &r.templates, &r.assets)
+                    html::render_home_lines(&home.lines, &r.renderer.templates, &r.renderer.assets)
                 };
                 site.on_demand.render_off_thread(render).await
             }
