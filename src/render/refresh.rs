@@ -97,6 +97,7 @@ impl Refresher {
         // those pages only, so a write to one page among many reads little of the others. One
         // connection for both: in a burst of writes each checkout waits behind the writers.
         let was_stale = self.stale;
+        let began = Instant::now();
         let now = Utc::now();
         let held: HashMap<PageId, i64> = match was_stale {
             true => HashMap::new(),
@@ -133,6 +134,8 @@ impl Refresher {
             }
         };
         self.stale = false;
+        let read_ms = began.elapsed().as_millis() as u64;
+        let rendered = revisions.len();
         let known = numbers
             .iter()
             .filter(|(id, _)| self.pages.contains_key(id))
@@ -181,6 +184,14 @@ impl Refresher {
         if changed || self.site.snapshot().warming {
             self.publish(false);
         }
+        if rendered > 0 {
+            tracing::debug!(
+                read_ms,
+                pages = rendered,
+                pass_ms = began.elapsed().as_millis() as u64,
+                "a refresh pass rendered"
+            );
+        }
         Ok(())
     }
 
@@ -193,6 +204,7 @@ impl Refresher {
     ) -> anyhow::Result<Arc<PageSnapshot>> {
         let (id, base) = (page_id.clone(), self.base_url.clone());
         let previous = before.as_ref().map(|b| b.data.clone());
+        let began = Instant::now();
         let (data, access) = self
             .db
             .run(move |c| {
@@ -203,6 +215,7 @@ impl Refresher {
                 Ok((data, access))
             })
             .await?;
+        let read_ms = began.elapsed().as_millis() as u64;
         self.stamp += 1;
         let (site, stamp) = (self.site.clone(), self.stamp);
         let access = Arc::new(access);
@@ -216,6 +229,12 @@ impl Refresher {
             anyhow::Ok(snapshot)
         })
         .await??;
+        tracing::debug!(
+            page = %page_id,
+            read_ms,
+            render_ms = began.elapsed().as_millis() as u64 - read_ms,
+            "a page rendered"
+        );
         Ok(Arc::new(snapshot))
     }
 
