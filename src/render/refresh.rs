@@ -184,6 +184,10 @@ impl Refresher {
         if changed || self.site.snapshot().warming {
             self.publish(false);
         }
+        if rendered > NAMED_AT_MOST {
+            // Rendering many pages at once leaves the allocator holding what it freed.
+            tokio::task::spawn_blocking(crate::allocator::release_free_memory);
+        }
         if rendered > 0 {
             tracing::debug!(
                 read_ms,
