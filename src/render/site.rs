@@ -100,13 +100,13 @@ impl<'a> Found<'a> {
 #[derive(Debug)]
 pub struct SiteSnapshot {
     /// Public pages by slug.
-    pub pages: HashMap<String, Arc<PageSnapshot>>,
+    pub pages: HashMap<Arc<str>, Arc<PageSnapshot>>,
     /// Private and internal pages by slug.
-    pub restricted: HashMap<String, Arc<PageSnapshot>>,
+    pub restricted: HashMap<Arc<str>, Arc<PageSnapshot>>,
     /// Custom domain (lowercase, no port) -> slug.
-    pub domains: HashMap<String, String>,
+    pub domains: HashMap<Arc<str>, Arc<str>>,
     /// The page served at `/` when no custom domain matches.
-    pub default_slug: Option<String>,
+    pub default_slug: Option<Arc<str>>,
     pub home: Arc<Home>,
     /// Start-up: the refresher has not yet rendered every page. A read of a page missing here
     /// asks for it ([`PublicSite::want`]) instead of being told it does not exist.
@@ -126,7 +126,7 @@ impl SiteSnapshot {
     pub fn page_for_host(&self, host: &str) -> Option<Found<'_>> {
         let host = host_name(host);
         self.domains
-            .get(&host)
+            .get(host.as_str())
             .or(self.default_slug.as_ref())
             .and_then(|slug| self.find(slug))
     }
