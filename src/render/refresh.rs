@@ -467,23 +467,23 @@ mod tests {
     /// A directory of pages named by their snapshots (here, their names), kept in step.
     #[derive(Default)]
     struct Held {
-        dir: Directory<&'static str>,
-        pages: HashMap<PageId, (PageRevision, Arc<&'static str>)>,
+        dir: Directory<String>,
+        pages: HashMap<PageId, (PageRevision, Arc<String>)>,
     }
 
     impl Held {
-        fn put(&mut self, rev: PageRevision, public: bool, name: &'static str) {
+        fn put(&mut self, rev: PageRevision, public: bool, name: &str) {
             let id = rev.page_id.clone();
             if let Some((old_rev, old)) = self.pages.get(&id) {
                 self.dir.remove(&id, old_rev, old);
             }
-            let snapshot = Arc::new(name);
+            let snapshot = Arc::new(name.to_owned());
             self.dir.insert(&id, &rev, public, &snapshot);
             self.pages.insert(id, (rev, snapshot));
         }
 
-        fn public(&self, slug: &str) -> Option<&'static str> {
-            self.dir.pages.get(slug).map(|s| **s)
+        fn public(&self, slug: &str) -> Option<&str> {
+            self.dir.pages.get(slug).map(|s| s.as_str())
         }
 
         fn domain(&self, domain: &str) -> Option<&str> {
@@ -547,7 +547,7 @@ mod tests {
         held.put(rev(&b, "b", None, false), true, "b");
         held.put(rev(&b, "b", None, false), false, "b2");
         assert_eq!(held.public("b"), None);
-        assert_eq!(held.dir.restricted.get("b").map(|s| **s), Some("b2"));
+        assert_eq!(held.dir.restricted.get("b").map(|s| s.as_str()), Some("b2"));
 
         let (old_rev, old) = held.pages.remove(&a).unwrap();
         held.dir.remove(&a, &old_rev, &old);
