@@ -98,6 +98,22 @@ impl<S> Directory<S> {
         }
     }
 
+    /// The page `id`, held as `old` if it was, is now `rev` with `snapshot`, answered publicly
+    /// or not.
+    fn replace(
+        &mut self,
+        id: &PageId,
+        old: Option<(&PageRevision, &Arc<S>)>,
+        rev: &PageRevision,
+        public: bool,
+        snapshot: &Arc<S>,
+    ) {
+        if let Some((old_rev, old)) = old {
+            self.remove(id, old_rev, old);
+        }
+        self.insert(id, rev, public, snapshot);
+    }
+
     /// Puts in the page `id`, now `rev` with `snapshot`, answered publicly or not.
     fn insert(&mut self, id: &PageId, rev: &PageRevision, public: bool, snapshot: &Arc<S>) {
         let slug: Arc<str> = Arc::from(rev.slug.as_str());
@@ -387,11 +403,9 @@ impl Refresher {
     /// Holds `snapshot` as the page `rev` names, in place of what it held of that page.
     fn put(&mut self, rev: PageRevision, snapshot: Arc<PageSnapshot>) {
         let id = rev.page_id.clone();
-        if let Some((old_rev, old)) = self.pages.get(&id) {
-            self.directory.remove(&id, old_rev, old);
-        }
         let public = is_public(&rev, &snapshot);
-        self.directory.insert(&id, &rev, public, &snapshot);
+        let old = self.pages.get(&id).map(|(r, s)| (r, s));
+        self.directory.replace(&id, old, &rev, public, &snapshot);
         Arc::make_mut(&mut self.revisions).insert(id.clone(), rev.revision);
         self.pages.insert(id, (rev, snapshot));
     }
@@ -474,12 +488,17 @@ mod tests {
     impl Held {
         fn put(&mut self, rev: PageRevision, public: bool, name: &str) {
             let id = rev.page_id.clone();
-            if let Some((old_rev, old)) = self.pages.get(&id) {
-                self.dir.remove(&id, old_rev, old);
-            }
             let snapshot = Arc::new(name.to_owned());
-            self.dir.insert(&id, &rev, public, &snapshot);
+            let old = self.pages.get(&id).map(|(r, s)| (r, s));
+            self.dir.replace(&id, old, &rev, public, &snapshot);
             self.pages.insert(id, (rev, snapshot));
+        }
+
+        /// Puts both pages in one pass, `a` first or `b` first.
+        fn put_both(&mut self, a: (PageRevision, &str), b: (PageRevision, &str), a_first: bool) {
+            let (first, second) = if a_first { (a, b) } else { (b, a) };
+            self.put(first.0, true, first.1);
+            self.put(second.0, true, second.1);
         }
 
         fn public(&self, slug: &str) -> Option<&str> {
@@ -503,13 +522,7 @@ mod tests {
             held.put(rev(&a, "x", None, false), true, "a");
             held.put(rev(&b, "y", None, false), true, "b");
             let (ra, rb) = (rev(&a, "y", None, false), rev(&b, "x", None, false));
-            if a_first {
-                held.put(ra, true, "a2");
-                held.put(rb, true, "b2");
-            } else {
-                held.put(rb, true, "b2");
-                held.put(ra, true, "a2");
-            }
+            held.put_both((ra, "a2"), (rb, "b2"), a_first);
             assert_eq!(held.public("y"), Some("a2"));
             assert_eq!(held.public("x"), Some("b2"));
             assert_eq!(held.dir.pages.len(), 2);
@@ -526,13 +539,7 @@ mod tests {
             assert_eq!(held.domain("status.example.com"), Some("a"));
             let ra = rev(&a, "a", None, false);
             let rb = rev(&b, "b", Some("status.example.com"), true);
-            if a_first {
-                held.put(ra, true, "a2");
-                held.put(rb, true, "b2");
-            } else {
-                held.put(rb, true, "b2");
-                held.put(ra, true, "a2");
-            }
+            held.put_both((ra, "a2"), (rb, "b2"), a_first);
             assert_eq!(held.domain("status.example.com"), Some("b"));
             assert_eq!(held.dir.default_slug.as_deref(), Some("b"));
             assert_eq!(held.dir.domains.len(), 1);
