@@ -69,6 +69,16 @@ diesel::table! {
     page_changes (page_id) {
         page_id -> Text,
         revision -> BigInt,
+        site_seq -> BigInt,
+    }
+}
+
+// One counter for the whole site that moves with every page's counter; `page_changes.site_seq`
+// is its value when the page last moved (migration 2026-12-07-000002_site_changes).
+diesel::table! {
+    site_changes (id) {
+        id -> Integer,
+        seq -> BigInt,
     }
 }
 

@@ -154,6 +154,11 @@ pub struct Refresher {
     home: Arc<Home>,
     /// Whether a pass since the last publish changed a line of the home page.
     home_changed: bool,
+    /// The site's change counter as the last pass read it, when that pass left nothing to read
+    /// again: the next pass reads only the pages that moved after it. `None`: read every
+    /// page's number (the first pass, after the database was unreachable, or after a page
+    /// failed to render for the first time).
+    site_seq: Option<i64>,
 }
 
 /// A page's snapshot is answered publicly only when both the page's row and the access its
@@ -181,6 +186,7 @@ impl Refresher {
             stamp: 0,
             home: Arc::new(Home::new(Vec::new())),
             home_changed: true,
+            site_seq: None,
         }
     }
 
@@ -188,9 +194,10 @@ impl Refresher {
     /// A long pass (start-up, or every page after the database came back) publishes what it
     /// has every [`PUBLISH_EVERY`], and renders first the pages readers are waiting for.
     pub async fn refresh(&mut self) -> anyhow::Result<()> {
-        // Which pages moved or fell due: every page's revision number alone, then the rows of
-        // those pages only, so a write to one page among many reads little of the others. One
-        // connection for both: in a burst of writes each checkout waits behind the writers.
+        // Which pages moved or fell due: the site's change counter, the numbers of the pages that
+        // moved since the last pass read it, then the rows of those pages only, so a write to
+        // one page among many reads nothing of the others. One connection and one snapshot for
+        // all: in a burst of writes each checkout waits behind the writers.
         let was_stale = self.stale;
         let began = Instant::now();
         let now = Utc::now();
@@ -209,28 +216,55 @@ impl Refresher {
                 .map(|(id, _)| id.clone())
                 .collect(),
         };
+        let held_seq = self.site_seq.filter(|_| !was_stale);
         let read = self
             .db
             .run(move |c| {
-                let unchanged = |id: &PageId, revision: &i64| {
-                    held.get(id) == Some(revision) && !due.contains(id)
-                };
-                let numbers = queries::page_revision_numbers(c)?;
-                let moved: Vec<PageId> = numbers
-                    .iter()
-                    .filter(|(id, revision)| !unchanged(id, revision))
-                    .map(|(id, _)| id.clone())
-                    .collect();
-                let mut revisions = match moved.len() {
-                    0 => Vec::new(),
-                    n if n > NAMED_AT_MOST => queries::page_revisions(c)?,
-                    _ => queries::page_revisions_of(c, &moved)?,
-                };
-                revisions.retain(|r| !unchanged(&r.page_id, &r.revision));
-                Ok((numbers, revisions))
+                crate::db::read_snapshot(c, |c| {
+                    let unchanged = |id: &PageId, revision: &i64| {
+                        held.get(id) == Some(revision) && !due.contains(id)
+                    };
+                    let seq = queries::site_seq(c)?;
+                    // The numbers to compare: of the pages that moved since the counter the
+                    // last pass read (none if it has not moved), or of every page when the
+                    // pass holds no counter or a page was removed (`all`, to find which).
+                    let (candidates, all) = match held_seq {
+                        Some(held_seq) if held_seq == seq => (Vec::new(), None),
+                        Some(held_seq) => {
+                            let (moved, count) = queries::pages_moved_since(c, held_seq)?;
+                            let new = moved.iter().filter(|(id, _)| !held.contains_key(id));
+                            match (count as usize) < held.len() + new.count() {
+                                true => (Vec::new(), Some(queries::page_revision_numbers(c)?)),
+                                false => (moved, None),
+                            }
+                        }
+                        None => (Vec::new(), Some(queries::page_revision_numbers(c)?)),
+                    };
+                    let mut moved: Vec<PageId> = candidates
+                        .iter()
+                        .chain(all.iter().flatten())
+                        .filter(|(id, revision)| !unchanged(id, revision))
+                        .map(|(id, _)| id.clone())
+                        .collect();
+                    // Pages that fell due are read again whatever their number says.
+                    let named: std::collections::HashSet<&PageId> = moved.iter().collect();
+                    let fell_due: Vec<PageId> = due
+                        .iter()
+                        .filter(|id| all.is_none() && !named.contains(id))
+                        .cloned()
+                        .collect();
+                    moved.extend(fell_due);
+                    let mut revisions = match moved.len() {
+                        0 => Vec::new(),
+                        n if n > NAMED_AT_MOST => queries::page_revisions(c)?,
+                        _ => queries::page_revisions_of(c, &moved)?,
+                    };
+                    revisions.retain(|r| !unchanged(&r.page_id, &r.revision));
+                    Ok::<_, crate::error::AppError>((seq, all, revisions))
+                })
             })
             .await;
-        let (numbers, revisions) = match read {
+        let (seq, all, revisions) = match read {
             Ok(read) => read,
             Err(e) => {
                 self.mark_stale().await;
@@ -238,16 +272,17 @@ impl Refresher {
             }
         };
         self.stale = false;
+        self.site_seq = Some(seq);
         let read_ms = began.elapsed().as_millis() as u64;
         let rendered = revisions.len();
-        // Every page the database lists that this pass does not read again is one it holds;
-        // fewer than it holds means a page was removed.
+        // A page removed: every page's number was read; a page it holds that the database no
+        // longer lists is gone.
         let new = revisions
             .iter()
             .filter(|r| !self.pages.contains_key(&r.page_id))
             .count();
         let mut changed = was_stale;
-        if numbers.len() < self.pages.len() + new {
+        if let Some(numbers) = all.filter(|numbers| numbers.len() < self.pages.len() + new) {
             let ids: std::collections::HashSet<&PageId> =
                 numbers.iter().map(|(id, _)| id).collect();
             let gone: Vec<PageId> = self
@@ -283,7 +318,11 @@ impl Refresher {
                     tracing::error!(page = %rev.slug, error = %e, "rendering the page failed; keeping its last version");
                     match old {
                         Some(snapshot) => snapshot,
-                        None => continue,
+                        None => {
+                            // Not held: the next pass reads every number, so tries it again.
+                            self.site_seq = None;
+                            continue;
+                        }
                     }
                 }
             };

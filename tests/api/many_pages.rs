@@ -3,7 +3,7 @@
 //! moves, in the transaction of the change, so a write costs nothing for the other pages.
 
 use diesel::connection::SimpleConnection;
-use herald::db::models::public::page_revisions;
+use herald::db::models::public::{page_revisions, pages_moved_since, site_seq};
 use herald::domain::{PageId, Role};
 use serde_json::{Value, json};
 
@@ -15,6 +15,7 @@ on_both_backends!(
     a_resolved_incident_is_kept_between_reads_until_something_it_shows_changes,
     a_component_is_read_again_only_when_its_row_or_status_history_changes,
     the_home_page_is_rendered_on_its_first_read_and_kept_until_a_line_it_shows_changes,
+    the_site_counter_names_the_pages_that_moved_and_counts_pages_added_and_removed,
 );
 
 /// How many pages the start-up test's second Herald finds: enough that rendering them all
@@ -83,6 +84,18 @@ async fn revision(app: &TestApp, page: &PageId) -> i64 {
         .revision
 }
 
+/// The site's change counter, the pages that moved after `since` and how many pages there are.
+async fn site(app: &TestApp, since: i64) -> (i64, Vec<PageId>, i64) {
+    app.db
+        .run(move |c| {
+            let seq = site_seq(c)?;
+            let (moved, count) = pages_moved_since(c, since)?;
+            Ok((seq, moved.into_iter().map(|(id, _)| id).collect(), count))
+        })
+        .await
+        .unwrap()
+}
+
 async fn run_sql(app: &TestApp, sql: String) {
     app.db
         .run(move |c| Ok(c.batch_execute(&sql)?))
@@ -100,6 +113,7 @@ async fn every_change_to_what_a_page_shows_moves_its_revision_and_no_other(db: T
 
     let mut seen = revision(&app, &acme.id).await;
     let others = revision(&app, &other.id).await;
+    let mut counter = site(&app, 0).await.0;
     let mut moved = async |what: &str| {
         let now = revision(&app, &acme.id).await;
         assert!(
@@ -107,6 +121,14 @@ async fn every_change_to_what_a_page_shows_moves_its_revision_and_no_other(db: T
             "{what} moves the page's revision ({seen} -> {now})"
         );
         seen = now;
+        let (after, named, _) = site(&app, counter).await;
+        assert!(after > counter, "{what} moves the site's counter");
+        assert_eq!(
+            named,
+            vec![acme.id.clone()],
+            "{what}: the pages moved since"
+        );
+        counter = after;
         assert_eq!(
             revision(&app, &other.id).await,
             others,
@@ -412,4 +434,60 @@ async fn the_home_page_is_rendered_on_its_first_read_and_kept_until_a_line_it_sh
         !html[beta_at..].contains("All Systems Operational"),
         "{html}"
     );
+}
+
+/// The refresher reads only the pages the site's counter names as moved since its last pass,
+/// and counts the pages to notice one removed: the counter moves for a page added, changed or
+/// removed, by Herald or by hand, and names only the pages that moved.
+async fn the_site_counter_names_the_pages_that_moved_and_counts_pages_added_and_removed(
+    db: TestDb,
+) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.token(Role::Owner).await;
+    let acme = app.page("acme").with_components(&["API"]).create().await;
+    let (start, _, pages) = site(&app, 0).await;
+
+    let other = app.page("other").with_components(&["Web"]).create().await;
+    let (added, named, count) = site(&app, start).await;
+    assert!(added > start, "a page added moves the counter");
+    assert_eq!(
+        named,
+        vec![other.id.clone()],
+        "only the page added is named"
+    );
+    assert_eq!(count, pages + 1);
+    assert!(
+        site(&app, added).await.1.is_empty(),
+        "nothing moved since: a pass reads no page"
+    );
+
+    let (status, _) = app
+        .api(&owner)
+        .patch(
+            &format!("/pages/acme/components/{}", acme.components[0]),
+            json!({"status": "major_outage"}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let (changed, named, _) = site(&app, added).await;
+    assert!(changed > added);
+    assert_eq!(named, vec![acme.id.clone()], "a write names its page only");
+
+    let (status, body) = app.api(&owner).delete("/pages/other").await;
+    assert_eq!(status, 200, "{body}");
+    let (removed, named, count) = site(&app, changed).await;
+    assert!(removed > changed, "a page removed moves the counter");
+    assert!(named.is_empty(), "a removed page has no row to name");
+    assert_eq!(count, pages, "the count tells the refresher a page is gone");
+
+    // And the refresher, reading only what moved, drops the removed page and shows the write.
+    app.refreshed().await;
+    assert_eq!(app.get("/status/other").await.status(), 404);
+    let summary: Value = app
+        .get("/status/acme/api/v2/summary.json")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(summary["components"][0]["status"], "major_outage");
 }

@@ -208,6 +208,30 @@ pub fn page_revision_numbers(conn: &mut DbConn) -> QueryResult<Vec<(PageId, i64)
         .load(conn)
 }
 
+/// The site's change counter: it moves whenever any page's revision moves, a page is added or
+/// a page is removed, in commit order.
+pub fn site_seq(conn: &mut DbConn) -> QueryResult<i64> {
+    use crate::db::schema::site_changes;
+    site_changes::table
+        .select(site_changes::seq)
+        .first(conn)
+        .optional()
+        .map(|seq| seq.unwrap_or(0))
+}
+
+/// The revision numbers of the pages that moved after the site's counter was `seq` (read
+/// through the index on `site_seq`: as many rows as pages moved), and how many pages there
+/// are (fewer than a pass holds plus those it has not seen: a page was removed).
+pub fn pages_moved_since(conn: &mut DbConn, seq: i64) -> QueryResult<(Vec<(PageId, i64)>, i64)> {
+    use crate::db::schema::page_changes;
+    let moved = page_changes::table
+        .filter(page_changes::site_seq.gt(seq))
+        .select((page_changes::page_id, page_changes::revision))
+        .load(conn)?;
+    let count = page_changes::table.count().get_result(conn)?;
+    Ok((moved, count))
+}
+
 /// The revision of every page, in one query that reads a row per page (however much the
 /// pages hold), by slug.
 pub fn page_revisions(conn: &mut DbConn) -> QueryResult<Vec<PageRevision>> {
