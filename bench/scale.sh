@@ -54,9 +54,11 @@
 #    Accept-Encoding WRK_ENCODING br) reads the overview for WRK_SECS (4) idle, IDLE_ROUNDS (3)
 #    times (the idle p99 is their median: one run's varies several-fold); then again while
 #    200 components are set to major_outage by 200 clients, one PATCH every 10 ms (over
-#    STORM_SECS, 2 s). Printed: how long after the last answer (and after the last PATCH was
-#    sent) summary.json shows all 200, the storm's answer times, and the overview's p99 idle and
-#    during the storm with their ratio.
+#    STORM_SECS, 2 s), STORM_ROUNDS (3) times, set back to operational (unmeasured) after each.
+#    Printed: how long after the last answer (and after the last PATCH was sent) summary.json
+#    shows all 200 (the worst storm's), the storm's answer times, and the overview's p99 idle
+#    and during the storms (their median, like idle's) with their ratio; each storm's own line
+#    too.
 # 7. Resident memory again, after the writes and the storm (what the allocator kept).
 # 8. A table per backend (shape | resident memory | after the writes | overview bytes | CPU per write p95 |
 #    write answered p95, each kind), the storm and idle lines; at the end bench/public-page.sh

@@ -660,8 +660,34 @@ def storm(port, token, pid, state_file, scale, results_file, key):
           + ", ".join(f"{r[0]:.1f} ms" for r in rounds), flush=True)
     time.sleep(1)
 
-    # One client per change, connected ahead; change i is sent at i * spread / count.
+    # STORM_ROUNDS (3) storms, each set back (unmeasured) before the next: the p99 during the
+    # storm is their median, as the idle p99 is (one run's p99 varies several-fold), and how
+    # long the changes took to show is the worst round's.
     targets = comps[-count:]
+    api = Api(port, token)
+    rounds = []
+    for _ in range(int(os.environ.get("STORM_ROUNDS", "3"))):
+        rounds.append(storm_round(port, token, pid, slug, targets, spread, secs, url, public))
+        print("storm: one round: " + storm_line(rounds[-1]), flush=True)
+        # Back to operational, unmeasured.
+        with ThreadPoolExecutor(CLIENTS) as pool:
+            list(pool.map(lambda cid: api.build("PATCH", f"/pages/{slug}/components/{cid}",
+                                                {"status": "operational"}), targets))
+        time.sleep(1)
+    mid = sorted(rounds, key=lambda r: r["p99_storm_ms"])[len(rounds) // 2]
+    worst = max(rounds, key=lambda r: r["after_last_post_ms"])
+    fig = dict(mid, p99_idle_ms=idle_p99, rps_idle=idle_rps,
+               after_last_answer_ms=worst["after_last_answer_ms"],
+               after_last_post_ms=worst["after_last_post_ms"],
+               rounds=len(rounds), p99_storm_each_ms=[r["p99_storm_ms"] for r in rounds])
+    save(results_file, key, storm=fig)
+    print(storm_line(fig), flush=True)
+
+
+def storm_round(port, token, pid, slug, targets, spread, secs, url, public):
+    """One storm: every target set to major_outage, change i sent at i * spread / count, one
+    client per change (connected ahead), while wrk reads the overview."""
+    count = len(targets)
     conns = [http.client.HTTPConnection("127.0.0.1", int(port), timeout=120) for _ in targets]
     for c in conns:
         c.connect()
@@ -711,32 +737,35 @@ def storm(port, token, pid, state_file, scale, results_file, key):
     if errors:
         raise SystemExit(f"{len(errors)} storm writes failed: {errors[:3]}")
     answers = [(a - s) * 1000 for s, a in zip(sent, answered)]
-    fig = {
+    return {
         "changes": count, "spread_secs": spread,
         "after_last_answer_ms": (all_shown - max(answered)) * 1000,
         "after_last_post_ms": (all_shown - max(sent)) * 1000,
         "answer_p50_ms": pct(answers, 50), "answer_p95_ms": pct(answers, 95),
         "answer_max_ms": max(answers), "cpu_secs": cpu,
-        "p99_idle_ms": idle_p99, "p99_storm_ms": storm_p99,
-        "rps_idle": idle_rps, "rps_storm": storm_rps,
+        "p99_idle_ms": 0.0, "p99_storm_ms": storm_p99,
+        "rps_idle": 0.0, "rps_storm": storm_rps,
     }
-    save(results_file, key, storm=fig)
-    print(storm_line(fig), flush=True)
-    # Back to operational, unmeasured.
-    api = Api(port, token)
-    with ThreadPoolExecutor(CLIENTS) as pool:
-        list(pool.map(lambda cid: api.build("PATCH", f"/pages/{slug}/components/{cid}",
-                                            {"status": "operational"}), targets))
 
 
 def storm_line(f):
+    if not f["p99_idle_ms"]:
+        return (f"all shown {f['after_last_post_ms']:.0f} ms after the last PATCH; answers p50 "
+                f"{f['answer_p50_ms']:.0f} p95 {f['answer_p95_ms']:.0f} ms; overview p99 "
+                f"{f['p99_storm_ms']:.1f} ms")
+    rounds = ""
+    if f.get("rounds", 1) > 1:
+        rounds = (f" (the median of {f['rounds']} storms: "
+                  + ", ".join(f"{x:.1f}" for x in f["p99_storm_each_ms"])
+                  + " ms; shown: the worst storm's)")
     return (f"storm: {f['changes']} component changes over {f['spread_secs']:.0f} s: all on the "
             f"public page {f['after_last_answer_ms']:.0f} ms after the last answer "
             f"({f['after_last_post_ms']:.0f} ms after the last PATCH was sent); answers p50 "
             f"{f['answer_p50_ms']:.0f} p95 {f['answer_p95_ms']:.0f} max {f['answer_max_ms']:.0f} "
             f"ms; Herald CPU {f['cpu_secs']:.2f} s (serving wrk too). Overview p99 (wrk, "
             f"{os.environ.get('WRK_ENCODING', 'br')}) idle {f['p99_idle_ms']:.1f} ms, during the "
-            f"storm {f['p99_storm_ms']:.1f} ms: {f['p99_storm_ms'] / f['p99_idle_ms']:.2f}x")
+            f"storm {f['p99_storm_ms']:.1f} ms{rounds}: "
+            f"{f['p99_storm_ms'] / f['p99_idle_ms']:.2f}x")
 
 
 # --- the table ------------------------------------------------------------------------------
