@@ -250,7 +250,7 @@ impl Refresher {
                     let named: std::collections::HashSet<&PageId> = moved.iter().collect();
                     let fell_due: Vec<PageId> = due
                         .iter()
-                        .filter(|id| all.is_none() && !named.contains(id))
+                        .filter(|id| !named.contains(id))
                         .cloned()
                         .collect();
                     moved.extend(fell_due);

@@ -209,14 +209,10 @@ pub fn page_revision_numbers(conn: &mut DbConn) -> QueryResult<Vec<(PageId, i64)
 }
 
 /// The site's change counter: it moves whenever any page's revision moves, a page is added or
-/// a page is removed, in commit order.
+/// a page is removed, in commit order. Its one row is made by the migration.
 pub fn site_seq(conn: &mut DbConn) -> QueryResult<i64> {
     use crate::db::schema::site_changes;
-    site_changes::table
-        .select(site_changes::seq)
-        .first(conn)
-        .optional()
-        .map(|seq| seq.unwrap_or(0))
+    site_changes::table.select(site_changes::seq).first(conn)
 }
 
 /// The revision numbers of the pages that moved after the site's counter was `seq` (read
