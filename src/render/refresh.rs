@@ -2,15 +2,15 @@
 //! aggregate queries), re-renders only what changed or fell due, and when the database cannot be
 //! read keeps serving the last snapshot, re-rendered with a "data as of" notice.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
 
 use super::html::HomeLine;
-use super::site::{Home, PageSnapshot, PublicSite, SiteSnapshot, Wanted};
+use super::site::{Home, HomeLines, PageSnapshot, PublicSite, SiteSnapshot, Wanted};
 use crate::db::Db;
 use crate::db::models::public::{self as queries, PageRevision};
 use crate::domain::{PageId, Visibility};
@@ -46,13 +46,14 @@ fn is_wanted(rev: &PageRevision, todo: &[PageRevision], wanted: &[Wanted]) -> bo
     })
 }
 
-/// The maps a snapshot answers from, kept in step page by page, so that a pass publishes a
-/// copy of them (reference counts, no slug copied) instead of building them again from every
-/// page: with 1,000 pages that rebuild was 12 % of a write's CPU.
+/// The maps a snapshot answers from, kept in step page by page, so that a pass publishes them
+/// instead of building them again from every page (with 1,000 pages that rebuild was 12 % of
+/// a write's CPU). They are persistent maps: the published copy shares every entry the pass
+/// did not change.
 struct Directory<S = PageSnapshot> {
-    pages: HashMap<Arc<str>, Arc<S>>,
-    restricted: HashMap<Arc<str>, Arc<S>>,
-    domains: HashMap<Arc<str>, Arc<str>>,
+    pages: imbl::HashMap<Arc<str>, Arc<S>>,
+    restricted: imbl::HashMap<Arc<str>, Arc<S>>,
+    domains: imbl::HashMap<Arc<str>, Arc<str>>,
     default_slug: Option<Arc<str>>,
     /// Which page each custom domain, and the default, came from: a pass that moves a domain
     /// (or the default) from one page to another takes out only what the page it reads held.
@@ -63,9 +64,9 @@ struct Directory<S = PageSnapshot> {
 impl<S> Default for Directory<S> {
     fn default() -> Self {
         Self {
-            pages: HashMap::new(),
-            restricted: HashMap::new(),
-            domains: HashMap::new(),
+            pages: imbl::HashMap::new(),
+            restricted: imbl::HashMap::new(),
+            domains: imbl::HashMap::new(),
             default_slug: None,
             domain_owners: HashMap::new(),
             default_owner: None,
@@ -134,6 +135,34 @@ impl<S> Directory<S> {
     }
 }
 
+/// When each page held falls due (its next promised update, or the next midnight), ordered by
+/// time, so a pass finds the pages that did without looking at the others.
+#[derive(Default)]
+struct Wakes(BTreeSet<(DateTime<Utc>, PageId)>);
+
+impl Wakes {
+    /// The page `id`, which woke at `old` if it was held, now wakes at `new`.
+    fn set(&mut self, id: &PageId, old: Option<DateTime<Utc>>, new: DateTime<Utc>) {
+        if let Some(old) = old {
+            self.0.remove(&(old, id.clone()));
+        }
+        self.0.insert((new, id.clone()));
+    }
+
+    /// The page `id`, which woke at `at`, is no longer held.
+    fn remove(&mut self, id: &PageId, at: DateTime<Utc>) {
+        self.0.remove(&(at, id.clone()));
+    }
+
+    /// The pages due at `now`.
+    fn due(&self, now: DateTime<Utc>) -> impl Iterator<Item = &PageId> {
+        self.0
+            .iter()
+            .take_while(move |(at, _)| *at <= now)
+            .map(|(_, id)| id)
+    }
+}
+
 /// The refresher's memory of what it rendered.
 pub struct Refresher {
     site: Arc<PublicSite>,
@@ -152,8 +181,12 @@ pub struct Refresher {
     /// The home page's lines: a new [`Home`] (rendered on its first read) only when a pass
     /// changed one, so a change no line shows keeps the rendering.
     home: Arc<Home>,
+    /// The public pages' lines as `pages` holds them, kept in step page by page.
+    home_lines: HomeLines,
     /// Whether a pass since the last publish changed a line of the home page.
     home_changed: bool,
+    /// When each page held falls due.
+    wakes: Wakes,
     /// The site's change counter as the last pass read it, when that pass left nothing to read
     /// again: the next pass reads only the pages that moved after it. `None`: read every
     /// page's number (the first pass, after the database was unreachable, or after a page
@@ -184,8 +217,10 @@ impl Refresher {
             directory: Directory::default(),
             stale: false,
             stamp: 0,
-            home: Arc::new(Home::new(Vec::new())),
+            home: Arc::new(Home::new(HomeLines::new())),
+            home_lines: HomeLines::new(),
             home_changed: true,
+            wakes: Wakes::default(),
             site_seq: None,
         }
     }
@@ -209,12 +244,7 @@ impl Refresher {
         };
         let due: std::collections::HashSet<PageId> = match was_stale {
             true => Default::default(),
-            false => self
-                .pages
-                .iter()
-                .filter(|(_, (_, s))| s.wake_at <= now)
-                .map(|(id, _)| id.clone())
-                .collect(),
+            false => self.wakes.due(now).cloned().collect(),
         };
         let held_seq = self.site_seq.filter(|_| !was_stale);
         let read = self
@@ -295,7 +325,6 @@ impl Refresher {
                 self.forget(&id);
             }
             changed = true;
-            self.home_changed = true;
         }
         // The pages to render: those that moved or fell due (`held` leaves them out).
         let mut todo = revisions;
@@ -308,10 +337,7 @@ impl Refresher {
             };
             let rev = todo.remove(at);
             changed = true;
-            let (old, old_line) = match self.pages.get(&rev.page_id) {
-                Some((r, s)) => (Some(s.clone()), home_line(r, s)),
-                None => (None, None),
-            };
+            let old = self.pages.get(&rev.page_id).map(|(_, s)| s.clone());
             let snapshot = match self.render(&rev.page_id, old.clone()).await {
                 Ok(snapshot) => snapshot,
                 Err(e) => {
@@ -326,7 +352,6 @@ impl Refresher {
                     }
                 }
             };
-            self.home_changed |= home_line(&rev, &snapshot) != old_line;
             self.put(rev, snapshot);
             if !todo.is_empty() && (asked || published.elapsed() >= PUBLISH_EVERY) {
                 self.publish(true);
@@ -445,6 +470,19 @@ impl Refresher {
         let public = is_public(&rev, &snapshot);
         let old = self.pages.get(&id).map(|(r, s)| (r, s));
         self.directory.replace(&id, old, &rev, public, &snapshot);
+        let old_line = old.and_then(|(r, s)| home_line(r, s));
+        self.wakes
+            .set(&id, old.map(|(_, s)| s.wake_at), snapshot.wake_at);
+        let line = home_line(&rev, &snapshot);
+        if line != old_line {
+            self.home_changed = true;
+            if let Some(old_line) = old_line {
+                self.home_lines.remove(&old_line.key(&id));
+            }
+            if let Some(line) = line {
+                self.home_lines.insert(line.key(&id), line);
+            }
+        }
         Arc::make_mut(&mut self.revisions).insert(id.clone(), rev.revision);
         self.pages.insert(id, (rev, snapshot));
     }
@@ -453,6 +491,11 @@ impl Refresher {
     fn forget(&mut self, id: &PageId) {
         if let Some((rev, snapshot)) = self.pages.remove(id) {
             self.directory.remove(id, &rev, &snapshot);
+            self.wakes.remove(id, snapshot.wake_at);
+            if let Some(line) = home_line(&rev, &snapshot) {
+                self.home_lines.remove(&line.key(id));
+                self.home_changed = true;
+            }
         }
         Arc::make_mut(&mut self.revisions).remove(id);
     }
@@ -463,11 +506,7 @@ impl Refresher {
         let (pages, restricted) = (directory.pages.clone(), directory.restricted.clone());
         let (domains, default_slug) = (directory.domains.clone(), directory.default_slug.clone());
         if std::mem::take(&mut self.home_changed) {
-            let mut lines: Vec<HomeLine> = pages.values().map(|p| HomeLine::of(&p.data)).collect();
-            HomeLine::sort(&mut lines);
-            if lines != self.home.lines {
-                self.home = Arc::new(Home::new(lines));
-            }
+            self.home = Arc::new(Home::new(self.home_lines.clone()));
         }
         let home = self.home.clone();
         self.site.publish(SiteSnapshot {
@@ -551,6 +590,30 @@ mod tests {
 
     fn ids() -> (PageId, PageId) {
         (PageId::new(), PageId::new())
+    }
+
+    #[test]
+    fn a_page_is_due_once_at_the_time_it_wakes_and_not_after_it_moved_or_left() {
+        use super::Wakes;
+        use chrono::{TimeZone, Utc};
+        let (a, b) = ids();
+        let at = |h| Utc.with_ymd_and_hms(2026, 12, 1, h, 0, 0).unwrap();
+        let due = |w: &Wakes, h| w.due(at(h)).cloned().collect::<Vec<_>>();
+        let mut wakes = Wakes::default();
+        wakes.set(&a, None, at(2));
+        wakes.set(&b, None, at(5));
+        assert!(due(&wakes, 1).is_empty());
+        assert_eq!(due(&wakes, 2), vec![a.clone()], "due at its time");
+        assert_eq!(due(&wakes, 6), vec![a.clone(), b.clone()], "earliest first");
+        // Rendered again, `a` wakes later: its old time no longer names it.
+        wakes.set(&a, Some(at(2)), at(8));
+        assert_eq!(due(&wakes, 6), vec![b.clone()]);
+        wakes.remove(&b, at(5));
+        assert!(
+            due(&wakes, 6).is_empty(),
+            "a page no longer held is never due"
+        );
+        assert_eq!(due(&wakes, 8), vec![a]);
     }
 
     #[test]

@@ -381,7 +381,7 @@ async fn the_home_page_is_rendered_on_its_first_read_and_kept_until_a_line_it_sh
 
     // Nothing renders it ahead; its first read does, and the next read gets the same bytes.
     let home = app.site.snapshot().home.clone();
-    let names: Vec<&str> = home.lines.iter().map(|l| l.name.as_str()).collect();
+    let names: Vec<&str> = home.lines.values().map(|l| l.name.as_str()).collect();
     assert_eq!(names, ["Alpha", "Beta"], "{:?}", home.lines);
     assert!(home.rendered().is_none(), "not rendered before a read");
     let first = home.render(&app.site).await.unwrap();

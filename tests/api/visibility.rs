@@ -421,7 +421,7 @@ async fn nothing_of_a_restricted_page_reaches_a_public_route(db: TestDb) {
     assert!(
         !lines.is_empty()
             && lines
-                .iter()
+                .values()
                 .all(|l| l.href != "/status/vault" && l.name != "Vault"),
         "{lines:?}"
     );

@@ -149,6 +149,11 @@ impl HomeLine {
         }
     }
 
+    /// Where the line of page `id` stands among the others (by name, then path, then page).
+    pub fn key(&self, id: &crate::domain::PageId) -> (String, String, crate::domain::PageId) {
+        (self.name.clone(), self.href.clone(), id.clone())
+    }
+
     /// Sorts `lines` in the order the home lists them: by name, then path.
     pub fn sort(lines: &mut [HomeLine]) {
         lines.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.href.cmp(&b.href)));
@@ -167,13 +172,13 @@ pub fn render_home(
 }
 
 /// The home page listing `lines`, in their order ([`HomeLine::sort`]).
-pub fn render_home_lines(
-    lines: &[HomeLine],
+pub fn render_home_lines<'a>(
+    lines: impl IntoIterator<Item = &'a HomeLine>,
     templates: &Templates,
     assets: &Assets,
 ) -> anyhow::Result<Representation> {
     let entries: Vec<HomeEntry> = lines
-        .iter()
+        .into_iter()
         .map(|line| HomeEntry {
             name: line.name.clone(),
             description: line.description.clone(),
