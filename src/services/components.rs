@@ -58,6 +58,27 @@ pub struct UpdateComponentInput {
     pub showcase: Option<bool>,
 }
 
+impl UpdateComponentInput {
+    /// Whether it changes nothing (a PATCH of the status alone): the row is then not written,
+    /// so its `updated_at` stays and the page is not marked changed twice.
+    pub fn is_empty(&self) -> bool {
+        let Self {
+            name,
+            description,
+            group_id,
+            region,
+            position,
+            showcase,
+        } = self;
+        name.is_none()
+            && description.is_none()
+            && group_id.is_none()
+            && region.is_none()
+            && position.is_none()
+            && showcase.is_none()
+    }
+}
+
 /// A page's components in display order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ComponentTree {

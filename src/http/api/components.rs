@@ -71,8 +71,10 @@ pub async fn update_component(
         slug,
         fields,
         move |c, page| {
-            service::get_page_component(c, &page.id, &id)?;
-            let mut component = service::update_component(c, &id, &input)?;
+            let mut component = service::get_page_component(c, &page.id, &id)?;
+            if !input.is_empty() {
+                component = service::update_component(c, &id, &input)?;
+            }
             if let Some(status) = status {
                 component = service::set_component_status(c, &id, status, None)?;
             }
