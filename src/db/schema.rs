@@ -94,11 +94,13 @@ diesel::table! {
 diesel::joinable!(incident_changes -> incidents (incident_id));
 
 // A counter per component that triggers move with every change to its row or its status
-// history (migration 2026-12-06-000003_component_changes).
+// history (migration 2026-12-06-000003_component_changes), and the site's counter when it
+// last moved (2026-12-07-000003_component_changes_site_seq).
 diesel::table! {
     component_changes (component_id) {
         component_id -> Text,
         revision -> BigInt,
+        site_seq -> BigInt,
     }
 }
 

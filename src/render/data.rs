@@ -58,6 +58,9 @@ pub struct ReadFrom {
     pub components: HashMap<String, ComponentRead>,
     /// Where the status histories read start (the uptime bars' first day).
     pub history_from: Option<chrono::NaiveDateTime>,
+    /// The site's change counter as the read saw it: the next read asks only for the
+    /// components that moved after it.
+    pub site_seq: Option<i64>,
 }
 
 /// A component as read from the database: its row and its status history from

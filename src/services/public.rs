@@ -119,6 +119,7 @@ fn load_snapshot(
     base_url: &str,
     previous: Option<&PageData>,
 ) -> AppResult<PageData> {
+    let site_seq = public::site_seq(conn)?;
     let page = pages::find(conn, page_id)?;
     let info = page_info(conn, &page, base_url)?;
     let groups = components::list_groups(conn, page_id)?;
@@ -171,6 +172,7 @@ fn load_snapshot(
                 .map(|r| (r.row.id.to_string(), r))
                 .collect(),
             history_from: Some(history_from),
+            site_seq: Some(site_seq),
         },
     })
 }
@@ -184,10 +186,13 @@ fn read_components(
     history_from: NaiveDateTime,
     previous: Option<&PageData>,
 ) -> AppResult<Vec<ComponentRead>> {
-    let revisions = public::component_revisions(conn, page_id)?;
-    let earlier = previous
-        .filter(|p| p.read_from.history_from == Some(history_from))
-        .map(|p| &p.read_from.components);
+    let earlier_read = previous.filter(|p| p.read_from.history_from == Some(history_from));
+    let earlier = earlier_read.map(|p| &p.read_from.components);
+    let since = earlier_read.and_then(|p| p.read_from.site_seq.zip(earlier));
+    let revisions = match since {
+        Some((seq, held)) => revisions_since(conn, page_id, seq, held)?,
+        None => public::component_revisions(conn, page_id)?,
+    };
     let mut read = Vec::with_capacity(revisions.len());
     let mut stale: HashMap<ComponentId, i64> = HashMap::new();
     for (id, revision) in revisions {
@@ -229,6 +234,33 @@ fn read_components(
     }
     read.sort_by(|a, b| (a.row.position, &a.row.id).cmp(&(b.row.position, &b.row.id)));
     Ok(read)
+}
+
+/// The revision of each of the page's components, from `held` (a read at the site's counter
+/// `seq`) and the components that moved since: all of them read again only when one was
+/// removed.
+fn revisions_since(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    seq: i64,
+    held: &HashMap<String, ComponentRead>,
+) -> AppResult<Vec<(ComponentId, i64)>> {
+    let (moved, count) = public::components_moved_since(conn, page_id, seq)?;
+    let new = moved
+        .iter()
+        .filter(|(id, _)| !held.contains_key(id.as_str()))
+        .count();
+    if count as usize != held.len() + new {
+        return Ok(public::component_revisions(conn, page_id)?);
+    }
+    let moved: HashMap<&str, i64> = moved.iter().map(|(id, r)| (id.as_str(), *r)).collect();
+    let mut revisions: Vec<(ComponentId, i64)> = held
+        .iter()
+        .filter(|(id, _)| !moved.contains_key(id.as_str()))
+        .map(|(id, read)| (ComponentId::from(id.as_str()), read.revision))
+        .collect();
+    revisions.extend(moved.into_iter().map(|(id, r)| (ComponentId::from(id), r)));
+    Ok(revisions)
 }
 
 /// What an incident's record shows of its page (see [`ReadFrom::naming`]).

@@ -362,6 +362,41 @@ async fn a_component_is_read_again_only_when_its_row_or_status_history_changes(d
         Arc::ptr_eq(&read_of(&app, &second).row, &changed.row),
         "the other is kept"
     );
+
+    // One component removed and another added in one transaction: the page has as many as
+    // before, and the read finds both changes (the one added moved; the page's count is one
+    // short of what the read held plus it). The one that did not move is kept.
+    let now = chrono::Utc::now().naive_utc().format("%Y-%m-%d %H:%M:%S");
+    run_sql(
+        &app,
+        format!(
+            "BEGIN; DELETE FROM components WHERE id = '{second}'; \
+             INSERT INTO components (id, page_id, group_id, name, description, position, \
+             region, status, showcase, created_at, updated_at, signin) VALUES ('added', \
+             '{}', NULL, 'Search', NULL, 7, NULL, 'partial_outage', false, '{now}', '{now}', \
+             false); COMMIT;",
+            acme.id
+        ),
+    )
+    .await;
+    app.refreshed().await;
+    let data = app.site.snapshot().pages["acme"].data.clone();
+    let shown: Vec<(&str, herald::domain::ComponentStatus)> = data
+        .components
+        .iter()
+        .map(|c| (c.name.as_str(), c.status))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("API", herald::domain::ComponentStatus::Operational),
+            ("Search", herald::domain::ComponentStatus::PartialOutage)
+        ]
+    );
+    assert!(
+        Arc::ptr_eq(&read_of(&app, &first).row, &reread.row),
+        "the one that did not move is kept"
+    );
 }
 
 async fn the_home_page_is_rendered_on_its_first_read_and_kept_until_a_line_it_shows_changes(

@@ -48,6 +48,29 @@ pub fn component_revisions(
         .load(conn)
 }
 
+/// The revisions of the page's components that moved after the site's counter was `seq`
+/// (read through the index on `site_seq`: as many rows as components moved site-wide since),
+/// and how many components the page has (fewer than a read holds plus those it has not seen:
+/// one was removed).
+pub fn components_moved_since(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    seq: i64,
+) -> QueryResult<(Vec<(ComponentId, i64)>, i64)> {
+    use crate::db::schema::{component_changes, components};
+    let moved = component_changes::table
+        .inner_join(components::table)
+        .filter(component_changes::site_seq.gt(seq))
+        .filter(components::page_id.eq(page_id))
+        .select((components::id, component_changes::revision))
+        .load(conn)?;
+    let count = components::table
+        .filter(components::page_id.eq(page_id))
+        .count()
+        .get_result(conn)?;
+    Ok((moved, count))
+}
+
 /// These components' rows (in no particular order).
 pub fn components_by_id(conn: &mut DbConn, ids: &[ComponentId]) -> QueryResult<Vec<Component>> {
     use crate::db::schema::components;
