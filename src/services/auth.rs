@@ -151,15 +151,12 @@ fn claims(sub: &str, jti: &str, iat: NaiveDateTime, exp: NaiveDateTime, typ: Kin
 /// expired or not the user's, or the user is gone. Records the use.
 pub fn resolve_token(conn: &mut DbConn, claims: &Claims) -> AppResult<Option<Authenticated>> {
     let at = now();
-    let Some(token) = tokens::find_token(conn, &claims.jti)? else {
+    let Some((token, user)) = tokens::find_token_and_user(conn, &claims.jti)? else {
         return Ok(None);
     };
     if token.revoked_at.is_some() || token.expires_at <= at || token.user_id != claims.sub {
         return Ok(None);
     }
-    let Some(user) = tokens::find_user(conn, &token.user_id)? else {
-        return Ok(None);
-    };
     // At most one write a minute per token: busy automation should not serialise on it.
     if token
         .last_used_at
@@ -282,16 +279,13 @@ pub fn resolve_session(
     conn: &mut DbConn,
     claims: &Claims,
 ) -> AppResult<Option<(Authenticated, Session)>> {
-    let Some(session) = tokens::find_session(conn, &claims.jti)? else {
+    let Some((session, user)) = tokens::find_session_and_user(conn, &claims.jti)? else {
         return Ok(None);
     };
     if session.revoked_at.is_some() || session.expires_at <= now() || session.user_id != claims.sub
     {
         return Ok(None);
     }
-    let Some(user) = tokens::find_user(conn, &session.user_id)? else {
-        return Ok(None);
-    };
     let auth = principal(user, AuthMethod::Session, Some(session.id.clone()))?;
     Ok(auth.map(|a| (a, session)))
 }

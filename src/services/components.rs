@@ -261,9 +261,23 @@ pub fn set_component_status(
 ) -> AppResult<Component> {
     write_tx(conn, |conn| {
         let component = found(components::find(conn, component_id), "component")?;
-        let at = now();
-        let changed = apply_status(conn, &component, status, incident_id, at)?;
-        if changed.is_some() && incident_id.is_none() {
+        set_found_status(conn, component, status, incident_id)
+    })
+}
+
+/// [`set_component_status`] of a component the caller found in its transaction (a handler that
+/// checked the component's page first): answers the component as it now is, without reading it
+/// again (the status and `updated_at` are the only columns a status change writes).
+pub fn set_found_status(
+    conn: &mut DbConn,
+    mut component: Component,
+    status: ComponentStatus,
+    incident_id: Option<&IncidentId>,
+) -> AppResult<Component> {
+    let at = now();
+    let changed = apply_status(conn, &component, status, incident_id, at)?;
+    if changed.is_some() {
+        if incident_id.is_none() {
             crate::services::outbox::component_status_changed(
                 conn,
                 &component.page_id,
@@ -271,8 +285,10 @@ pub fn set_component_status(
                 at,
             )?;
         }
-        Ok(components::find(conn, component_id)?)
-    })
+        component.status = status;
+        component.updated_at = at;
+    }
+    Ok(component)
 }
 
 /// Moves `component` to `status` at `at` and records the history row; answers the old status

@@ -47,6 +47,21 @@ pub fn find_token(conn: &mut DbConn, id: &str) -> QueryResult<Option<ApiToken>> 
         .optional()
 }
 
+/// The token with this id and the account it belongs to, in one query (every API request
+/// asks: the account's current role is read here each time).
+pub fn find_token_and_user(
+    conn: &mut DbConn,
+    id: &str,
+) -> QueryResult<Option<(ApiToken, super::users::User)>> {
+    use crate::db::schema::users;
+    api_tokens::table
+        .inner_join(users::table)
+        .filter(api_tokens::id.eq(id))
+        .select((ApiToken::as_select(), super::users::User::as_select()))
+        .first(conn)
+        .optional()
+}
+
 /// Tokens of one user (or of everyone with `None`), newest first.
 pub fn list_tokens(conn: &mut DbConn, user_id: Option<&str>) -> QueryResult<Vec<ApiToken>> {
     let mut query = api_tokens::table
@@ -95,11 +110,17 @@ pub fn insert_session(conn: &mut DbConn, session: &Session) -> QueryResult<usize
         .execute(conn)
 }
 
-/// The session with this id, if any.
-pub fn find_session(conn: &mut DbConn, id: &str) -> QueryResult<Option<Session>> {
+/// The session with this id and its account, in one query (every console request asks: the
+/// account's current role is read here each time).
+pub fn find_session_and_user(
+    conn: &mut DbConn,
+    id: &str,
+) -> QueryResult<Option<(Session, super::users::User)>> {
+    use crate::db::schema::users;
     sessions::table
-        .find(id)
-        .select(Session::as_select())
+        .inner_join(users::table)
+        .filter(sessions::id.eq(id))
+        .select((Session::as_select(), super::users::User::as_select()))
         .first(conn)
         .optional()
 }
@@ -113,14 +134,4 @@ pub fn revoke_session(conn: &mut DbConn, id: &str, at: NaiveDateTime) -> QueryRe
     )
     .set(sessions::revoked_at.eq(Some(at)))
     .execute(conn)
-}
-
-/// The account with this id, if any (the current role is read from here on every request).
-pub fn find_user(conn: &mut DbConn, id: &str) -> QueryResult<Option<super::users::User>> {
-    use crate::db::schema::users;
-    users::table
-        .find(id)
-        .select(super::users::User::as_select())
-        .first(conn)
-        .optional()
 }

@@ -212,7 +212,7 @@ fn set_statuses(
                 )
             })?;
         if component.status != *status {
-            components::set_component_status(c, &id, *status, None)?;
+            components::set_found_status(c, component, *status, None)?;
             set.insert(id.to_string(), json!(status.as_str()));
         }
     }
@@ -240,7 +240,7 @@ pub async fn set_component_status(
         if component.page_id != page.id {
             return Err(AppError::NotFound("component".into()));
         }
-        components::set_component_status(c, &id, status, None)?;
+        components::set_found_status(c, component, status, None)?;
         let fields = json!({"status": status.as_str()});
         let audit = change("component.update", "component", &id, Some(&page.id), fields);
         Ok(((), audit))

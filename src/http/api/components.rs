@@ -76,7 +76,7 @@ pub async fn update_component(
                 component = service::update_component(c, &id, &input)?;
             }
             if let Some(status) = status {
-                component = service::set_component_status(c, &id, status, None)?;
+                component = service::set_found_status(c, component, status, None)?;
             }
             if let Some(signin) = signin {
                 crate::db::models::support::set_signin(c, &id, signin, crate::db::now())?;

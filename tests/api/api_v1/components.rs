@@ -24,6 +24,8 @@ async fn components_and_groups_are_changed_and_deleted_within_their_page(db: Tes
         .await;
     assert_eq!(status, 200, "{c}");
     assert_eq!(c["status"], "degraded_performance");
+    // The answer is the component as stored (the write does not read it back).
+    assert_eq!(c, listed(&api, &token, cid.as_str()).await);
     for (method, route, body) in [
         (
             "PATCH",
@@ -59,6 +61,7 @@ async fn components_and_groups_are_changed_and_deleted_within_their_page(db: Tes
         (c["group_id"].as_str(), c["status"].as_str()),
         (Some(gid), Some("partial_outage"))
     );
+    assert_eq!(c, listed(&api, &token, cid.as_str()).await);
     let (status, body) = api
         .app
         .api(&token)
@@ -93,6 +96,15 @@ async fn components_and_groups_are_changed_and_deleted_within_their_page(db: Tes
     assert_eq!(status, 404);
     let (_, list) = api.app.api(&token).get("/pages/acme/components").await;
     assert_eq!(list.as_array().unwrap().len(), 1);
+}
+
+/// The component `id` as `GET /pages/acme/components` lists it.
+async fn listed(api: &Api, token: &str, id: &str) -> serde_json::Value {
+    let (status, all) = api.app.api(token).get("/pages/acme/components").await;
+    assert_eq!(status, 200, "{all}");
+    let all = all.as_array().expect("a list of components");
+    let found = all.iter().find(|c| c["id"] == id);
+    found.cloned().expect("the component is listed")
 }
 
 async fn only_owners_delete_pages_and_a_deleted_page_is_gone(db: TestDb) {
