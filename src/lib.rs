@@ -7,6 +7,7 @@ pub mod allocator;
 pub mod auth;
 pub mod cli;
 pub mod config;
+pub mod cpu_pool;
 pub mod db;
 pub mod delivery;
 pub mod domain;

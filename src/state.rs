@@ -27,7 +27,10 @@ pub struct AppState {
     /// or address and network.
     pub reader_limiter: Arc<crate::auth::limit::LoginLimiter>,
     /// Where sign-in passwords are verified, off the database pool.
-    pub password_checks: Arc<crate::auth::verify::PasswordChecks>,
+    pub password_checks: Arc<crate::cpu_pool::CpuPool>,
+    /// Where uploaded images are checked: apart from the passwords' pool, so an upload never
+    /// makes a sign-in wait.
+    pub image_checks: Arc<crate::cpu_pool::CpuPool>,
     /// Subscriber notifications: the engine's wake-up, the webhook policy, subscribe limits.
     pub notify: crate::notify::NotifyHandle,
     /// The job runner's wake-up and its passes (a job enqueued by a write runs at once).

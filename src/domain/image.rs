@@ -9,6 +9,12 @@ use std::io::Cursor;
 pub const MAX_IMAGE_BYTES: usize = 256 * 1024;
 /// The widest or tallest raster image, in pixels.
 pub const MAX_IMAGE_SIDE: u32 = 4096;
+/// The deepest an SVG's elements may nest. Drawings from editors nest a few dozen levels at
+/// most; the filter indents its output by depth, so deep nesting grows with its square.
+pub const MAX_SVG_DEPTH: usize = 100;
+/// The most bytes a filtered SVG may take: the filter re-indents, so its output may be larger
+/// than the upload, but never more than this.
+pub const MAX_SVG_OUTPUT: usize = 2 * MAX_IMAGE_BYTES;
 
 /// The kinds of image a page may carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -78,6 +84,13 @@ pub enum ImageError {
     Unreadable(ImageKind, String),
     #[error("the image is {0}×{1} pixels; at most {max}×{max}", max = MAX_IMAGE_SIDE)]
     TooBig(u32, u32),
+    #[error("the SVG nests its elements more than {max} deep", max = MAX_SVG_DEPTH)]
+    TooDeep,
+    #[error(
+        "the SVG would be more than {max} KiB once filtered; simplify the drawing",
+        max = MAX_SVG_OUTPUT / 1024
+    )]
+    FilteredTooLarge,
 }
 
 /// Checks `bytes` as an image (CPU work: call it off the async threads).
@@ -135,18 +148,27 @@ fn check_raster(kind: ImageKind, bytes: &[u8]) -> Result<CheckedImage, ImageErro
 
 /// Rewrites an SVG through `svg-hush`, which keeps the drawing and drops scripts, event
 /// handlers, foreign objects and every reference outside the document (raster images embedded
-/// as `data:` URLs stay). The root must be an `<svg>` in the SVG namespace.
+/// as `data:` URLs stay). The root must be an `<svg>` in the SVG namespace. Nesting deeper than
+/// [`MAX_SVG_DEPTH`] is refused before filtering, and the filter's output is cut off (and the
+/// upload refused) past [`MAX_SVG_OUTPUT`].
 fn check_svg(bytes: &[u8]) -> Result<CheckedImage, ImageError> {
     let unreadable = |why: String| ImageError::Unreadable(ImageKind::Svg, why);
+    if nesting_depth(bytes) > MAX_SVG_DEPTH {
+        return Err(ImageError::TooDeep);
+    }
     let mut filter = svg_hush::Filter::new();
     filter.set_data_url_filter(svg_hush::data_url_filter::allow_standard_images);
-    let mut out = Vec::with_capacity(bytes.len());
-    filter.filter(bytes, &mut out).map_err(|e| {
+    let mut out = Bounded::new(MAX_SVG_OUTPUT);
+    let filtered = filter.filter(bytes, &mut out);
+    if out.overflowed {
+        return Err(ImageError::FilteredTooLarge);
+    }
+    filtered.map_err(|e| {
         unreadable(format!(
             "{e}; an SVG needs xmlns=\"http://www.w3.org/2000/svg\" on its <svg> element"
         ))
     })?;
-    let text = String::from_utf8(out).map_err(|e| unreadable(e.to_string()))?;
+    let text = String::from_utf8(out.bytes).map_err(|e| unreadable(e.to_string()))?;
     let body = match text.trim_start().strip_prefix("<?xml") {
         Some(rest) => rest.split_once("?>").map_or("", |(_, b)| b),
         None => &text,
@@ -160,6 +182,61 @@ fn check_svg(bytes: &[u8]) -> Result<CheckedImage, ImageError> {
         bytes: text.into_bytes(),
         sanitised,
     })
+}
+
+/// How deep the elements of an XML document nest, read as far as it reads (a document the
+/// reader cannot follow is left to the filter to refuse; the output bound still holds).
+fn nesting_depth(bytes: &[u8]) -> usize {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_reader(bytes);
+    reader.config_mut().check_end_names = false;
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut buf = Vec::new();
+    loop {
+        match reader.read_event_into(&mut buf) {
+            Ok(Event::Start(_)) => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            Ok(Event::Empty(_)) => deepest = deepest.max(depth + 1),
+            Ok(Event::End(_)) => depth = depth.saturating_sub(1),
+            Ok(Event::Eof) | Err(_) => return deepest,
+            Ok(_) => {}
+        }
+        buf.clear();
+    }
+}
+
+/// A writer that keeps at most `max` bytes and fails the write that would pass it.
+struct Bounded {
+    bytes: Vec<u8>,
+    max: usize,
+    overflowed: bool,
+}
+
+impl Bounded {
+    fn new(max: usize) -> Self {
+        Self {
+            bytes: Vec::new(),
+            max,
+            overflowed: false,
+        }
+    }
+}
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > self.max {
+            self.overflowed = true;
+            return Err(std::io::Error::other("the filtered SVG is too large"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Whether the filter kept every element and attribute name of the original (a rough
@@ -308,5 +385,58 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    /// `depth` levels of elements: `<svg>`, `depth - 2` nested `<g>`s and a rect at the bottom.
+    fn nested(depth: usize) -> Vec<u8> {
+        let mut svg = String::from(r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1">"#);
+        svg.push_str(&"<g>".repeat(depth - 2));
+        svg.push_str("<rect/>");
+        svg.push_str(&"</g>".repeat(depth - 2));
+        svg.push_str("</svg>");
+        svg.into_bytes()
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_filtering_and_a_drawings_depth_passes() {
+        // 10,000 nested groups: 70 KB that the filter, indenting by depth, grew to 200 MB.
+        assert_eq!(check_image(&nested(10_000)), Err(ImageError::TooDeep));
+        assert_eq!(
+            check_image(&nested(MAX_SVG_DEPTH + 1)),
+            Err(ImageError::TooDeep)
+        );
+        let deepest = check_image(&nested(MAX_SVG_DEPTH)).unwrap();
+        assert!(deepest.bytes.len() < MAX_SVG_OUTPUT);
+        assert!(!deepest.sanitised);
+        // Unclosed tags count too: the reader is not fooled by missing end tags.
+        let unclosed = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg">{}"#,
+            "<g>".repeat(MAX_SVG_DEPTH + 5)
+        );
+        assert_eq!(check_image(unclosed.as_bytes()), Err(ImageError::TooDeep));
+    }
+
+    #[test]
+    fn the_filtered_output_is_bounded_whatever_the_drawing() {
+        // Shallow but wide: each of these elements is re-indented by the filter at depth 90,
+        // so 250 KiB in would be about 2.6 MiB out.
+        let mut svg = String::from(r#"<svg xmlns="http://www.w3.org/2000/svg">"#);
+        svg.push_str(&"<g>".repeat(89));
+        while svg.len() < MAX_IMAGE_BYTES - 1024 {
+            svg.push_str("<g/>");
+        }
+        svg.push_str(&"</g>".repeat(89));
+        svg.push_str("</svg>");
+        assert!(svg.len() <= MAX_IMAGE_BYTES);
+        assert_eq!(
+            check_image(svg.as_bytes()),
+            Err(ImageError::FilteredTooLarge)
+        );
+        let mut writer = Bounded::new(4);
+        use std::io::Write;
+        assert!(writer.write_all(b"abcd").is_ok());
+        assert!(writer.write_all(b"e").is_err());
+        assert!(writer.overflowed);
+        assert_eq!(writer.bytes, b"abcd");
     }
 }

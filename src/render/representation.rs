@@ -113,19 +113,28 @@ enum Coding {
 impl Representation {
     /// Renders the compressed forms and the ETag of `body`.
     pub fn new(content_type: &'static str, body: impl Into<Bytes>, cache: CachePolicy) -> Self {
+        let mut rep = Self::uncompressed(content_type, body, cache);
+        if rep.identity.len() >= MIN_COMPRESS_LEN {
+            rep.gzip = Some(gzip(&rep.identity));
+            rep.brotli = Some(brotli(&rep.identity));
+        }
+        rep
+    }
+
+    /// A body that is compressed already (a PNG, a WebP): served as it is, in every coding.
+    pub fn uncompressed(
+        content_type: &'static str,
+        body: impl Into<Bytes>,
+        cache: CachePolicy,
+    ) -> Self {
         let identity: Bytes = body.into();
         let tag = hex::encode(&Sha256::digest(&identity)[..16]);
-        let (gzip, brotli) = if identity.len() >= MIN_COMPRESS_LEN {
-            (Some(gzip(&identity)), Some(brotli(&identity)))
-        } else {
-            (None, None)
-        };
         let headers = Prepared::new(&tag, cache, content_type);
         Self {
             content_type,
             identity,
-            gzip,
-            brotli,
+            gzip: None,
+            brotli: None,
             tag,
             cache,
             cors: false,

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use arc_swap::ArcSwap;
 use chrono::{DateTime, Days, Utc};
 
+use crate::domain::image::ImageKind;
 use crate::domain::lang::Lang;
 use crate::passes::Passes;
 use crate::services::access::PageAccess;
@@ -298,8 +299,7 @@ impl Renderer {
         }
         metrics::counter!("herald_renders_total", "when" => "ahead")
             .increment(rendered.len() as u64);
-        let same_look = before.filter(|b| b.data.page.brand == data.page.brand);
-        self.page_files(&data, same_look, &mut reps);
+        self.page_files(&data, before, &mut reps);
         let mut stamps = HashMap::new();
         // The page's other languages read even the documents held ahead on demand: a write
         // renders them in the default language only.
@@ -359,8 +359,9 @@ impl Renderer {
         }
     }
 
-    /// The page's own files: its stylesheet, logo and favicon (kept from `before` when its
-    /// look did not change), and `embed.js`.
+    /// The page's own files: its stylesheet, logo and favicon, each kept from `before` when
+    /// it had it (their names change with their content, so a file of the same name is the
+    /// same file and is never compressed again), and `embed.js`.
     fn page_files(
         &self,
         data: &PageData,
@@ -368,33 +369,8 @@ impl Renderer {
         reps: &mut HashMap<String, Arc<Representation>>,
     ) {
         reps.insert("embed.js".to_owned(), self.embed_js.clone());
-        match before {
-            Some(before) => {
-                for name in brand_file_names(&before.data) {
-                    if let Some(rep) = before.reps.get(&name) {
-                        reps.insert(name, rep.clone());
-                    }
-                }
-            }
-            None => brand_files(data, reps),
-        }
+        brand_files(data, before, reps);
     }
-}
-
-/// The names of the page's own files.
-fn brand_file_names(data: &PageData) -> Vec<String> {
-    let brand = &data.page.brand;
-    let images = [("logo", &brand.logo), ("favicon", &brand.favicon)];
-    brand
-        .stylesheet
-        .iter()
-        .map(|css| css.file_name.clone())
-        .chain(
-            images
-                .into_iter()
-                .filter_map(|(stem, image)| image.as_ref().map(|i| i.file_name(stem))),
-        )
-        .collect()
 }
 
 /// The on-demand documents of `before` whose stamp `stamps` no longer holds, in every
@@ -422,21 +398,43 @@ fn dropped(before: &PageSnapshot, stamps: &HashMap<Doc, u64>) -> Vec<on_demand::
 }
 
 /// The page's own files, below it under names that change with their content (so cached
-/// for good): its stylesheet, logo and favicon.
-fn brand_files(data: &PageData, reps: &mut HashMap<String, Arc<Representation>>) {
+/// for good): its stylesheet, logo and favicon. A file `before` held under the same name is
+/// kept as it was; a new one is made, compressed only when its kind gains from it (an SVG or
+/// the stylesheet, not a PNG or WebP).
+fn brand_files(
+    data: &PageData,
+    before: Option<&PageSnapshot>,
+    reps: &mut HashMap<String, Arc<Representation>>,
+) {
     let brand = &data.page.brand;
-    let mut put = |name: String, content_type: &'static str, body: bytes::Bytes| {
-        let rep = Representation::new(content_type, body, CachePolicy::IMMUTABLE);
-        reps.insert(name, Arc::new(rep));
+    let mut put = |name: String, make: &dyn Fn() -> Representation| {
+        let rep = match before.and_then(|b| b.reps.get(&name)) {
+            Some(kept) => kept.clone(),
+            None => Arc::new(make()),
+        };
+        reps.insert(name, rep);
     };
     if let Some(css) = &brand.stylesheet {
-        let body = bytes::Bytes::from(css.text.clone());
-        put(css.file_name.clone(), "text/css; charset=utf-8", body);
+        put(css.file_name.clone(), &|| {
+            let body = bytes::Bytes::from(css.text.clone());
+            Representation::new("text/css; charset=utf-8", body, CachePolicy::IMMUTABLE)
+        });
     }
     for (stem, image) in [("logo", &brand.logo), ("favicon", &brand.favicon)] {
         if let Some(image) = image {
-            let name = image.file_name(stem);
-            put(name, image.kind.content_type(), image.bytes.clone());
+            put(image.file_name(stem), &|| {
+                let (kind, body) = (image.kind, image.bytes.clone());
+                match kind {
+                    ImageKind::Svg => {
+                        Representation::new(kind.content_type(), body, CachePolicy::IMMUTABLE)
+                    }
+                    ImageKind::Png | ImageKind::Webp => Representation::uncompressed(
+                        kind.content_type(),
+                        body,
+                        CachePolicy::IMMUTABLE,
+                    ),
+                }
+            });
         }
     }
 }

@@ -211,7 +211,7 @@ pub fn find_account(conn: &mut DbConn, email: &str) -> AppResult<Option<User>> {
 
 /// Whether `password` matches `hash`. An unknown account (`None`) costs the same argon2
 /// verification against a dummy hash, so timing does not tell it from a wrong password.
-/// CPU-bound for tens of milliseconds: call it from [`crate::auth::verify::PasswordChecks`].
+/// CPU-bound for tens of milliseconds: call it from `CpuPool::verify` (`crate::auth::verify`).
 pub fn verify_password(hash: Option<&str>, password: &str) -> AppResult<bool> {
     let known = hash.is_some();
     let hash = match hash {

@@ -22,6 +22,9 @@ on_both_backends!(
     the_console_sets_the_look,
     mail_carries_the_logo_and_the_brand_colour,
     the_console_uploads_and_removes_the_logo,
+    an_svg_nested_to_grow_a_thousandfold_is_refused_and_stores_nothing,
+    an_image_check_never_waits_behind_sign_ins,
+    a_stored_image_is_compressed_once_not_on_every_render,
 );
 
 const EVIL_SVG: &str = r##"<?xml version="1.0"?>
@@ -742,4 +745,154 @@ async fn the_console_uploads_and_removes_the_logo(db: TestDb) {
             "{action}: {log}"
         );
     }
+}
+
+/// `<svg>` with `depth` nested `<g>` elements: 70 KB at 10,000, which the SVG filter, indenting
+/// by depth, once grew to 200 MB stored and served.
+fn nested_svg(depth: usize) -> String {
+    format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg">{}<rect/>{}</svg>"#,
+        "<g>".repeat(depth),
+        "</g>".repeat(depth)
+    )
+}
+
+async fn an_svg_nested_to_grow_a_thousandfold_is_refused_and_stores_nothing(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let token = app.token(Role::Owner).await;
+    app.page("acme").through_api(&token).create().await;
+    let svg = nested_svg(10_000);
+    assert!(svg.len() < 80_000);
+    let (status, answer) = app
+        .api(&token)
+        .put_bytes("/pages/acme/logo", "image/svg+xml", svg.into_bytes())
+        .await;
+    assert_eq!(status, 422, "{answer}");
+    assert_eq!(
+        answer["fields"]["image"][0],
+        "the SVG nests its elements more than 100 deep"
+    );
+    let (status, _) = app.api(&token).get("/pages/acme/logo").await;
+    assert_eq!(status, 404, "nothing was stored");
+    // A drawing nested as deep as editors make them is taken.
+    let (status, answer) = app
+        .api(&token)
+        .put_bytes(
+            "/pages/acme/logo",
+            "image/svg+xml",
+            nested_svg(40).into_bytes(),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer["bytes"].as_u64().unwrap() < 8_000, "{answer}");
+}
+
+async fn an_image_check_never_waits_behind_sign_ins(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let token = app.token(Role::Owner).await;
+    app.page("acme").through_api(&token).create().await;
+    // Every password checker busy, as in a flood of sign-ins: an upload is checked anyway
+    // (on the password pool, it waited 3 s and was answered 503).
+    let busy = app.password_checks.hold_all().await;
+    let (status, answer) = app
+        .api(&token)
+        .put_bytes("/pages/acme/favicon", "image/png", png(16, 16))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    drop(busy);
+}
+
+async fn a_stored_image_is_compressed_once_not_on_every_render(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let token = app.token(Role::Owner).await;
+    app.page("acme").through_api(&token).create().await;
+    let rects: String = (0..100)
+        .map(|i| format!(r##"<rect x="{i}" width="1" height="10" fill="#0b5fff"/>"##))
+        .collect();
+    let svg =
+        format!(r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 10">{rects}</svg>"#);
+    let (status, logo) = app
+        .api(&token)
+        .put_bytes("/pages/acme/logo", "image/svg+xml", svg.into_bytes())
+        .await;
+    assert_eq!(status, 200, "{logo}");
+    let (status, icon) = app
+        .api(&token)
+        .put_bytes("/pages/acme/favicon", "image/png", png(64, 64))
+        .await;
+    assert_eq!(status, 200, "{icon}");
+    app.refreshed().await;
+    let file = |answer: &Value| {
+        let url = answer["url"].as_str().unwrap();
+        url.rsplit('/').next().unwrap().to_owned()
+    };
+    let (logo, icon) = (file(&logo), file(&icon));
+    let held = |name: &str| {
+        app.site.snapshot().pages["acme"]
+            .get(name)
+            .cloned()
+            .unwrap()
+    };
+    let (logo_before, icon_before) = (held(&logo), held(&icon));
+    assert!(logo_before.brotli.is_some(), "an SVG is compressed");
+    assert!(
+        icon_before.brotli.is_none() && icon_before.gzip.is_none(),
+        "a PNG is compressed already and is served as it is"
+    );
+    // A write on the page, and a change of its look that leaves the images as they are.
+    patch(&app, &token, json!({"custom_css": ".x { color: red }"})).await;
+    open_incident(&app, &token).await;
+    assert!(
+        std::sync::Arc::ptr_eq(&logo_before, &held(&logo))
+            && std::sync::Arc::ptr_eq(&icon_before, &held(&icon)),
+        "the images are the ones made at upload's first render, not made again"
+    );
+}
+
+/// The peak resident memory of process `pid`, in KiB (`VmHWM`).
+fn peak_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn the_svg_that_grew_to_200_mb_costs_the_real_server_no_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("herald.db").display());
+    crate::process::add_owner(dir.path(), &url, "ops@example.com");
+    let serving = crate::process::Serving::start(dir.path(), &url, &[]);
+    let token = crate::process::create_token(dir.path(), &url, "ops@example.com");
+    let api = format!("http://127.0.0.1:{}/api/v1", serving.port);
+    let client = reqwest::blocking::Client::new();
+    let made = client
+        .post(format!("{api}/pages"))
+        .bearer_auth(&token)
+        .json(&json!({"slug": "acme", "name": "Acme"}))
+        .send()
+        .unwrap();
+    assert_eq!(made.status(), 201);
+    let put = |svg: String| {
+        client
+            .put(format!("{api}/pages/acme/logo"))
+            .bearer_auth(&token)
+            .header("Content-Type", "image/svg+xml")
+            .body(svg)
+            .send()
+            .unwrap()
+    };
+    // A logo first, so that what checking and storing one costs anyway is paid before.
+    assert_eq!(put(nested_svg(40)).status(), 200);
+    let pid = serving.child.id();
+    let before = peak_kib(pid);
+    let refused = put(nested_svg(10_000));
+    assert_eq!(refused.status(), 422);
+    let grown = peak_kib(pid).saturating_sub(before);
+    assert!(
+        grown < 50 * 1024,
+        "checking the upload took {grown} KiB more at the peak"
+    );
 }

@@ -80,7 +80,7 @@ async fn upload(
     let role = self::role(&role)?;
     let bytes = image_field(&req, payload).await?;
     let checked = state
-        .password_checks
+        .image_checks
         .run("checking an image", move || check_image(&bytes))
         .await?
         .map_err(|e| AppError::field("image", e.to_string()))?;

@@ -55,7 +55,7 @@ async fn put(
     };
     let checked = api
         .state()
-        .password_checks
+        .image_checks
         .run("checking an image", move || check_image(&bytes))
         .await?
         .map_err(|e| AppError::field("image", e.to_string()))?;

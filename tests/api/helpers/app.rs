@@ -27,6 +27,8 @@ pub struct TestApp {
     pub notify: herald::notify::NotifyHandle,
     /// The job runner's wake-up and its passes.
     pub jobs: std::sync::Arc<herald::passes::Passes>,
+    /// The sign-ins' password checks.
+    pub password_checks: std::sync::Arc<herald::cpu_pool::CpuPool>,
     shutdown: ShutdownHandle,
     server: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     // Declared last: dropped after the server is gone.
@@ -67,6 +69,7 @@ impl TestApp {
         let clock = app.state().notify.clock.clone();
         let notify = app.state().notify.clone();
         let jobs = app.state().jobs.clone();
+        let password_checks = app.state().password_checks.clone();
         let shutdown = app.shutdown_handle();
         let server = tokio::spawn(app.run_until_stopped());
         Self {
@@ -78,6 +81,7 @@ impl TestApp {
             clock,
             notify,
             jobs,
+            password_checks,
             shutdown,
             server: Some(server),
             test_db,
