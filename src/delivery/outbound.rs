@@ -197,12 +197,16 @@ fn v6_kind(ip: Ipv6Addr) -> Option<&'static str> {
         _ if ip.is_loopback() => "loopback",
         // ::a.b.c.d, the deprecated IPv4-compatible form.
         [0, 0, 0, 0, 0, 0, _, _] => "reserved",
+        // ::ffff:0:a.b.c.d, IPv4-translated (SIIT, RFC 6052's ancestor): reaches its IPv4.
+        [0, 0, 0, 0, 0xffff, 0, hi, lo] => return v4_kind(embedded_v4(hi, lo)),
         // NAT64 (64:ff9b::/96) reaches the embedded IPv4 address.
         [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => return v4_kind(embedded_v4(hi, lo)),
         [0x64, 0xff9b, 1, ..] => "private-network",
         // 6to4 (2002::/16) embeds an IPv4 address in bits 16..48.
         [0x2002, hi, lo, ..] => return v4_kind(embedded_v4(hi, lo)),
         [0x2001, 0, ..] => "Teredo tunnel",
+        [0x2001, 2, 0, ..] => "benchmarking",
+        [0x2001, s, ..] if s & 0xfff0 == 0x10 => "ORCHID",
         [0x2001, 0xdb8, ..] => "documentation",
         [0x100, 0, 0, 0, ..] => "discard",
         _ if ip.is_unique_local() => "private-network (unique local)",

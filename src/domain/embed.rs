@@ -61,6 +61,16 @@ pub fn parse_origin(raw: &str) -> Result<String, String> {
     {
         return Err(refused());
     }
+    if wildcard {
+        let under = others.join(".");
+        if psl::suffix_str(&under) == Some(under.as_str()) {
+            return Err(format!(
+                "\"{}\" would let every site under .{under} frame the embed, because anyone \
+                 can register a name there: give your own domain, like https://*.example.{under}",
+                raw.chars().take(100).collect::<String>()
+            ));
+        }
+    }
     Ok(origin)
 }
 
@@ -137,6 +147,25 @@ mod tests {
             "",
         ] {
             assert!(parse_origin(bad).is_err(), "{bad}");
+        }
+        // A wildcard over a public suffix (ICANN's or a private one) is every site there.
+        for over_a_suffix in [
+            "https://*.com",
+            "https://*.co.uk",
+            "https://*.CO.UK",
+            "http://*.github.io",
+            "https://*.pvt.k12.ma.us",
+            "https://*.unknowntld",
+        ] {
+            let err = parse_origin(over_a_suffix).unwrap_err();
+            assert!(err.contains("every site under"), "{over_a_suffix}: {err}");
+        }
+        for own in [
+            "https://*.example.co.uk",
+            "https://*.acme.github.io",
+            "https://*.example.com",
+        ] {
+            assert!(parse_origin(own).is_ok(), "{own}");
         }
         let too_many: Vec<String> = (0..21)
             .map(|i| format!("https://s{i}.example.com"))

@@ -59,16 +59,17 @@ const TOKEN_ROUTES: [&str; 3] = [
     "/status/{slug}/access/link/{token}",
 ];
 
-/// The token route `path` has the shape of (its literal segments equal, one segment for each
-/// placeholder), if any.
+/// The token route `path` has the shape of (its literal segments equal once decoded, as the
+/// router decodes them: `%63onfirm` is `confirm`; one segment for each placeholder), if any.
 fn token_route(path: &str) -> Option<&'static str> {
     TOKEN_ROUTES.into_iter().find(|route| {
         let names = route.split('/');
         let values = path.split('/');
         names.clone().count() == values.clone().count()
-            && names
-                .zip(values)
-                .all(|(name, value)| name.starts_with('{') || name == value)
+            && names.zip(values).all(|(name, value)| {
+                name.starts_with('{')
+                    || percent_encoding::percent_decode_str(value).decode_utf8_lossy() == name
+            })
     })
 }
 
@@ -105,9 +106,14 @@ fn redact_path(pattern: &str, path: &str) -> String {
 }
 
 fn redact_query(query: &str) -> Cow<'_, str> {
+    // A name is compared as the query's reader decodes it (`t%6Fken` and `tok+en` too).
     let secret = |pair: &str| {
         let name = pair.split('=').next().unwrap_or("");
-        name.eq_ignore_ascii_case("token") || name.eq_ignore_ascii_case("form_token")
+        let decoded = url::form_urlencoded::parse(name.as_bytes())
+            .next()
+            .map(|(name, _)| name.trim().to_owned())
+            .unwrap_or_default();
+        decoded.eq_ignore_ascii_case("token") || decoded.eq_ignore_ascii_case("form_token")
     };
     if !query.split('&').any(secret) {
         return Cow::Borrowed(query);
@@ -179,6 +185,31 @@ mod tests {
                 ""
             ),
             "/status/acme/confirmed"
+        );
+    }
+
+    #[test]
+    fn a_token_is_redacted_however_its_name_or_route_is_encoded() {
+        for query in [
+            "t%6Fken=s3cret",
+            "T%4FKEN=s3cret",
+            "%74%6f%6b%65%6e=s3cret",
+            "form%5Ftoken=s3cret",
+            "page=2&t%6fken=s3cret",
+        ] {
+            let got = redacted_target(Some("/status/{slug}/history.atom"), "/status/a", query);
+            assert!(!got.contains("s3cret"), "{query}: {got}");
+            assert!(got.contains("=[redacted]"), "{query}: {got}");
+        }
+        let got = redacted_target(
+            Some("/status/{slug}/{tail:.*}"),
+            "/status/acme/%63onfirm/s3cret",
+            "",
+        );
+        assert_eq!(got, "/status/acme/%63onfirm/[redacted]");
+        assert_eq!(
+            redacted_target(None, "/x", "tokens=2&to%20ken=3"),
+            "/x?tokens=2&to%20ken=3"
         );
     }
 

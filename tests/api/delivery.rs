@@ -875,6 +875,8 @@ async fn private_destinations_are_refused_at_check_time_and_at_delivery_time() {
         "http://10.1.2.3/hook".to_owned(),
         "http://169.254.169.254/latest/meta-data/".to_owned(),
         "http://[::1]/hook".to_owned(),
+        // IPv4-translated (::ffff:0:0/96) reaches its IPv4 address as IPv4-mapped does.
+        format!("http://[::ffff:0:127.0.0.1]:{port}/ok"),
     ] {
         let err = outbound::check_url(&url, &strict).unwrap_err();
         assert!(matches!(err, UrlRefusal::NotPublic { .. }), "{url}: {err}");
@@ -895,6 +897,7 @@ async fn private_destinations_are_refused_at_check_time_and_at_delivery_time() {
         "http://10.1.2.3/hook".to_owned(),
         "http://169.254.169.254/latest/meta-data/".to_owned(),
         "http://[::ffff:127.0.0.1]/hook".to_owned(),
+        format!("http://[::ffff:0:127.0.0.1]:{port}/ok"),
     ] {
         match client.send(&webhook(&url)).await {
             Attempt::Failed { error } => {

@@ -30,11 +30,20 @@ async fn link_tokens_in_paths_and_queries_are_redacted_in_every_log_line() {
             .send()
             .unwrap();
         assert!(confirm.status().is_client_error());
+        // The same, with the route's name and the query's name percent-encoded, as a reader
+        // decodes them.
+        let encoded = client
+            .get(format!(
+                "{base}/status/acme/%63onfirm/SECRET-encoded-path?t%6Fken=SECRET-encoded-query"
+            ))
+            .send()
+            .unwrap();
+        assert!(encoded.status().is_client_error());
         let deadline = Instant::now() + Duration::from_secs(10);
         let logs = loop {
             let logs = herald.log_text();
             let redacted = logs.lines().filter(|l| l.contains("/[redacted]")).count();
-            if redacted >= 2 || Instant::now() > deadline {
+            if redacted >= 3 || Instant::now() > deadline {
                 break logs;
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -47,7 +56,61 @@ async fn link_tokens_in_paths_and_queries_are_redacted_in_every_log_line() {
             logs.contains(r#""http.target":"/status/acme/confirm/[redacted]?token=[redacted]""#),
             "{logs}"
         );
+        assert!(
+            logs.contains(
+                r#""http.target":"/status/acme/%63onfirm/[redacted]?t%6Fken=[redacted]""#
+            ),
+            "{logs}"
+        );
         assert!(!logs.contains("SECRET"), "a token reached the log: {logs}");
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn a_secret_given_with_the_wrong_type_is_not_repeated_in_the_log() {
+    let db = TestDb::sqlite();
+    let url = db.url();
+    let dir = tempfile::tempdir().unwrap();
+    tokio::task::spawn_blocking(move || {
+        crate::process::add_owner(dir.path(), &url, "ops@example.com");
+        let herald = Serving::start(dir.path(), &url, &[]);
+        let token = crate::process::create_token(dir.path(), &url, "ops@example.com");
+        let api = format!("http://127.0.0.1:{}/api/v1", herald.port);
+        let client = reqwest::blocking::Client::new();
+        let made = client
+            .post(format!("{api}/pages"))
+            .bearer_auth(&token)
+            .json(&serde_json::json!({"slug": "acme", "name": "Acme"}))
+            .send()
+            .unwrap();
+        assert_eq!(made.status(), 201);
+        // A page password sent as a number: refused, naming the field and the type only.
+        let answer = client
+            .patch(format!("{api}/pages/acme"))
+            .bearer_auth(&token)
+            .json(&serde_json::json!({"visibility": "private", "password": 918273645}))
+            .send()
+            .unwrap();
+        assert_eq!(answer.status(), 422);
+        let body: serde_json::Value = answer.json().unwrap();
+        let message = body["fields"]["password"][0].as_str().unwrap().to_owned();
+        assert!(message.contains("invalid type: integer"), "{body}");
+        assert!(!message.contains("918273645"), "{body}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let logs = loop {
+            let logs = herald.log_text();
+            if logs.contains(r#""status":422"#) || Instant::now() > deadline {
+                break logs;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(logs.contains(r#""status":422"#), "{logs}");
+        assert!(
+            !logs.contains("918273645"),
+            "the password reached the log: {logs}"
+        );
     })
     .await
     .unwrap();

@@ -54,7 +54,14 @@ fn non_public_addresses_are_classified() {
         "::ffff:127.0.0.1",
         "::ffff:10.1.2.3",
         "::ffff:169.254.169.254",
+        "::ffff:0:127.0.0.1",
+        "::ffff:0:10.0.0.1",
+        "::ffff:0:169.254.169.254",
         "::127.0.0.1",
+        "2001:2::1",
+        "2001:2:0:ffff::1",
+        "2001:10::1",
+        "2001:1f:ffff::1",
         "64:ff9b::7f00:1",
         "64:ff9b::a9fe:a9fe",
         "2002:7f00:1::1",
@@ -93,7 +100,9 @@ fn public_addresses_pass() {
         "::ffff:8.8.8.8",
         "64:ff9b::808:808",
         "2002:808:808::1",
+        "::ffff:0:8.8.8.8",
         "2001:4860:4860::8888",
+        "2001:2:1::1",
     ] {
         let ip: IpAddr = addr.parse().unwrap();
         assert_eq!(non_public_kind(ip), None, "{addr} should pass");

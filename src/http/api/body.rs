@@ -25,9 +25,10 @@ pub fn json_config() -> web::JsonConfig {
                 JsonPayloadError::ContentType => {
                     "the request body must be JSON (Content-Type: application/json)".to_owned()
                 }
-                JsonPayloadError::Deserialize(e) => {
-                    format!("the request body is not valid JSON: {e}")
-                }
+                JsonPayloadError::Deserialize(e) => format!(
+                    "the request body is not valid JSON: {}",
+                    without_value(&e.to_string())
+                ),
                 other => format!("the request body could not be read: {other}"),
             };
             AppError::BadRequest(message).into()
@@ -65,8 +66,12 @@ pub async fn json_within(
             )));
         }
     };
-    serde_json::from_slice(&bytes)
-        .map_err(|e| AppError::BadRequest(format!("the request body is not valid JSON: {e}")))
+    serde_json::from_slice(&bytes).map_err(|e| {
+        AppError::BadRequest(format!(
+            "the request body is not valid JSON: {}",
+            without_value(&e.to_string())
+        ))
+    })
 }
 
 /// Any request under the API that no route takes: 405 with `Allow` when the path is a route's
@@ -284,11 +289,27 @@ fn missing_field(message: &str) -> Option<String> {
 
 /// Serde's message without its position suffix.
 fn clean(error: &serde_json::Error) -> String {
-    let message = error.to_string();
+    let message = without_value(&error.to_string());
     match message.find(" at line ") {
         Some(i) => message[..i].to_owned(),
         None => message,
     }
+}
+
+/// serde's message with the value it found left out (`invalid type: string "hunter2",
+/// expected a boolean` is `invalid type: string, expected a boolean`): a field given the wrong
+/// type may hold a secret (a password as a number), and the message reaches the logs.
+pub fn without_value(message: &str) -> String {
+    for lead in ["invalid type: ", "invalid value: "] {
+        if let Some(at) = message.find(lead) {
+            let rest = &message[at + lead.len()..];
+            if let Some((found, expected)) = rest.split_once(", expected ") {
+                let kind = found.split(['`', '"']).next().unwrap_or(found).trim_end();
+                return format!("{}{lead}{kind}, expected {expected}", &message[..at]);
+            }
+        }
+    }
+    message.to_owned()
 }
 
 #[cfg(test)]
@@ -309,6 +330,36 @@ mod tests {
             Err(AppError::Validation(fields)) => fields.into_keys().collect(),
             other => panic!("expected a field error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_is_not_repeated_in_the_message() {
+        for (body, kind) in [
+            (serde_json::json!({"name": 123456789}), "integer"),
+            (
+                serde_json::json!({"name": "x", "flag": "hunter2"}),
+                "string",
+            ),
+            (serde_json::json!({"name": 1.25}), "floating point"),
+            (serde_json::json!({"name": "x", "count": 300}), "integer"),
+        ] {
+            let Err(AppError::Validation(fields)) = typed::<Input>(&body) else {
+                panic!("{body} must be refused");
+            };
+            let message = fields.values().flatten().cloned().collect::<String>();
+            assert!(message.contains(kind), "{message}");
+            for secret in ["123456789", "hunter2", "1.25", "300"] {
+                assert!(!message.contains(secret), "{message}");
+            }
+        }
+        assert_eq!(
+            without_value("invalid type: string \"s3cret\", expected u8 at line 1 column 9"),
+            "invalid type: string, expected u8 at line 1 column 9"
+        );
+        assert_eq!(
+            without_value("missing field `name`"),
+            "missing field `name`"
+        );
     }
 
     #[test]
