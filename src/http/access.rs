@@ -109,20 +109,24 @@ pub fn in_memory(req: &HttpRequest, page: &PageSnapshot, key: &[u8]) -> InMemory
             false => InMemory::BadToken,
         };
     }
+    if page.access.visibility == Visibility::Private && holds_pass(req, page, key) {
+        return InMemory::Admitted;
+    }
+    InMemory::Unknown
+}
+
+/// Whether `req` carries a reader's pass that admits it to `page` now.
+fn holds_pass(req: &HttpRequest, page: &PageSnapshot, key: &[u8]) -> bool {
     let access = &page.access;
-    if access.visibility == Visibility::Private
-        && let Some(cookie) = req.cookie(&reader::cookie_name(&page.data.page.slug))
-        && reader::verify_pass(cookie.value(), key).is_some_and(|pass| {
+    req.cookie(&reader::cookie_name(&page.data.page.slug))
+        .and_then(|cookie| reader::verify_pass(cookie.value(), key))
+        .is_some_and(|pass| {
             pass.admits(
                 access.page_id.as_str(),
                 access.epoch,
                 Utc::now().timestamp(),
             )
         })
-    {
-        return InMemory::Admitted;
-    }
-    InMemory::Unknown
 }
 
 /// Whether `req` may read `found`: anyone a public page; for a restricted page, a read token,
@@ -286,6 +290,8 @@ struct AccessView {
     email_value: String,
     error: Option<String>,
     sent: Option<String>,
+    /// The reader holds a pass to this page: the page offers to sign out.
+    signed_in: bool,
 }
 
 /// The access page with `status`; keeps or sets the form nonce.
@@ -319,6 +325,7 @@ fn access_page(
         email_value: email_value.to_owned(),
         error,
         sent,
+        signed_in: holds_pass(req, page, state.secret.expose()),
         slug: slug.clone(),
     };
     let body = state
@@ -327,18 +334,25 @@ fn access_page(
         .templates
         .render_in(lang, "pages/access", &view)?;
     Ok(html(status)
-        .cookie(nonce_cookie(state, &slug, nonce))
+        .cookie(nonce_cookie(state, req, &slug, nonce))
         .body(body))
 }
 
 /// The cookie of the access forms' nonce: sent back to the access pages of `slug` only.
-fn nonce_cookie(state: &AppState, slug: &str, nonce: String) -> Cookie<'static> {
+fn nonce_cookie(state: &AppState, req: &HttpRequest, slug: &str, nonce: String) -> Cookie<'static> {
     Cookie::build(NONCE_COOKIE, nonce)
         .http_only(true)
         .same_site(SameSite::Strict)
         .path(format!("/status/{slug}/access"))
-        .secure(state.settings.public_url.starts_with("https://"))
+        .secure(secure(state, req))
         .finish()
+}
+
+/// Whether a reader's cookies are `Secure`: when Herald's address is https, or when this
+/// request came over https (a page on its own domain behind a trusted proxy that says so).
+fn secure(state: &AppState, req: &HttpRequest) -> bool {
+    state.settings.public_url.starts_with("https://")
+        || super::client_ip::came_over_https(req, &state.settings.trusted_proxies)
 }
 
 fn html(status: StatusCode) -> actix_web::HttpResponseBuilder {
@@ -405,7 +419,13 @@ struct PasswordForm {
 }
 
 /// The reader's pass for `page` under `epoch`, as a cookie.
-fn pass_cookie(state: &AppState, slug: &str, page_id: &str, epoch: i64) -> Cookie<'static> {
+fn pass_cookie(
+    state: &AppState,
+    req: &HttpRequest,
+    slug: &str,
+    page_id: &str,
+    epoch: i64,
+) -> Cookie<'static> {
     let pass = reader::new_pass(page_id, epoch, Utc::now());
     let value = reader::sign_pass(&pass, state.secret.expose());
     Cookie::build(reader::cookie_name(slug), value)
@@ -413,7 +433,7 @@ fn pass_cookie(state: &AppState, slug: &str, page_id: &str, epoch: i64) -> Cooki
         .same_site(SameSite::Lax)
         .path("/")
         .max_age(CookieAge::seconds(reader::PASS_LIFETIME.num_seconds()))
-        .secure(state.settings.public_url.starts_with("https://"))
+        .secure(secure(state, req))
         .finish()
 }
 
@@ -481,6 +501,7 @@ async fn password(
     state.reader_limiter.succeeded(attempt);
     let cookie = pass_cookie(
         &state,
+        &req,
         &slug,
         stored_page.id.as_str(),
         stored_page.access_epoch,
@@ -610,7 +631,7 @@ fn link_view(
         .templates
         .render_in(lang, "pages/access_link", &view)?;
     Ok(html(status)
-        .cookie(nonce_cookie(state, slug, nonce))
+        .cookie(nonce_cookie(state, req, slug, nonce))
         .body(body))
 }
 
@@ -691,25 +712,53 @@ async fn use_link(
             Some(LINK_USED),
         );
     };
-    let cookie = pass_cookie(&state, &slug, stored.id.as_str(), stored.access_epoch);
+    let cookie = pass_cookie(&state, &req, &slug, stored.id.as_str(), stored.access_epoch);
     let mut res = see_other(&onward(&slug, &next));
     res.add_cookie(&cookie)
         .map_err(|e| AppError::Internal(anyhow::anyhow!("setting the reader's cookie: {e}")))?;
     Ok(res)
 }
 
-/// `POST /status/{slug}/access/leave`: forgets the reader's pass (303 to the access page).
-async fn leave(state: web::Data<AppState>, slug: web::Path<String>) -> HttpResponse {
+#[derive(Deserialize)]
+struct LeaveForm {
+    #[serde(default)]
+    csrf_token: String,
+}
+
+/// `POST /status/{slug}/access/leave`: forgets the reader's pass (303 to the access page). The
+/// form comes from the access page (its CSRF token), so no other site can sign a reader out.
+#[tracing::instrument(skip_all)]
+async fn leave(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    form: web::Form<LeaveForm>,
+) -> AppResult<HttpResponse> {
+    let page = restricted(&state.site, &slug)?;
+    if !form_is_ours(&state, &req, &slug, &form.csrf_token) {
+        let lang = reader_lang(&req, &page.data.page, true);
+        return access_page(
+            &state,
+            &req,
+            &page,
+            StatusCode::FORBIDDEN,
+            "",
+            "",
+            Some(text(lang, FORM_EXPIRED)),
+            None,
+        );
+    }
     let mut removal = Cookie::build(reader::cookie_name(&slug), "")
         .path("/")
         .http_only(true)
         .same_site(SameSite::Lax)
-        .secure(state.settings.public_url.starts_with("https://"))
+        .secure(secure(&state, &req))
         .finish();
     removal.make_removal();
     let mut res = see_other(&format!("/status/{slug}/access"));
-    let _ = res.add_cookie(&removal);
-    res
+    res.add_cookie(&removal)
+        .map_err(|e| AppError::Internal(anyhow::anyhow!("removing the reader's cookie: {e}")))?;
+    Ok(res)
 }
 
 #[cfg(test)]

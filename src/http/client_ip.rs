@@ -23,6 +23,38 @@ pub fn client_ip(req: &HttpRequest, trusted: &[IpNet]) -> IpAddr {
     resolve(peer, forwarded, trusted)
 }
 
+/// Whether `req` came to Herald over https: its own connection, or, when the peer is a trusted
+/// reverse proxy (the only one whose word counts), the scheme its `X-Forwarded-Proto` (the
+/// value the nearest proxy wrote, the last) or `Forwarded: proto=` says.
+pub fn came_over_https(req: &HttpRequest, trusted: &[IpNet]) -> bool {
+    if req.uri().scheme_str() == Some("https") {
+        return true;
+    }
+    let peer = req.peer_addr().map(|addr| canonical(addr.ip()));
+    if !peer.is_some_and(|peer| trusted.iter().any(|net| net.contains(&peer))) {
+        return false;
+    }
+    let headers = req.headers();
+    let last = |name: &str| {
+        headers
+            .get_all(name)
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .next_back()
+            .map(|v| v.trim().to_ascii_lowercase())
+    };
+    if let Some(proto) = last("x-forwarded-proto") {
+        return proto == "https";
+    }
+    last("forwarded").is_some_and(|hop| {
+        hop.split(';').any(|pair| {
+            pair.trim()
+                .strip_prefix("proto=")
+                .is_some_and(|p| p.trim_matches('"') == "https")
+        })
+    })
+}
+
 /// The network rate limits should count `req` against: [`client_ip`] as a [`ClientNet`].
 pub fn client_net(req: &HttpRequest, trusted: &[IpNet]) -> ClientNet {
     ClientNet::of(client_ip(req, trusted))

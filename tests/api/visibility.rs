@@ -20,6 +20,8 @@ on_both_backends!(
     bad_access_settings_are_refused_by_field,
     the_console_makes_a_page_private_and_its_read_tokens,
     a_sign_in_link_is_mailed_in_the_language_it_was_asked_in,
+    a_reader_signs_out_only_through_the_access_pages_own_form,
+    a_readers_cookies_are_secure_when_a_trusted_proxy_says_the_request_came_over_https,
 );
 
 const PASSWORD: &str = "correct horse battery";
@@ -766,4 +768,152 @@ async fn a_sign_in_link_is_mailed_in_the_language_it_was_asked_in(db: TestDb) {
     app.run_pending_jobs().await;
     let mail = s.smtp.wait_for("bo@contoso.com", 1).await.remove(0);
     assert_eq!(mail.subject().as_deref(), Some("Sign in to Acme"));
+}
+
+async fn a_reader_signs_out_only_through_the_access_pages_own_form(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    let app = &s.app;
+    incident(app, &s.token, "acme", SECRET).await;
+    patch(
+        app,
+        &s.token,
+        "acme",
+        json!({"visibility": "private", "password": PASSWORD}),
+    )
+    .await;
+    let signed_in = sign_in_with_password(app, "acme", PASSWORD).await;
+    assert_eq!(signed_in.status(), 303);
+    let pass = set_cookie_pair(&signed_in, "herald_read_acme").expect("the reader's pass");
+    let reads = |cookie: String| async move {
+        get(app, "/status/acme", &[("Cookie", cookie.as_str())])
+            .await
+            .status()
+    };
+    assert_eq!(reads(pass.clone()).await, 200);
+
+    // Another site's form (no token, or a token of another nonce) signs nobody out.
+    let (_, other_token, _) = access_form(app, "/status/acme/access").await;
+    for fields in [vec![], vec![("csrf_token", other_token.as_str())]] {
+        let res = post_form(app, "/status/acme/access/leave", &pass, &fields).await;
+        assert_eq!(res.status(), 403);
+        assert_eq!(set_cookie_pair(&res, "herald_read_acme"), None);
+        assert!(res.text().await.unwrap().contains("This form has expired"));
+    }
+    assert_eq!(reads(pass.clone()).await, 200, "still signed in");
+
+    // The access page, read with the pass, offers to sign out; its form does.
+    let res = get(app, "/status/acme/access", &[("Cookie", pass.as_str())]).await;
+    let nonce = set_cookie_pair(&res, "herald_access").expect("the access form's nonce");
+    let page = res.text().await.unwrap();
+    assert!(
+        page.contains(r#"action="/status/acme/access/leave""#),
+        "{page}"
+    );
+    assert!(page.contains("Sign out"), "{page}");
+    let marker = r#"name="csrf_token" value=""#;
+    let start = page.find(marker).unwrap() + marker.len();
+    let token = page[start..].split('"').next().unwrap().to_owned();
+    let both = format!("{nonce}; {pass}");
+    let res = post_form(
+        app,
+        "/status/acme/access/leave",
+        &both,
+        &[("csrf_token", &token)],
+    )
+    .await;
+    assert_eq!(res.status(), 303);
+    assert_eq!(header(&res, "location"), "/status/acme/access");
+    let removal = res
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("herald_read_acme="))
+        .expect("the pass is removed")
+        .to_owned();
+    assert!(
+        removal.starts_with("herald_read_acme=;") && removal.contains("Max-Age=0"),
+        "{removal}"
+    );
+    // Without a pass the access page offers no sign-out.
+    let (_, _, page) = access_form(app, "/status/acme/access").await;
+    assert!(!page.contains("/access/leave"), "{page}");
+}
+
+/// The `Set-Cookie` line of `name` in `res`.
+fn set_cookie_line(res: &reqwest::Response, name: &str) -> String {
+    res.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with(&format!("{name}=")))
+        .unwrap_or_else(|| panic!("no {name} cookie"))
+        .to_owned()
+}
+
+async fn a_readers_cookies_are_secure_when_a_trusted_proxy_says_the_request_came_over_https(
+    db: TestDb,
+) {
+    // Herald's own address is http (its default); the page is served over https by a proxy.
+    let shared = db.shared();
+    let behind_proxy = TestApp::spawn_with(
+        db,
+        &[("HERALD_TRUSTED_PROXIES", "127.0.0.1/32")],
+        herald::jobs::Registry::standard(),
+    )
+    .await;
+    let token = behind_proxy.token(Role::Owner).await;
+    behind_proxy.page("acme").through_api(&token).create().await;
+    patch(
+        &behind_proxy,
+        &token,
+        "acme",
+        json!({"visibility": "private", "password": PASSWORD}),
+    )
+    .await;
+    let direct = TestApp::spawn(shared).await;
+    direct.refreshed().await;
+
+    let sign_in = |app: &TestApp, proto: Option<&'static str>| {
+        let address = app.address.clone();
+        async move {
+            let with_proto = |req: reqwest::RequestBuilder| match proto {
+                Some(proto) => req.header("X-Forwarded-Proto", proto),
+                None => req,
+            };
+            let res = with_proto(no_redirects().get(format!("{address}/status/acme/access")))
+                .send()
+                .await
+                .unwrap();
+            let nonce_line = set_cookie_line(&res, "herald_access");
+            let nonce = nonce_line.split(';').next().unwrap().to_owned();
+            let body = res.text().await.unwrap();
+            let marker = r#"name="csrf_token" value=""#;
+            let start = body.find(marker).unwrap() + marker.len();
+            let csrf = body[start..].split('"').next().unwrap().to_owned();
+            let res = with_proto(
+                no_redirects()
+                    .post(format!("{address}/status/acme/access/password"))
+                    .header("Cookie", nonce),
+            )
+            .form(&[("password", PASSWORD), ("csrf_token", &csrf)])
+            .send()
+            .await
+            .unwrap();
+            assert_eq!(res.status(), 303);
+            (nonce_line, set_cookie_line(&res, "herald_read_acme"))
+        }
+    };
+    let secure = |line: &str| line.split(';').any(|a| a.trim() == "Secure");
+    // Behind the trusted proxy, its word makes both cookies Secure; over its http, not.
+    let (nonce, pass) = sign_in(&behind_proxy, Some("https")).await;
+    assert!(secure(&nonce) && secure(&pass), "{nonce} / {pass}");
+    let (nonce, pass) = sign_in(&behind_proxy, Some("http")).await;
+    assert!(!secure(&nonce) && !secure(&pass), "{nonce} / {pass}");
+    let (nonce, pass) = sign_in(&behind_proxy, None).await;
+    assert!(!secure(&nonce) && !secure(&pass), "{nonce} / {pass}");
+    // From a peer that is not a trusted proxy, the header is anybody's word: not believed
+    // (and, Herald's address being http, the default stays as it was).
+    let (nonce, pass) = sign_in(&direct, Some("https")).await;
+    assert!(!secure(&nonce) && !secure(&pass), "{nonce} / {pass}");
 }

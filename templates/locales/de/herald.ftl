@@ -258,6 +258,8 @@ access-console = in der Konsole anmelden
 access-new-link = Neuen Anmeldelink anfordern
 access-link-ready = Ihr Anmeldelink ist bereit. Er ist nur einmal gültig.
 access-continue = Weiter zu { $name }
+access-signed-in = Sie können { $name } in diesem Browser lesen.
+access-sign-out = Abmelden
 
 ## What the public forms answer (notices and result pages)
 

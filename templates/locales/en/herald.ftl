@@ -258,6 +258,8 @@ access-console = sign in to the console
 access-new-link = Ask for a new sign-in link
 access-link-ready = Your sign-in link is ready. It works once.
 access-continue = Continue to { $name }
+access-signed-in = You can read { $name } in this browser.
+access-sign-out = Sign out
 
 ## What the public forms answer (notices and result pages)
 

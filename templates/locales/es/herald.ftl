@@ -258,6 +258,8 @@ access-console = inicie sesión en la consola
 access-new-link = Solicitar un nuevo enlace de inicio de sesión
 access-link-ready = Su enlace de inicio de sesión está listo. Solo se puede usar una vez.
 access-continue = Continuar a { $name }
+access-signed-in = Puede leer { $name } en este navegador.
+access-sign-out = Cerrar sesión
 
 ## What the public forms answer (notices and result pages)
 

@@ -258,6 +258,8 @@ access-console = connectez-vous à la console
 access-new-link = Demander un nouveau lien de connexion
 access-link-ready = Votre lien de connexion est prêt. Il est utilisable une seule fois.
 access-continue = Continuer vers { $name }
+access-signed-in = Vous pouvez lire { $name } dans ce navigateur.
+access-sign-out = Se déconnecter
 
 ## What the public forms answer (notices and result pages)
 

@@ -252,6 +252,8 @@ access-console = コンソールにログイン
 access-new-link = 新しいログイン用リンクをリクエスト
 access-link-ready = ログイン用リンクの準備ができました。このリンクは 1 回のみ有効です。
 access-continue = { $name } に進む
+access-signed-in = このブラウザーで { $name } を閲覧できます。
+access-sign-out = ログアウト
 
 ## What the public forms answer (notices and result pages)
 

@@ -258,6 +258,8 @@ access-console = entre no console
 access-new-link = Solicitar um novo link de acesso
 access-link-ready = Seu link de acesso está pronto. Ele pode ser usado uma única vez.
 access-continue = Continuar para { $name }
+access-signed-in = Você pode ler { $name } neste navegador.
+access-sign-out = Sair
 
 ## What the public forms answer (notices and result pages)
 
