@@ -286,7 +286,8 @@ fn import_statuspage(settings: &Settings, from: &str, slug: &str) -> Result<(), 
 }
 
 /// `herald import subscribers`: reads the file, checks its webhooks' endpoints, then writes
-/// the subscribers in one transaction; progress on stderr, the summary on stdout.
+/// the subscribers a thousand rows per transaction (a serving Herald's writes go on between
+/// them); progress on stderr, the summary on stdout.
 fn import_subscribers(
     settings: &Settings,
     slug: &str,
@@ -311,7 +312,7 @@ fn import_subscribers(
     let report = services::imports::import_subscribers(
         &mut conn,
         slug,
-        &rows,
+        rows,
         confirmed,
         &mut crate::delivery::signature::new_secret,
         &mut progress,

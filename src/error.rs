@@ -102,9 +102,41 @@ impl From<diesel::result::Error> for AppError {
                     retry_after_secs: crate::db::RETRY_AFTER_SECS,
                 }
             }
+            // SQLite's writer lock stayed taken past its busy timeout, or PostgreSQL could not
+            // serialise the transaction: the database is busy, and the same request may pass
+            // in a moment.
+            Error::DatabaseError(DatabaseErrorKind::SerializationFailure, info) => {
+                tracing::warn!(message = info.message(), "the database could not serialise");
+                Self::busy()
+            }
+            Error::DatabaseError(_, info) if is_busy(info.message()) => {
+                tracing::warn!(message = info.message(), "the database is busy");
+                Self::busy()
+            }
             other => Self::Internal(anyhow::Error::new(other).context("database query failed")),
         }
     }
+}
+
+impl AppError {
+    /// 503: the database is busy with another writer.
+    fn busy() -> Self {
+        Self::Unavailable {
+            reason: "the database is busy with another write".into(),
+            retry_after_secs: crate::db::RETRY_AFTER_SECS,
+        }
+    }
+}
+
+/// Whether a database error's message says the database was busy (SQLite's `SQLITE_BUSY` and
+/// `SQLITE_LOCKED`: "database is locked", "database table is locked", "database is busy";
+/// PostgreSQL's lock timeout: "canceling statement due to lock timeout").
+fn is_busy(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    message.starts_with("database is locked")
+        || message.starts_with("database table is locked")
+        || message.starts_with("database is busy")
+        || message.contains("due to lock timeout")
 }
 
 impl From<validator::ValidationErrors> for AppError {
@@ -279,6 +311,35 @@ mod tests {
         fn statement_position(&self) -> Option<i32> {
             None
         }
+    }
+
+    #[test]
+    fn a_busy_sqlite_database_asks_for_a_retry_not_a_500() {
+        use diesel::connection::SimpleConnection;
+        use diesel::{Connection, SqliteConnection};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("busy.db");
+        let url = path.to_str().unwrap();
+        let mut holder = SqliteConnection::establish(url).unwrap();
+        holder
+            .batch_execute("PRAGMA journal_mode=WAL; CREATE TABLE t (x INTEGER); BEGIN IMMEDIATE;")
+            .unwrap();
+        let mut other = SqliteConnection::establish(url).unwrap();
+        other.batch_execute("PRAGMA busy_timeout=0;").unwrap();
+        let err = other
+            .batch_execute("BEGIN IMMEDIATE; INSERT INTO t VALUES (1);")
+            .unwrap_err();
+        let answer = AppError::from(err);
+        assert_eq!(
+            answer.status_code(),
+            StatusCode::SERVICE_UNAVAILABLE,
+            "{answer}"
+        );
+        let res = answer.error_response();
+        assert_eq!(res.headers().get(header::RETRY_AFTER).unwrap(), "2");
+        holder.batch_execute("ROLLBACK;").unwrap();
+        assert!(is_busy("canceling statement due to lock timeout"));
+        assert!(!is_busy("no such table: t"));
     }
 
     #[test]

@@ -158,13 +158,23 @@ where
             DbConn::Postgres(_) => None,
         }
     }
-    let outermost_sqlite = match inner(conn) {
-        Some(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
+    let outermost = match conn {
+        DbConn::Sqlite(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
             .transaction_depth()?
             .is_none(),
-        None => false,
+        DbConn::Postgres(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
+            .transaction_depth()?
+            .is_none(),
     };
-    if !outermost_sqlite {
+    // The outermost commit first asks whether anyone still waits for it (`db::may_commit`).
+    let f = |conn: &mut DbConn| {
+        let value = f(conn)?;
+        if outermost {
+            super::may_commit()?;
+        }
+        Ok(value)
+    };
+    if !outermost || inner(conn).is_none() {
         return conn.transaction(f);
     }
     let begin = |c: &mut DbConn| match inner(c) {

@@ -7,7 +7,9 @@ pub mod models;
 pub mod schema;
 pub mod states;
 
+use std::cell::RefCell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use diesel::r2d2::Pool;
@@ -27,6 +29,10 @@ const WAITERS_PER_CONNECTION: usize = 8;
 /// failing over, partitioned) hangs the blocking thread, not the caller; the thread keeps its
 /// place at the gate, so at most the gate's size of them can be stuck at once.
 pub const RUN_LIMIT: Duration = Duration::from_secs(10);
+
+/// How long a caller whose [`RUN_LIMIT`] passed while its write was committing waits for the
+/// commit's outcome, which is then its answer (a 503 would say nothing was written).
+pub const COMMIT_WAIT: Duration = Duration::from_secs(5);
 
 /// Seconds a client is told to wait after a 503 for lack of a connection.
 pub(crate) const RETRY_AFTER_SECS: u32 = 2;
@@ -89,21 +95,37 @@ impl Db {
     }
 
     /// [`Db::run`] answering 503 after `limit` (readiness probes must answer fast).
+    ///
+    /// A 503 never hides a write that still commits: the work goes on on its blocking thread,
+    /// but a transaction ([`write_tx`]) that reaches its commit after its caller was answered
+    /// rolls back instead; and a caller whose limit passes while a commit is under way waits
+    /// for it (up to [`COMMIT_WAIT`]) and answers what it did.
     pub async fn run_within<T, F>(&self, limit: Duration, f: F) -> AppResult<T>
     where
         F: FnOnce(&mut DbConn) -> AppResult<T> + Send + 'static,
         T: Send + 'static,
     {
-        match tokio::time::timeout(limit, self.run_unbounded(f)).await {
+        let caller = Caller::new();
+        let run = self.run_unbounded(caller.clone(), f);
+        tokio::pin!(run);
+        match tokio::time::timeout(limit, &mut run).await {
             Ok(answer) => answer,
             Err(_) => {
                 metrics::counter!("herald_db_run_timeouts_total").increment(1);
-                Err(self.unavailable("the database did not answer in time"))
+                if caller.give_up() {
+                    return Err(self.unavailable("the database did not answer in time"));
+                }
+                match tokio::time::timeout(COMMIT_WAIT, &mut run).await {
+                    Ok(answer) => answer,
+                    Err(_) => Err(self.unavailable(
+                        "the database did not confirm a write in time: it may have been stored",
+                    )),
+                }
             }
         }
     }
 
-    async fn run_unbounded<T, F>(&self, f: F) -> AppResult<T>
+    async fn run_unbounded<T, F>(&self, caller: Caller, f: F) -> AppResult<T>
     where
         F: FnOnce(&mut DbConn) -> AppResult<T> + Send + 'static,
         T: Send + 'static,
@@ -126,6 +148,7 @@ impl Db {
                 metrics::counter!("herald_db_checkout_timeouts_total").increment(1);
                 unavailable
             })?;
+            let _waiting = caller.waiting_on_this_thread();
             f(&mut conn)
         })
         .await
@@ -168,6 +191,70 @@ impl Db {
     }
 }
 
+/// Whether the caller of a [`Db::run`] still waits for its answer: shared by the caller and
+/// the blocking thread doing its work, which [`write_tx`] asks before it commits.
+#[derive(Clone)]
+struct Caller(Arc<AtomicU8>);
+
+const WAITING: u8 = 0;
+const COMMITTING: u8 = 1;
+const GONE: u8 = 2;
+
+thread_local! {
+    /// The caller of the [`Db::run`] this blocking thread is working for, if any (none for the
+    /// CLI's and start-up's [`Db::run_sync`]).
+    static CALLER: RefCell<Option<Caller>> = const { RefCell::new(None) };
+}
+
+/// Forgets this thread's caller when the work is done.
+struct Working;
+
+impl Drop for Working {
+    fn drop(&mut self) {
+        CALLER.with(|c| c.borrow_mut().take());
+    }
+}
+
+impl Caller {
+    fn new() -> Self {
+        Self(Arc::new(AtomicU8::new(WAITING)))
+    }
+
+    /// Makes this the caller of the work the current thread does until the guard drops.
+    fn waiting_on_this_thread(&self) -> Working {
+        CALLER.with(|c| *c.borrow_mut() = Some(self.clone()));
+        Working
+    }
+
+    /// The caller stops waiting; false when a commit is under way already (its outcome must
+    /// be waited for).
+    fn give_up(&self) -> bool {
+        self.0
+            .compare_exchange(WAITING, GONE, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+}
+
+/// Called by [`write_tx`] just before an outermost commit: `Err` when the caller of the
+/// [`Db::run`] doing this work was answered already (the transaction then rolls back, so its
+/// 503 stays true); otherwise the caller now waits for the commit's outcome.
+pub(crate) fn may_commit() -> Result<(), diesel::result::Error> {
+    let gone = CALLER.with(|c| {
+        c.borrow().as_ref().is_some_and(|caller| {
+            caller
+                .0
+                .compare_exchange(WAITING, COMMITTING, Ordering::AcqRel, Ordering::Acquire)
+                .is_err_and(|now| now == GONE)
+        })
+    });
+    if gone {
+        metrics::counter!("herald_db_abandoned_writes_total").increment(1);
+        tracing::warn!("a write finished after its caller was answered 503: rolled back");
+        return Err(diesel::result::Error::RollbackTransaction);
+    }
+    Ok(())
+}
+
 /// A fresh UUIDv7 as a string: the id of every row.
 pub fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
@@ -177,4 +264,104 @@ pub fn new_id() -> String {
 pub fn now() -> chrono::NaiveDateTime {
     use chrono::{SubsecRound, Utc};
     Utc::now().naive_utc().trunc_subsecs(6)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use diesel::RunQueryDsl;
+    use diesel::sql_types::BigInt;
+
+    use super::*;
+
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+
+    async fn sqlite() -> (tempfile::TempDir, Db) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("run.db").display());
+        let db = Db::connect_url(
+            &DatabaseUrl::parse(&url).unwrap(),
+            2,
+            Duration::from_secs(5),
+        )
+        .unwrap();
+        db.run(|c| {
+            diesel::sql_query("CREATE TABLE t (x INTEGER)").execute(c)?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+        (dir, db)
+    }
+
+    async fn rows(db: &Db) -> i64 {
+        db.run(|c| {
+            let count: Count = diesel::sql_query("SELECT COUNT(*) AS n FROM t").get_result(c)?;
+            Ok(count.n)
+        })
+        .await
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_write_still_running_when_its_caller_is_answered_503_rolls_back() {
+        let (_dir, db) = sqlite().await;
+        let (release, held) = mpsc::channel::<()>();
+        let (finished, done) = mpsc::channel::<bool>();
+        let answer = db
+            .run_within(Duration::from_millis(50), move |c| {
+                let stored = write_tx(c, |c| {
+                    diesel::sql_query("INSERT INTO t VALUES (1)").execute(c)?;
+                    // Slow work after the insert, before the commit: the caller's limit passes.
+                    held.recv().ok();
+                    Ok::<_, AppError>(())
+                });
+                finished.send(stored.is_ok()).unwrap();
+                stored
+            })
+            .await;
+        assert!(
+            matches!(answer, Err(AppError::Unavailable { .. })),
+            "{answer:?}"
+        );
+        release.send(()).unwrap();
+        let stored = tokio::task::spawn_blocking(move || done.recv().unwrap())
+            .await
+            .unwrap();
+        assert!(!stored, "the transaction was refused its commit");
+        assert_eq!(rows(&db).await, 0, "a 503 means nothing was written");
+    }
+
+    #[tokio::test]
+    async fn a_caller_whose_limit_passes_after_a_commit_gets_its_outcome() {
+        let (_dir, db) = sqlite().await;
+        let limit = Duration::from_millis(200);
+        let started = Instant::now();
+        let answer = db
+            .run_within(limit, move |c| {
+                write_tx(c, |c| {
+                    diesel::sql_query("INSERT INTO t VALUES (1)").execute(c)?;
+                    Ok::<_, AppError>(())
+                })?;
+                // Committed; slow work follows in the same run, past the caller's limit.
+                std::thread::sleep(Duration::from_secs(1));
+                Ok(7)
+            })
+            .await;
+        assert!(
+            started.elapsed() > limit,
+            "the limit passed before the answer"
+        );
+        assert_eq!(
+            answer.unwrap(),
+            7,
+            "the committed run's own answer, not a 503"
+        );
+        assert_eq!(rows(&db).await, 1);
+    }
 }

@@ -32,6 +32,9 @@ pub enum Entry {
     Email {
         address: String,
         components: Vec<String>,
+        /// The file says the address never confirmed (Herald's export, state `pending`): it
+        /// stays pending, whatever the operator vouches for the rest.
+        unconfirmed: bool,
     },
     Webhook {
         url: String,
@@ -62,7 +65,7 @@ pub fn read(bytes: &[u8]) -> Result<Vec<Row>, String> {
         let line = record
             .position()
             .map_or(n as u64 + 1, |p| lines.of(p.byte()));
-        let cells: Vec<&str> = record.iter().collect();
+        let cells: Vec<&str> = record.iter().map(without_formula_guard).collect();
         if cells.iter().all(|c| c.is_empty()) {
             continue;
         }
@@ -85,6 +88,16 @@ pub fn read(bytes: &[u8]) -> Result<Vec<Row>, String> {
         return Err("the file has no subscribers".to_owned());
     }
     Ok(rows)
+}
+
+/// A cell as it was before an export guarded it from spreadsheets: Herald's export (and most
+/// others) write `'` before a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage
+/// return, so that no spreadsheet runs it as a formula; the `'` is not part of the value.
+fn without_formula_guard(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest,
+        _ => cell,
+    }
 }
 
 /// Lines of the records, in file order. The reader's own line count is off after CRLF line
@@ -176,6 +189,9 @@ enum Column {
     Url,
     Contact,
     Components,
+    /// The subscriber's state where it comes from (Herald's export: `pending`, `confirmed`,
+    /// `quarantined`, `unsubscribed`).
+    State,
 }
 
 fn column_of(name: &str) -> Option<Column> {
@@ -196,6 +212,7 @@ fn column_of(name: &str) -> Option<Column> {
         "components" | "component" | "componentids" | "componentnames" | "subscribedcomponents" => {
             Some(Column::Components)
         }
+        "state" | "subscriberstate" | "subscriptionstate" => Some(Column::State),
         _ => None,
     }
 }
@@ -251,6 +268,18 @@ impl Header {
         };
         let components = split_components(&[self.cell(cells, Column::Components)]);
         let contact = self.cell(cells, Column::Contact);
+        let state = self.cell(cells, Column::State).to_ascii_lowercase();
+        if state == "unsubscribed" {
+            return Entry::Refused {
+                shown: if email.is_empty() { url } else { email }
+                    .chars()
+                    .take(200)
+                    .collect(),
+                reason: "unsubscribed where the file comes from: a file does not subscribe it \
+                         again"
+                    .to_owned(),
+            };
+        }
         match kind {
             // Statuspage's webhook rows keep the failure address in the email column.
             Kind::Webhook => webhook(
@@ -258,7 +287,18 @@ impl Header {
                 if contact.is_empty() { email } else { contact },
                 components,
             ),
-            Kind::Email => self::email(email, components),
+            Kind::Email => match self::email(email, components) {
+                Entry::Email {
+                    address,
+                    components,
+                    ..
+                } => Entry::Email {
+                    address,
+                    components,
+                    unconfirmed: matches!(state.as_str(), "pending" | "unconfirmed"),
+                },
+                refused => refused,
+            },
             other => unsupported(other, email),
         }
     }
@@ -278,6 +318,7 @@ fn email(address: &str, components: Vec<String>) -> Entry {
     Entry::Email {
         address: address.to_owned(),
         components,
+        unconfirmed: false,
     }
 }
 
@@ -355,6 +396,7 @@ mod tests {
         Entry::Email {
             address: address.to_owned(),
             components: components.iter().map(|c| (*c).to_owned()).collect(),
+            unconfirmed: false,
         }
     }
 
@@ -438,6 +480,33 @@ mod tests {
                 components: vec!["c1 c2".into()],
             }
         );
+    }
+
+    #[test]
+    fn herald_s_export_keeps_pending_addresses_pending_and_loses_its_formula_guards() {
+        let got = entries(
+            "id,type,email,url,contact_email,components,component_updates,state,confirmed_at,created_at\r\n\
+             s1,email,'=1+2@example.com,,,,false,confirmed,,\r\n\
+             s2,email,pat@example.com,,,,false,pending,,\r\n\
+             s3,email,'-lee@example.com,,,,false,Pending,,\r\n\
+             s4,email,gone@example.com,,,,false,unsubscribed,,\r\n\
+             s5,email,'quoted@example.com,,,,false,confirmed,,\r\n",
+        );
+        assert_eq!(got[0].1, mail("=1+2@example.com", &[]));
+        let pending = |address: &str| Entry::Email {
+            address: address.to_owned(),
+            components: vec![],
+            unconfirmed: true,
+        };
+        assert_eq!(got[1].1, pending("pat@example.com"));
+        assert_eq!(got[2].1, pending("-lee@example.com"));
+        let Entry::Refused { shown, reason } = &got[3].1 else {
+            panic!("{:?}", got[3]);
+        };
+        assert_eq!(shown, "gone@example.com");
+        assert!(reason.starts_with("unsubscribed where the file comes from"));
+        // Only a guard before a formula's first character is taken off.
+        assert_eq!(got[4].1, mail("'quoted@example.com", &[]));
     }
 
     #[test]

@@ -79,6 +79,17 @@ impl Report {
         });
     }
 
+    /// Adds what `other` (a later part of the same import) did.
+    pub fn merge(&mut self, other: Report) {
+        for (kind, n) in other.created {
+            *self.created.entry(kind).or_default() += n;
+        }
+        for (kind, n) in other.skipped {
+            *self.skipped.entry(kind).or_default() += n;
+        }
+        self.refused.extend(other.refused);
+    }
+
     /// The report in one line per heading, for a terminal.
     pub fn lines(&self) -> Vec<String> {
         let list = |counts: &BTreeMap<&'static str, usize>| {

@@ -15,6 +15,8 @@ on_both_backends!(
     a_statuspage_subscriber_file_subscribes_each_once_with_their_components,
     the_command_line_imports_confirmed_lists_without_mail_and_others_with_one,
     a_file_or_endpoint_that_cannot_be_taken_is_refused_with_the_reason,
+    a_large_file_is_written_in_parts_while_other_writes_go_on,
+    herald_s_own_export_comes_back_as_it_was,
 );
 
 /// The fixture with the receiver's address in it.
@@ -330,4 +332,188 @@ async fn a_file_or_endpoint_that_cannot_be_taken_is_refused_with_the_reason(db: 
         .await;
     assert_eq!(status, 403, "owners only");
     assert_eq!(subscribers(&s).await.len(), 1, "only hal");
+}
+
+/// The rows of the page's subscriber export (its header left out).
+async fn exported(s: &Setup, slug: &str) -> Vec<String> {
+    let res = s
+        .app
+        .client
+        .get(format!(
+            "{}/api/v1/pages/{slug}/subscribers/export",
+            s.app.address
+        ))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let text = res.text().await.unwrap();
+    text.lines().skip(1).map(str::to_owned).collect()
+}
+
+async fn a_large_file_is_written_in_parts_while_other_writes_go_on(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    // 5,000 rows: five transactions. Row 4,502 repeats row 12's address, in another part.
+    let mut csv = String::from("email\n");
+    for n in 0..5_000 {
+        let n = if n == 4_500 { 10 } else { n };
+        csv.push_str(&format!("reader{n}@example.com\n"));
+    }
+    let body = json!({"page": "acme", "csv": csv, "confirmed": true});
+    let importing = tokio::spawn({
+        let client = s.app.client.clone();
+        let url = format!("{}/api/v1/imports/subscribers", s.app.address);
+        let token = s.token.clone();
+        async move {
+            let res = client
+                .post(url)
+                .bearer_auth(token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            let status = res.status().as_u16();
+            (status, res.json::<Value>().await.unwrap())
+        }
+    });
+    // A responder keeps writing meanwhile: every answer is a success, or a 503 that says
+    // when to come back; never a 500.
+    let mut writes = 0;
+    while !importing.is_finished() || writes == 0 {
+        let res = s
+            .app
+            .client
+            .post(format!("{}/api/v1/pages/acme/components", s.app.address))
+            .bearer_auth(&s.token)
+            .json(&json!({"name": format!("Edge {writes}")}))
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        assert!(
+            status == 201 || (status == 503 && res.headers().contains_key("retry-after")),
+            "a write beside the import got {status}: {}",
+            res.text().await.unwrap()
+        );
+        writes += 1;
+    }
+    let (status, report) = importing.await.unwrap();
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["created"], json!({"email subscribers": 4_999}));
+    let refused = report["refused"].as_array().unwrap();
+    assert_eq!(refused.len(), 1, "{report}");
+    assert_eq!(refused[0]["source_id"], "line 4502");
+    assert_eq!(refused[0]["reason"], "the same subscriber as line 12");
+    // The answer is what was stored.
+    assert_eq!(exported(&s, "acme").await.len(), 4_999);
+    let mut parts = Vec::new();
+    for offset in (0..).step_by(100) {
+        let path = format!("/audit?limit=100&offset={offset}");
+        let (status, audit) = s.app.api(&s.token).get(&path).await;
+        assert_eq!(status, 200, "{audit}");
+        let entries = audit.as_array().unwrap();
+        if entries.is_empty() {
+            break;
+        }
+        parts.extend(
+            entries
+                .iter()
+                .filter(|e| e["action"] == "import.subscribers")
+                .map(|e| e["changes"]["rows"].clone()),
+        );
+    }
+    parts.sort_by_key(|rows| {
+        rows.as_str()
+            .unwrap()
+            .split('-')
+            .next()
+            .unwrap()
+            .parse::<u32>()
+            .unwrap()
+    });
+    assert_eq!(
+        parts,
+        [
+            "1-1000 of 5000",
+            "1001-2000 of 5000",
+            "2001-3000 of 5000",
+            "3001-4000 of 5000",
+            "4001-5000 of 5000"
+        ],
+        "one audit row per transaction"
+    );
+}
+
+async fn herald_s_own_export_comes_back_as_it_was(db: TestDb) {
+    let s = Setup::spawn(db).await;
+    // A confirmed address that a spreadsheet would run as a formula, and one that never
+    // confirmed (subscribed on the public page, its link not opened).
+    let (status, made) = s
+        .app
+        .api(&s.token)
+        .post(
+            "/pages/acme/subscribers",
+            json!({"type": "email", "email": "=1+2@example.com"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{made}");
+    let (status, body) = s
+        .subscribe(json!({"type": "email", "email": "pat@example.com"}))
+        .await;
+    assert!(status == 201 || status == 202, "{status} {body}");
+    let rows = exported(&s, "acme").await;
+    assert!(
+        rows.iter().any(|r| r.contains(",'=1+2@example.com,")),
+        "the export guards the formula: {rows:?}"
+    );
+    let (status, _) = s
+        .app
+        .api(&s.token)
+        .post("/pages", json!({"slug": "beta", "name": "Beta"}))
+        .await;
+    assert_eq!(status, 201);
+    let res = s
+        .app
+        .client
+        .get(format!(
+            "{}/api/v1/pages/acme/subscribers/export",
+            s.app.address
+        ))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap();
+    let csv = res.text().await.unwrap();
+    // The operator vouches for the list: confirmed.
+    let (status, report) = s
+        .app
+        .api(&s.token)
+        .post(
+            "/imports/subscribers",
+            json!({"page": "beta", "csv": csv, "confirmed": true}),
+        )
+        .await;
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["created"], json!({"email subscribers": 2}));
+    let (status, list) = s.app.api(&s.token).get("/pages/beta/subscribers").await;
+    assert_eq!(status, 200, "{list}");
+    let state_of = |email: &str| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["email"] == email)
+            .unwrap_or_else(|| panic!("{email} in {list}"))["state"]
+            .clone()
+    };
+    assert_eq!(
+        state_of("=1+2@example.com"),
+        "confirmed",
+        "without its guard"
+    );
+    assert_eq!(
+        state_of("pat@example.com"),
+        "pending",
+        "an address that never confirmed does not become confirmed by a file"
+    );
 }

@@ -1,7 +1,8 @@
 //! Moving from Statuspage through the API (owners), as `herald import` does on the command
 //! line: `POST /imports/statuspage` reads the source page under the outbound rules, then
 //! writes it to the Herald page (made when missing) in one transaction; `POST
-//! /imports/subscribers` takes a subscriber file's text and subscribes its rows to a page.
+//! /imports/subscribers` takes a subscriber file's text and subscribes its rows to a page, a
+//! thousand rows per transaction.
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
@@ -12,9 +13,9 @@ use super::run::Api;
 use crate::auth::Permission;
 use crate::domain::{Slug, statuspage};
 use crate::error::{AppError, AppResult};
-use crate::services::audit::Change;
+use crate::services::audit::{self, Actor, Change};
 use crate::services::idempotency::Answer;
-use crate::services::imports;
+use crate::services::imports::{self, Report, subscribers::SubscriberImport};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -71,7 +72,11 @@ struct SubscribersImport {
     confirmed: bool,
 }
 
-/// `POST /imports/subscribers`: 200 with the subscribers created, skipped and refused.
+/// `POST /imports/subscribers`: 200 with the subscribers created, skipped and refused. The
+/// rows are written a thousand per transaction (each with its audit row), so a large file
+/// never holds the database from other writers; when a transaction cannot be written (the
+/// database busy or gone), the answer is its error, saying how many rows were written before
+/// it (a second run skips them).
 #[tracing::instrument(skip_all)]
 pub async fn import_subscribers(
     api: Api,
@@ -88,34 +93,86 @@ pub async fn import_subscribers(
     let rows = crate::domain::subscriber_csv::read(input.csv.as_bytes())
         .map_err(|e| AppError::field("csv", e))?;
     let rows = crate::importer::check_webhooks(rows, &api.state().notify.policy).await;
+    let actor = Actor {
+        user_id: api.auth().user_id.clone(),
+        email: api.auth().email.clone(),
+    };
     let slug = String::from(slug);
-    let confirmed = input.confirmed;
-    let answer = api
-        .write(Permission::Admin, &fields, move |c| {
-            let report = imports::import_subscribers(
-                c,
-                &slug,
-                &rows,
-                confirmed,
-                &mut crate::delivery::signature::new_secret,
-                &mut |_| {},
-            )?;
-            let page = crate::services::pages::get_page_by_slug(c, &slug)?;
-            let change = Change {
-                action: "import.subscribers",
-                entity_type: "page",
-                entity_id: Some(page.id.to_string()),
-                page_id: Some(page.id.clone()),
-                changes: json!({
-                    "confirmed": confirmed,
-                    "created": report.created,
-                    "skipped": report.skipped,
-                    "refused": report.refused.len(),
-                }),
-            };
-            Ok((Answer::new(200, json!(report)), change))
-        })
-        .await?;
-    crate::http::committed::notifications_queued(api.state());
-    Ok(answer)
+    let mut import = Some(SubscriberImport::new(&slug, rows, input.confirmed));
+    let mut report = Report {
+        page: slug,
+        ..Report::default()
+    };
+    let total = import.as_ref().map_or(0, SubscriberImport::total);
+    while let Some(mut going) = import.take() {
+        let actor = actor.clone();
+        let done = going.done();
+        let written = api
+            .state()
+            .db
+            .run(move |c| {
+                let part = going.next_part(
+                    c,
+                    &mut crate::delivery::signature::new_secret,
+                    &mut |c, part| audit::record(c, &actor, &part_change(part)),
+                )?;
+                Ok((going, part))
+            })
+            .await;
+        let (going, part) = written.map_err(|e| stopped_at(e, done, total, &report))?;
+        report.merge(part);
+        crate::http::committed::notifications_queued(api.state());
+        if !going.finished() {
+            import = Some(going);
+        }
+    }
+    Ok(HttpResponse::Ok().json(report))
+}
+
+/// The audit row of one transaction of a subscriber import.
+fn part_change(part: &imports::subscribers::Part<'_>) -> Change {
+    let report = part.report;
+    Change {
+        action: "import.subscribers",
+        entity_type: "page",
+        entity_id: Some(part.page_id.to_string()),
+        page_id: Some(part.page_id.clone()),
+        changes: json!({
+            "rows": format!("{}-{} of {}", part.first, part.last, part.total),
+            "confirmed": part.confirmed,
+            "created": report.created,
+            "skipped": report.skipped,
+            "refused": report.refused.len(),
+        }),
+    }
+}
+
+/// The error that stopped an import after `done` of `total` rows were written: as it is when
+/// nothing was, otherwise saying what was.
+fn stopped_at(error: AppError, done: usize, total: usize, report: &Report) -> AppError {
+    if done == 0 {
+        return error;
+    }
+    let so_far = report.lines()[1..3].join("; ");
+    let what = format!(
+        "{done} of {total} rows were imported before this ({so_far}); send the same file \
+         again to import the rest: the rows imported already are skipped"
+    );
+    match error {
+        AppError::Unavailable {
+            reason,
+            retry_after_secs,
+        } => AppError::Unavailable {
+            reason: format!("{reason}. {what}"),
+            retry_after_secs,
+        },
+        AppError::Validation(mut fields) => {
+            fields.entry("csv".to_owned()).or_default().push(what);
+            AppError::Validation(fields)
+        }
+        AppError::BadRequest(message) => AppError::BadRequest(format!("{message}. {what}")),
+        AppError::Conflict(message) => AppError::Conflict(format!("{message}. {what}")),
+        AppError::Internal(e) => AppError::Internal(e.context(what)),
+        other => other,
+    }
 }

@@ -4,7 +4,8 @@
 //!
 //! - An email address is pending until its owner confirms, and gets one mail saying the page
 //!   moved (`subscriber.moved_confirmation`); with `confirmed` it counts as confirmed at once
-//!   (the operator vouches that the list was confirmed where it came from) and gets nothing.
+//!   (the operator vouches that the list was confirmed where it came from) and gets nothing,
+//!   except a row the file itself marks pending (Herald's export), which stays pending.
 //! - A webhook is subscribed at once with a new signing secret and component updates on, as a
 //!   Statuspage webhook was; its URL was checked against the outbound rules before.
 //! - An address or URL the page already has, in any state, is skipped: a re-import changes
@@ -32,54 +33,167 @@ const EMAIL: &str = "email subscribers";
 const WEBHOOK: &str = "webhook subscribers";
 const ROWS: &str = "rows";
 
-/// Imports `rows` into the page `slug` (which must exist), in one transaction; `progress`
-/// hears every thousand rows.
+/// How many rows one transaction takes: a file of any size is written a transaction at a
+/// time, so other writers (responders, the engine) get the database between them, and a
+/// failure loses one transaction's rows, never the file's.
+pub const ROWS_PER_TRANSACTION: usize = 1_000;
+
+/// A subscriber file on its way into a page, [`ROWS_PER_TRANSACTION`] rows at a time.
+pub struct SubscriberImport {
+    slug: String,
+    rows: Vec<Row>,
+    confirmed: bool,
+    /// Rows written (committed) so far.
+    done: usize,
+    /// The line of each address met so far: a second row for one address is refused,
+    /// whichever transaction the first was in.
+    seen: HashMap<String, u64>,
+}
+
+impl SubscriberImport {
+    pub fn new(slug: &str, rows: Vec<Row>, confirmed: bool) -> Self {
+        Self {
+            slug: slug.to_owned(),
+            rows,
+            confirmed,
+            done: 0,
+            seen: HashMap::new(),
+        }
+    }
+
+    /// Rows written so far, of [`SubscriberImport::total`].
+    pub fn done(&self) -> usize {
+        self.done
+    }
+
+    pub fn total(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn finished(&self) -> bool {
+        self.done == self.rows.len()
+    }
+
+    /// Writes the next rows in one transaction, with `also` (the audit row of this part) in
+    /// it; answers what they did. On an error nothing of them is written, and the import
+    /// stays where it was.
+    pub fn next_part(
+        &mut self,
+        conn: &mut DbConn,
+        secret: &mut dyn FnMut() -> String,
+        also: &mut dyn FnMut(&mut DbConn, &Part) -> AppResult<()>,
+    ) -> AppResult<Report> {
+        let end = (self.done + ROWS_PER_TRANSACTION).min(self.rows.len());
+        let (report, seen) = write_tx(conn, |conn| {
+            let page = pages::find_by_slug(conn, &self.slug)?.ok_or_else(|| {
+                AppError::field("page", format!("there is no page '{}'", self.slug))
+            })?;
+            let mut report = Report {
+                page: self.slug.clone(),
+                ..Report::default()
+            };
+            let names = Components::of(conn, &page.id)?;
+            let mut seen = Seen {
+                before: &self.seen,
+                now: HashMap::new(),
+            };
+            let at = now();
+            for row in &self.rows[self.done..end] {
+                let line = format!("line {}", row.line);
+                match take(conn, &page.id, row, &names, &mut seen) {
+                    Ok(Taken::Skip(counted)) => report.skipped(counted),
+                    Ok(Taken::New(subscriber, chosen, unconfirmed)) => {
+                        let counted = match subscriber.kind {
+                            Channel::Email => EMAIL,
+                            Channel::Webhook => WEBHOOK,
+                        };
+                        // The operator vouches for the list, not for the rows it says never
+                        // confirmed: those confirm as anyone subscribing does.
+                        let confirmed = self.confirmed && !unconfirmed;
+                        add(conn, &page.id, *subscriber, &chosen, confirmed, secret, at)?;
+                        report.created(counted);
+                    }
+                    Err((shown, reason)) => report.refused(ROWS, &line, &shown, reason),
+                }
+            }
+            let part = Part {
+                page_id: page.id.clone(),
+                first: self.done + 1,
+                last: end,
+                total: self.rows.len(),
+                confirmed: self.confirmed,
+                report: &report,
+            };
+            also(conn, &part)?;
+            Ok::<_, AppError>((report, seen.now))
+        })?;
+        self.seen.extend(seen);
+        self.done = end;
+        Ok(report)
+    }
+}
+
+/// One transaction's rows of an import, for its audit row.
+pub struct Part<'a> {
+    pub page_id: PageId,
+    /// Its first and last row (1-based) of `total`.
+    pub first: usize,
+    pub last: usize,
+    pub total: usize,
+    pub confirmed: bool,
+    pub report: &'a Report,
+}
+
+/// Addresses met in earlier transactions, and in this one.
+struct Seen<'a> {
+    before: &'a HashMap<String, u64>,
+    now: HashMap<String, u64>,
+}
+
+impl Seen<'_> {
+    fn get(&self, address: &str) -> Option<&u64> {
+        self.before.get(address).or_else(|| self.now.get(address))
+    }
+
+    fn insert(&mut self, address: String, line: u64) {
+        self.now.insert(address, line);
+    }
+}
+
+/// Imports `rows` into the page `slug` (which must exist), [`ROWS_PER_TRANSACTION`] at a
+/// time; `progress` hears after each transaction. An error stops it: the transactions before
+/// it stay written (a second run skips their rows).
 pub fn import_subscribers(
     conn: &mut DbConn,
     slug: &str,
-    rows: &[Row],
+    rows: Vec<Row>,
     confirmed: bool,
     secret: &mut dyn FnMut() -> String,
     progress: &mut dyn FnMut(&str),
 ) -> AppResult<Report> {
-    write_tx(conn, |conn| {
-        let page = pages::find_by_slug(conn, slug)?
-            .ok_or_else(|| AppError::field("page", format!("there is no page '{slug}'")))?;
-        let mut report = Report {
-            page: slug.to_owned(),
-            ..Report::default()
-        };
-        let names = Components::of(conn, &page.id)?;
-        let mut seen: HashMap<String, u64> = HashMap::new();
-        let at = now();
-        for (n, row) in rows.iter().enumerate() {
-            let line = format!("line {}", row.line);
-            match take(conn, &page.id, row, &names, &mut seen) {
-                Ok(Taken::Skip(counted)) => report.skipped(counted),
-                Ok(Taken::New(subscriber, chosen)) => {
-                    let counted = match subscriber.kind {
-                        Channel::Email => EMAIL,
-                        Channel::Webhook => WEBHOOK,
-                    };
-                    add(conn, &page.id, *subscriber, &chosen, confirmed, secret, at)?;
-                    report.created(counted);
-                }
-                Err((shown, reason)) => report.refused(ROWS, &line, &shown, reason),
-            }
-            if (n + 1) % 1000 == 0 || n + 1 == rows.len() {
-                progress(&format!("subscribers: {}/{}", n + 1, rows.len()));
-            }
-        }
-        Ok(report)
-    })
+    let mut import = SubscriberImport::new(slug, rows, confirmed);
+    let mut report = Report {
+        page: slug.to_owned(),
+        ..Report::default()
+    };
+    while !import.finished() {
+        report.merge(import.next_part(conn, secret, &mut |_, _| Ok(()))?);
+        progress(&format!(
+            "subscribers: {}/{}",
+            import.done(),
+            import.total()
+        ));
+    }
+    Ok(report)
 }
 
 /// What became of a row.
 enum Taken {
     /// Already the page's (the report's heading).
     Skip(&'static str),
-    /// A new subscriber (state and secret still to set) with its chosen components.
-    New(Box<Subscriber>, Vec<String>),
+    /// A new subscriber (state and secret still to set) with its chosen components, and
+    /// whether the file says it never confirmed.
+    New(Box<Subscriber>, Vec<String>, bool),
 }
 
 type Refusal = (String, String);
@@ -89,13 +203,14 @@ fn take(
     page_id: &PageId,
     row: &Row,
     names: &Components,
-    seen: &mut HashMap<String, u64>,
+    seen: &mut Seen<'_>,
 ) -> Result<Taken, Refusal> {
-    let (channel, address, contact, components) = match &row.entry {
+    let (channel, address, contact, components, unconfirmed) = match &row.entry {
         Entry::Refused { shown, reason } => return Err((shown.clone(), reason.clone())),
         Entry::Email {
             address,
             components,
+            unconfirmed,
         } => {
             let email =
                 EmailAddress::parse(address).map_err(|e| (clip(address), format!("email {e}")))?;
@@ -104,6 +219,7 @@ fn take(
                 String::from(email.as_str()),
                 None,
                 components,
+                *unconfirmed,
             )
         }
         Entry::Webhook {
@@ -124,7 +240,7 @@ fn take(
                 ),
                 None => None,
             };
-            (Channel::Webhook, url.clone(), contact, components)
+            (Channel::Webhook, url.clone(), contact, components, false)
         }
     };
     if let Some(first) = seen.get(&address) {
@@ -175,7 +291,7 @@ fn take(
         updated_at: at,
         language: None,
     };
-    Ok(Taken::New(Box::new(subscriber), chosen))
+    Ok(Taken::New(Box::new(subscriber), chosen, unconfirmed))
 }
 
 fn add(
