@@ -54,4 +54,27 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn obfuscated_and_other_script_schemes_lose_their_address() {
+        for evil in [
+            "[x](vbscript:msgbox(1))",
+            "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+            "[x](jav&#x61;script:alert(1))",
+            "[x](&#106;avascript:alert(1))",
+            "[x](JaVaScRiPt:alert(1))",
+            "<JaVaScRiPt:alert(1)>",
+            "<a href=\"vbscript:msgbox(1)\">x</a>",
+            "<a href=\"data:text/html,x\">x</a>",
+            "<a href=\"jav&#x61;script:alert(1)\">x</a>",
+            "<a href=\"&#106;avascript:alert(1)\">x</a>",
+            "<a href=\"JaVaScRiPt:alert(1)\">x</a>",
+            "<a href=\"java&#x09;script:alert(1)\">x</a>",
+        ] {
+            let html = to_safe_html(evil);
+            assert!(!html.contains("href="), "{evil} -> {html}");
+        }
+        // The check above sees a link that is kept.
+        assert!(to_safe_html("[x](https://example.com)").contains("href="));
+    }
 }

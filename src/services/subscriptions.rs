@@ -511,3 +511,49 @@ fn csv_cell(value: &str) -> String {
         value
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::csv_cell;
+
+    #[test]
+    fn cells_a_spreadsheet_would_run_start_with_a_quote() {
+        for (given, written) in [
+            ("=1+2@example.com", "'=1+2@example.com"),
+            ("+sum@example.com", "'+sum@example.com"),
+            ("-neg@example.com", "'-neg@example.com"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tcmd", "'\tcmd"),
+            ("=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0"),
+        ] {
+            assert_eq!(csv_cell(given), written, "{given:?}");
+        }
+    }
+
+    #[test]
+    fn a_leading_carriage_return_is_defused_and_quoted() {
+        assert_eq!(csv_cell("\r=cmd"), "\"'\r=cmd\"");
+    }
+
+    #[test]
+    fn a_defused_cell_is_still_quoted_as_rfc_4180_says() {
+        assert_eq!(csv_cell("=SUM(1,2)"), "\"'=SUM(1,2)\"");
+        assert_eq!(csv_cell("-\"x\""), "\"'-\"\"x\"\"\"");
+        assert_eq!(csv_cell("+a\nb"), "\"'+a\nb\"");
+    }
+
+    #[test]
+    fn other_cells_are_left_as_they_are() {
+        for plain in [
+            "ann@example.com",
+            "https://hooks.example.com/x?a=1",
+            "2026-01-02T03:04:05+00:00",
+            "a=b",
+            "x-y",
+            "",
+        ] {
+            assert_eq!(csv_cell(plain), plain, "{plain:?}");
+        }
+        assert_eq!(csv_cell("a,b"), "\"a,b\"");
+    }
+}
