@@ -22,6 +22,7 @@ mod delivery;
 mod embed;
 mod error_pages;
 mod health;
+mod held;
 mod imports;
 mod jobs;
 mod languages;
