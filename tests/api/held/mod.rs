@@ -5,6 +5,8 @@
 //! bodies ([`alerts`]), an embed that shows names as text ([`embed`]), a subscriber export a
 //! spreadsheet cannot run ([`csv`]), and the API's roles and page boundaries ([`roles`]).
 
+mod alerts;
+mod csv;
 mod links;
 mod outbound;
 mod private;
