@@ -7,6 +7,7 @@
 
 mod alerts;
 mod csv;
+mod embed;
 mod links;
 mod outbound;
 mod private;
