@@ -11,6 +11,7 @@ mod embed;
 mod links;
 mod outbound;
 mod private;
+mod roles;
 mod svg;
 
 use std::io::{Read, Write};
