@@ -235,3 +235,22 @@ async fn script_addresses_as_header_links_are_refused_by_field(db: TestDb) {
         assert!(!addresses.iter().any(|a| a.starts_with(bad)), "{bad}");
     }
 }
+
+/// The check above is only as good as its reading of addresses: it finds a script address
+/// however it is written, and reads a plain one as it is.
+#[test]
+fn the_address_reader_decodes_what_a_browser_decodes() {
+    let html = "<a href=\"jav&#x61;script:a()\">1</a><a href='&#106;avascript:b()'>2</a>\
+                <a href=java&#x09;script:c()>3</a><img src=\"JaVaScRiPt&colon;d()\">\
+                <a href=\"https://example.com/?a=1&amp;b=2\">4</a>";
+    assert_eq!(
+        addresses(html),
+        [
+            "javascript:a()",
+            "javascript:b()",
+            "javascript:c()",
+            "https://example.com/?a=1&b=2",
+            "javascript:d()",
+        ]
+    );
+}

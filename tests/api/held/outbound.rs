@@ -1,9 +1,10 @@
 //! Outbound requests cannot be pointed inside: loopback written in hex, octal or short form,
 //! the unspecified addresses, IPv4 inside NAT64 and 6to4 addresses, the clouds' metadata
 //! services and other schemes are refused by field, before any connection, on every route
-//! that makes Herald reach a URL (a public webhook subscription, a responder's, a mirror, an
-//! import). And what is read is bounded: an endless answer is cut at the import's 16 MiB,
-//! a trickling one ends at the 10 s limit.
+//! that makes Herald reach a URL (a public webhook subscription, by JSON or by the form, a
+//! responder's, a mirror, an import, a page's support and responder webhooks). And what is
+//! read is bounded: an endless answer is cut at the import's 16 MiB, a trickling one ends at
+//! the 10 s limit.
 
 use std::io::Write;
 use std::sync::Arc;
@@ -57,6 +58,23 @@ async fn through_each_route(
     let status = res.status().as_u16();
     let body = res.json().await.unwrap_or(Value::Null);
     answers.push(("public subscribe", status, body, "url"));
+    // The HTML form: the form again, with the field's error, and no subscription.
+    let res = app
+        .client
+        .post(format!("{}/status/acme/subscribe", app.address))
+        .header("X-Forwarded-For", format!("203.0.113.{}", n % 250 + 1))
+        .form(&[
+            ("type", "webhook"),
+            ("url", url),
+            ("contact_email", "ops@example.com"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    let html = res.text().await.unwrap();
+    assert_eq!(status, 422, "subscribe form {url}: {html}");
+    assert!(html.contains("name=\"url\""), "the form again: {html}");
     let (status, body) = app
         .api(owner)
         .post(
@@ -81,6 +99,13 @@ async fn through_each_route(
         )
         .await;
     answers.push(("import", status, body, "from"));
+    for field in ["support_webhook_url", "responder_webhook_url"] {
+        let (status, body) = app
+            .api(owner)
+            .patch("/pages/acme", json!({field: url}))
+            .await;
+        answers.push(("page webhook", status, body, field));
+    }
     answers
 }
 
@@ -134,6 +159,9 @@ async fn inside_addresses_in_disguise_are_refused_by_field_before_any_connection
     assert_eq!(mirrors, json!([]));
     let (status, _) = app.api(&owner).get("/pages/imported").await;
     assert_eq!(status, 404, "no page was made by a refused import");
+    let (_, page) = app.api(&owner).get("/pages/acme").await;
+    assert_eq!(page["support_webhook_url"], Value::Null, "{page}");
+    assert_eq!(page["responder_webhook_url"], Value::Null, "{page}");
 }
 
 /// Our Herald, allowed to reach the loopback servers of the tests below.
