@@ -12,7 +12,7 @@ use super::BODY_LIMIT;
 use crate::error::{AppError, AppResult};
 
 /// The JSON extractor settings of the API: [`BODY_LIMIT`], and malformed bodies answered with
-/// the API's error shape (400, or 413 when too large).
+/// the API's error shape (400, saying so when the body is larger than the limit).
 pub fn json_config() -> web::JsonConfig {
     web::JsonConfig::default()
         .limit(BODY_LIMIT)

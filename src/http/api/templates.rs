@@ -58,6 +58,8 @@ pub async fn update_template(
     path: web::Path<(String, String)>,
     body: web::Json<Value>,
 ) -> AppResult<HttpResponse> {
+    // The role first: a viewer is refused whatever the body holds.
+    api.auth().require(Permission::Write)?;
     let ((slug, id), fields) = (path.into_inner(), body.into_inner());
     let input: TemplateInput = typed(&fields)?;
     api.page_write(Permission::Write, slug, fields, move |c, page| {

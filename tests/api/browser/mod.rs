@@ -4,7 +4,7 @@
 
 mod accessibility;
 mod brand;
-mod cdp;
+pub(crate) mod cdp;
 mod console;
 mod embed;
 mod keyboard;

@@ -12,10 +12,7 @@ use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, TestDb};
 
-// The browser tests' DevTools client, used here as well (`browser::cdp` is private to them).
-#[path = "../browser/cdp.rs"]
-#[allow(dead_code, clippy::duplicate_mod)]
-mod cdp;
+use crate::browser::cdp;
 
 /// The incident's name: markup that runs a handler if it ever becomes an element.
 const MARKUP: &str = "<img src=x onerror=alert(1)>";
