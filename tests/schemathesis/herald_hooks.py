@@ -33,7 +33,8 @@ be accepted. Negative cases are sent as generated.
   kept for it (`imported`), so that repeated imports add nothing; a subscriber import brings a
   file of one new address for the demo page.
 - A page's brand colour reads on white (a contrast of 4.5:1 or more): a generated colour is
-  darkened until it does. Its custom CSS is one the server takes (no at-rules, blocks, url()
+  darkened until it does. A wildcard embed origin is under a name of its own, not over a
+  public suffix (`https://*.com` is refused). Its custom CSS is one the server takes (no at-rules, blocks, url()
   or script vectors: a generated one keeps its letters, digits and spaces). A header link's
   address is a real one.
 - An uploaded logo or favicon is a real image of the kind its media type names (sent in
@@ -524,6 +525,20 @@ def _a_look_it_takes(case, kwargs):
         for n, link in enumerate(links):
             if isinstance(link, dict) and "url" in link:
                 link["url"] = f"https://example.com/help/{n}"
+    origins = body.get("embed_origins")
+    if isinstance(origins, list):
+        body["embed_origins"] = [_own_wildcard(o) for o in origins]
+
+
+def _own_wildcard(origin):
+    """A wildcard origin under a name of its own, not over a public suffix (`*.com`), which
+    the server refuses: `https://*.x` becomes `https://*.e.e.x` (two labels: no rule of the
+    public suffix list has a wildcard two deep), or loses its `*.` when that is too long."""
+    if not isinstance(origin, str) or "://*." not in origin:
+        return origin
+    scheme, rest = origin.split("://*.", 1)
+    longer = f"{scheme}://*.e.e.{rest}"
+    return longer if len(longer) <= 200 else f"{scheme}://{rest}"
 
 
 def _languages_it_reads(case):
