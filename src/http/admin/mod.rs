@@ -11,7 +11,7 @@ mod components;
 mod dashboard;
 mod details;
 mod fields;
-mod form;
+pub mod form;
 mod groups;
 mod history;
 mod images;
