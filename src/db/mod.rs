@@ -34,6 +34,10 @@ pub const RUN_LIMIT: Duration = Duration::from_secs(10);
 /// commit's outcome, which is then its answer (a 503 would say nothing was written).
 pub const COMMIT_WAIT: Duration = Duration::from_secs(5);
 
+/// The longest [`Db::let_others_write`] waits: longer than SQLite's busy handler sleeps between
+/// two tries, so a writer waiting there tries while the lock is free.
+pub const WRITERS_TURN: Duration = Duration::from_millis(150);
+
 /// Seconds a client is told to wait after a 503 for lack of a connection.
 pub(crate) const RETRY_AFTER_SECS: u32 = 2;
 
@@ -153,6 +157,21 @@ impl Db {
         })
         .await
         .map_err(|e| AppError::Internal(anyhow::anyhow!("database task failed: {e}")))?
+    }
+
+    /// Lets other writers in between the transactions of a long loop of them (an import). On
+    /// SQLite one transaction writes at a time and waiting ones sleep in its busy handler (up
+    /// to 100 ms between tries), so a loop that begins its next transaction at once would keep
+    /// them out until it ends: this waits while other callers hold a connection, at most
+    /// [`WRITERS_TURN`]. PostgreSQL writers do not queue behind one another; it returns at once.
+    pub async fn let_others_write(&self) {
+        if self.backend != Backend::Sqlite {
+            return;
+        }
+        let until = Instant::now() + WRITERS_TURN;
+        while self.in_use() > 0 && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
     }
 
     /// Runs `f` on the calling thread: only for the CLI and start-up, never on an async worker.

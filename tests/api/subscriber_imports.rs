@@ -378,8 +378,11 @@ async fn a_large_file_is_written_in_parts_while_other_writes_go_on(db: TestDb) {
         }
     });
     // A responder keeps writing meanwhile: every answer is a success, or a 503 that says
-    // when to come back; never a 500.
+    // when to come back; never a 500. Its writes go in between the import's transactions
+    // (SQLite's writers wait in its busy handler, which an import beginning its next
+    // transaction at once would keep out until it ended).
     let mut writes = 0;
+    let mut written_while_importing = 0;
     while !importing.is_finished() || writes == 0 {
         let res = s
             .app
@@ -397,7 +400,14 @@ async fn a_large_file_is_written_in_parts_while_other_writes_go_on(db: TestDb) {
             res.text().await.unwrap()
         );
         writes += 1;
+        if !importing.is_finished() {
+            written_while_importing += 1;
+        }
     }
+    assert!(
+        written_while_importing >= 2,
+        "{written_while_importing} writes went in while the import ran"
+    );
     let (status, report) = importing.await.unwrap();
     assert_eq!(status, 200, "{report}");
     assert_eq!(report["created"], json!({"email subscribers": 4_999}));

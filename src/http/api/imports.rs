@@ -123,6 +123,7 @@ pub async fn import_subscribers(
         report.merge(part);
         crate::http::committed::notifications_queued(api.state());
         if !going.finished() {
+            api.state().db.let_others_write().await;
             import = Some(going);
         }
     }
