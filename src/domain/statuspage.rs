@@ -120,8 +120,9 @@ pub struct Affected {
 /// Reads one document, or says which and why not.
 pub fn parse<T: serde::de::DeserializeOwned>(name: &str, bytes: &[u8]) -> Result<T, String> {
     serde_json::from_slice(bytes).map_err(|e| {
+        // The message may quote the document's text: cut on a character's boundary.
         let mut why = e.to_string();
-        why.truncate(300);
+        why.truncate(why.floor_char_boundary(300));
         format!("{name} is not a Statuspage document: {why}")
     })
 }
@@ -163,6 +164,18 @@ pub fn component_status(word: &str) -> Result<ComponentStatus, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by bench/fuzz.sh (statuspage_documents): an error message quoting text with a
+    /// character across byte 300 panicked when it was cut.
+    #[test]
+    fn a_message_quoting_wide_characters_is_cut_on_a_boundary() {
+        for shift in 0..4 {
+            let text = format!("\"{}{}\"", "a".repeat(shift), "é".repeat(400));
+            let why = parse::<SummaryDoc>("summary.json", text.as_bytes()).unwrap_err();
+            assert!(why.starts_with("summary.json is not a Statuspage document: invalid type"));
+            assert!(why.len() <= "summary.json is not a Statuspage document: ".len() + 300);
+        }
+    }
 
     #[test]
     fn a_page_its_base_or_a_document_lead_to_the_api_base() {

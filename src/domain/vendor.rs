@@ -124,8 +124,9 @@ fn listing(names: &[String]) -> String {
 /// Reads a summary from the vendor's bytes.
 pub fn parse(bytes: &[u8]) -> Result<Summary, SummaryError> {
     let summary: Summary = serde_json::from_slice(bytes).map_err(|e| {
+        // The message may quote the vendor's text: cut on a character's boundary.
         let mut message = e.to_string();
-        message.truncate(MAX_TEXT);
+        message.truncate(message.floor_char_boundary(MAX_TEXT));
         SummaryError::NotASummary(message)
     })?;
     Ok(summary)
@@ -274,6 +275,22 @@ pub fn summary_url(given: &str) -> Result<url::Url, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by bench/fuzz.sh (statuspage_documents): a document that is not a summary, whose
+    /// error message quotes text with a character across byte 200, panicked cutting it.
+    #[test]
+    fn a_message_quoting_wide_characters_is_cut_on_a_boundary() {
+        for shift in 0..4 {
+            let text = format!("\"{}{}\"", "a".repeat(shift), "é".repeat(300));
+            match parse(text.as_bytes()) {
+                Err(SummaryError::NotASummary(message)) => {
+                    assert!(message.len() <= MAX_TEXT, "{message}");
+                    assert!(message.starts_with("invalid type: string"), "{message}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
 
     /// A summary shaped as Atlassian's public API documents it (tests/fixtures/mirror holds the
     /// full document the integration tests serve).
