@@ -13,17 +13,41 @@ fn tags(html: &str) -> impl Iterator<Item = String> + '_ {
         .map(|rest| rest.split('>').next().unwrap_or("").to_ascii_lowercase())
 }
 
+/// A tag's name and its attributes (name, value), quoted values read whole.
+fn parse_tag(tag: &str) -> (String, Vec<(String, String)>) {
+    let mut chars = tag.chars().peekable();
+    let name: String = chars.by_ref().take_while(|c| !c.is_whitespace()).collect();
+    let mut attributes = Vec::new();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        let key: String = std::iter::from_fn(|| chars.next_if(|c| !c.is_whitespace() && *c != '='))
+            .collect();
+        if key.is_empty() && chars.peek().is_none() {
+            return (name, attributes);
+        }
+        let mut value = String::new();
+        if chars.next_if_eq(&'=').is_some() {
+            match chars.next_if(|c| *c == '"' || *c == '\'') {
+                Some(quote) => value = chars.by_ref().take_while(|c| *c != quote).collect(),
+                None => value = chars.by_ref().take_while(|c| !c.is_whitespace()).collect(),
+            }
+        } else if key.is_empty() {
+            chars.next();
+        }
+        attributes.push((key, value));
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
     let html = herald::render::markdown::to_safe_html(text);
     for tag in tags(&html) {
-        let name = tag.split_whitespace().next().unwrap_or("");
+        let (name, attributes) = parse_tag(&tag);
         assert!(name != "script" && name != "iframe", "{html}");
-        for attribute in tag.split_whitespace().skip(1) {
-            let (key, value) = attribute.split_once('=').unwrap_or((attribute, ""));
-            let value = value.trim_matches('"').trim();
+        for (key, value) in attributes {
+            let value = value.trim();
             assert!(!key.starts_with("on"), "{tag} in {html}");
             assert!(
                 !value.starts_with("javascript:") && !value.starts_with("vbscript:"),
