@@ -122,7 +122,11 @@ pub fn parse<T: serde::de::DeserializeOwned>(name: &str, bytes: &[u8]) -> Result
     serde_json::from_slice(bytes).map_err(|e| {
         // The message may quote the document's text: cut on a character's boundary.
         let mut why = e.to_string();
-        why.truncate(why.floor_char_boundary(300));
+        let cut = (0..=300.min(why.len()))
+            .rev()
+            .find(|&at| why.is_char_boundary(at))
+            .unwrap_or(0);
+        why.truncate(cut);
         format!("{name} is not a Statuspage document: {why}")
     })
 }

@@ -126,7 +126,11 @@ pub fn parse(bytes: &[u8]) -> Result<Summary, SummaryError> {
     let summary: Summary = serde_json::from_slice(bytes).map_err(|e| {
         // The message may quote the vendor's text: cut on a character's boundary.
         let mut message = e.to_string();
-        message.truncate(message.floor_char_boundary(MAX_TEXT));
+        let cut = (0..=MAX_TEXT.min(message.len()))
+            .rev()
+            .find(|&at| message.is_char_boundary(at))
+            .unwrap_or(0);
+        message.truncate(cut);
         SummaryError::NotASummary(message)
     })?;
     Ok(summary)
