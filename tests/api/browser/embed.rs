@@ -16,12 +16,12 @@ use crate::helpers::{TestApp, TestDb};
 
 /// A site on another origin (`http://localhost:PORT`; Herald is `http://127.0.0.1:PORT`)
 /// serving one HTML page at every path.
-struct HostSite {
-    origin: String,
+pub(crate) struct HostSite {
+    pub(crate) origin: String,
 }
 
 impl HostSite {
-    fn start(html: String) -> Self {
+    pub(crate) fn start(html: String) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         std::thread::spawn(move || {
@@ -44,7 +44,7 @@ impl HostSite {
 }
 
 /// Waits until `expression` evaluates to something other than `null` (or 15 s pass).
-fn wait_for_value(page: &mut cdp::Page, expression: &str) -> Value {
+pub(crate) fn wait_for_value(page: &mut cdp::Page, expression: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
         let value = page.eval(expression);

@@ -6,7 +6,7 @@ mod accessibility;
 mod brand;
 pub(crate) mod cdp;
 mod console;
-mod embed;
+pub(crate) mod embed;
 mod keyboard;
 mod languages;
 mod subscribe;

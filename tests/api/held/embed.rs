@@ -3,16 +3,13 @@
 //! embed), and no element is made of it. The script has no way to make elements of text: it
 //! never uses `innerHTML`, `outerHTML`, `insertAdjacentHTML` or `document.write`.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::time::{Duration, Instant};
-
 use herald::domain::Role;
 use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, TestDb};
 
 use crate::browser::cdp;
+use crate::browser::embed::{HostSite, wait_for_value};
 
 /// The incident's name: markup that runs a handler if it ever becomes an element.
 const MARKUP: &str = "<img src=x onerror=alert(1)>";
@@ -40,39 +37,6 @@ fn the_embed_script_never_turns_text_into_markup() {
     no_html_sinks(path, &script);
 }
 
-/// A site on another origin (`http://localhost:PORT`) serving `html` at every path.
-fn host_site(html: String) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut head = [0u8; 4096];
-            let _ = stream.read(&mut head);
-            let answer = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\
-                 Content-Length: {}\r\nConnection: close\r\n\r\n{html}",
-                html.len()
-            );
-            let _ = stream.write_all(answer.as_bytes());
-        }
-    });
-    format!("http://localhost:{port}")
-}
-
-/// Evaluates `expression` until it is not `null` (for at most 15 s).
-fn wait_for_value(page: &mut cdp::Page, expression: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let value = page.eval(expression);
-        if !value.is_null() {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "{expression} stayed null");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 const EMBED: &str = "document.querySelector('[data-herald-embed]')";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -85,7 +49,7 @@ async fn an_incident_named_in_markup_shows_as_text_in_the_embed_and_makes_no_ele
     let owner = app.token(Role::Owner).await;
     let herald = app.address.clone();
     // The host page counts any alert() instead of showing it.
-    let host = host_site(format!(
+    let host = HostSite::start(format!(
         "<!DOCTYPE html><html lang=\"en\"><head><title>Host app</title>\
          <script>window.heldAlerts = 0; window.alert = function () {{ window.heldAlerts++; }};</script>\
          </head><body><h1>Our app</h1>\
@@ -95,7 +59,10 @@ async fn an_incident_named_in_markup_shows_as_text_in_the_embed_and_makes_no_ele
     ));
     let (status, page) = app
         .api(&owner)
-        .patch("/pages/acme", json!({"embed_origins": [host.clone()]}))
+        .patch(
+            "/pages/acme",
+            json!({"embed_origins": [host.origin.clone()]}),
+        )
         .await;
     assert_eq!(status, 200, "{page}");
     let (status, opened) = app
@@ -120,7 +87,7 @@ async fn an_incident_named_in_markup_shows_as_text_in_the_embed_and_makes_no_ele
         .unwrap();
     assert_eq!(widget["incidents"][0]["name"], MARKUP, "{widget}");
 
-    let url = format!("{host}/app");
+    let url = format!("{}/app", host.origin);
     let frame_url = format!("{herald}/status/acme/embed");
     let (banner, framed) = tokio::task::spawn_blocking(move || {
         let browser = cdp::Browser::launch(&chromium);
