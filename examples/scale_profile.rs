@@ -42,7 +42,7 @@ fn main() -> anyhow::Result<()> {
 
     let renderer = Renderer::load()?;
     let read = |conn: &mut herald::db::DbConn,
-                before: Option<&herald::render::PageData>|
+                before: Option<&herald::services::public::data::PageData>|
      -> anyhow::Result<_> {
         let page = services::pages::get_page(conn, &page_id)?;
         let access = Arc::new(services::access::load(conn, &page)?);

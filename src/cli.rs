@@ -8,8 +8,9 @@ use clap::{Parser, Subcommand};
 
 use crate::config::{ConfigError, Env, Settings};
 use crate::domain::{EmailAddress, Role};
+use crate::runtime::drain;
 use crate::startup::{self, Application};
-use crate::{lifecycle, services, telemetry};
+use crate::{services, telemetry};
 
 /// Exit status for configuration and usage errors.
 const EXIT_CONFIG: u8 = 2;
@@ -213,7 +214,7 @@ fn serve(settings: Settings) -> Result<(), CliError> {
     runtime.block_on(async move {
         // Caught before the listener is bound: a signal during start-up begins the drain once
         // the application exists, instead of killing the process.
-        let signals = lifecycle::ShutdownSignals::install();
+        let signals = drain::ShutdownSignals::install();
         let app = Application::build(settings).await?;
         let shutdown = app.shutdown_handle();
         tokio::spawn(async move {
@@ -258,7 +259,7 @@ fn demo(settings: &Settings) -> Result<(), CliError> {
 /// `herald import statuspage`: reads the source page, then writes it in one transaction;
 /// progress on stderr, the summary on stdout.
 fn import_statuspage(settings: &Settings, from: &str, slug: &str) -> Result<(), CliError> {
-    let base = crate::domain::statuspage::api_base(from)
+    let base = crate::domain::imports::statuspage::api_base(from)
         .map_err(|e| CliError::Usage(format!("--from {e}")))?;
     crate::domain::Slug::parse(slug).map_err(|e| CliError::Usage(format!("--page: {e}")))?;
     let fetcher = crate::delivery::fetch::Fetcher::new(
@@ -270,7 +271,7 @@ fn import_statuspage(settings: &Settings, from: &str, slug: &str) -> Result<(), 
         .map_err(anyhow::Error::from)?;
     let mut progress = |line: &str| eprintln!("{line}");
     let source = runtime
-        .block_on(crate::importer::read_statuspage(
+        .block_on(crate::services::imports::fetch::read_statuspage(
             &fetcher,
             &base,
             &mut progress,
@@ -298,7 +299,7 @@ fn import_subscribers(
     let shown = file.display();
     let bytes = std::fs::read(file)
         .map_err(|e| CliError::Usage(format!("--csv: cannot read {shown}: {e}")))?;
-    let rows = crate::domain::subscriber_csv::read(&bytes)
+    let rows = crate::domain::imports::subscriber_csv::read(&bytes)
         .map_err(|e| CliError::Usage(format!("--csv {shown}: {e}")))?;
     eprintln!("read {} rows from {shown}", rows.len());
     let policy = crate::delivery::outbound::Policy::from_settings(settings);
@@ -306,7 +307,9 @@ fn import_subscribers(
         .enable_all()
         .build()
         .map_err(anyhow::Error::from)?;
-    let rows = runtime.block_on(crate::importer::check_webhooks(rows, &policy));
+    let rows = runtime.block_on(crate::services::imports::fetch::check_webhooks(
+        rows, &policy,
+    ));
     let (mut conn, _) = startup::open_connection(settings)?;
     let mut progress = |line: &str| eprintln!("{line}");
     let report = services::imports::import_subscribers(
@@ -382,7 +385,7 @@ fn token_create(settings: &Settings, email: &str, name: &str, days: i64) -> Resu
     let email = EmailAddress::parse(email).map_err(|e| CliError::Usage(format!("--email: {e}")))?;
     let (mut conn, _) = startup::open_connection(settings)?;
     let c = &mut conn;
-    let key = crate::secret::load_or_create(c, settings.secret_key.as_deref())?;
+    let key = crate::services::signing_key::load_or_create(c, settings.secret_key.as_deref())?;
     let issued = match crate::db::models::users::find_by_email(c, email.as_str()) {
         Ok(Some(user)) => services::auth::issue_token(c, key.expose(), &user, name, days),
         Ok(None) => Err(crate::error::AppError::NotFound(format!("account {email}"))),

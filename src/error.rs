@@ -13,6 +13,10 @@ use serde::Serialize;
 /// Field name -> messages, for 422 answers.
 pub type FieldErrors = BTreeMap<String, Vec<String>>;
 
+/// Seconds a client is told to wait after a 503 for lack of a database connection, or while
+/// the database is busy.
+pub(crate) const RETRY_AFTER_SECS: u32 = 2;
+
 /// Result alias used throughout the crate.
 pub type AppResult<T> = Result<T, AppError>;
 
@@ -99,7 +103,7 @@ impl From<diesel::result::Error> for AppError {
                 tracing::warn!(message = info.message(), "lost the database connection");
                 Self::Unavailable {
                     reason: "the database connection was lost".into(),
-                    retry_after_secs: crate::db::RETRY_AFTER_SECS,
+                    retry_after_secs: RETRY_AFTER_SECS,
                 }
             }
             // SQLite's writer lock stayed taken past its busy timeout, or PostgreSQL could not
@@ -123,7 +127,7 @@ impl AppError {
     fn busy() -> Self {
         Self::Unavailable {
             reason: "the database is busy with another write".into(),
-            retry_after_secs: crate::db::RETRY_AFTER_SECS,
+            retry_after_secs: RETRY_AFTER_SECS,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The `herald` binary: everything lives in the library; see `herald::cli`.
 
 fn main() -> std::process::ExitCode {
-    herald::allocator::configure();
+    herald::runtime::allocator::configure();
     herald::cli::main()
 }

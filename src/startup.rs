@@ -12,12 +12,12 @@ use tracing_actix_web::TracingLogger;
 
 use crate::config::Settings;
 use crate::db::{Db, DbConn, migrations};
-use crate::jobs::{self, Registry, RunnerConfig};
-use crate::lifecycle::Lifecycle;
 use crate::render::refresh::{self, Refresher};
 use crate::render::site::{PublicSite, Renderer};
-use crate::secret;
+use crate::runtime::drain::Drain;
+use crate::services::signing_key;
 use crate::state::AppState;
+use crate::workers::{self, Registry, RunnerConfig};
 use crate::{http, telemetry};
 
 /// A built, bound, not yet running Herald.
@@ -69,8 +69,6 @@ impl Application {
         mut registry: Registry,
         mut runner: RunnerConfig,
     ) -> anyhow::Result<Self> {
-        crate::support::notice::Notifier::new(&settings)?.register(&mut registry);
-        crate::services::alerts::register(&mut registry);
         let settings = Arc::new(settings);
         let for_db = settings.clone();
         let (db, secret) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
@@ -78,11 +76,12 @@ impl Application {
             if !applied.is_empty() {
                 tracing::info!(?applied, "applied migrations");
             }
-            let key = db.run_sync(|c| secret::load_or_create(c, for_db.secret_key.as_deref()))?;
+            let key =
+                db.run_sync(|c| signing_key::load_or_create(c, for_db.secret_key.as_deref()))?;
             Ok((db, key))
         })
         .await??;
-        crate::access::mail::LinkMailer::new(&settings, secret.clone())?.register(&mut registry);
+        workers::add_jobs(&mut registry, &settings, &secret)?;
         let site = Arc::new(PublicSite::new(Renderer::load()?)?);
         // The pages are rendered by the refresher's first pass, while Herald already serves.
         let refresher = Refresher::new(site.clone(), db.clone(), settings.public_url.clone());
@@ -100,14 +99,14 @@ impl Application {
         let state = AppState {
             db,
             settings: settings.clone(),
-            lifecycle: Lifecycle::new(),
+            drain: Drain::new(),
             secret,
             metrics: telemetry::metrics_handle(),
             site: site.clone(),
             login_limiter: Arc::default(),
             reader_limiter: Arc::default(),
-            password_checks: Arc::new(crate::cpu_pool::CpuPool::passwords()),
-            image_checks: Arc::new(crate::cpu_pool::CpuPool::images()),
+            password_checks: Arc::new(crate::runtime::cpu_pool::CpuPool::passwords()),
+            image_checks: Arc::new(crate::runtime::cpu_pool::CpuPool::images()),
             notify: crate::notify::NotifyHandle::new(&settings),
             jobs: Arc::default(),
             support,
@@ -134,7 +133,7 @@ impl Application {
                         .into_iter()
                         .fold(DefaultHeaders::new(), |headers, header| headers.add(header)),
                 )
-                .wrap(from_fn(crate::auth::renew_session))
+                .wrap(from_fn(crate::http::auth::renew_session))
                 .wrap(from_fn(http::middleware::observe))
                 .wrap(TracingLogger::<http::request_span::RedactedRootSpan>::new())
                 // Outermost: the public read path is answered before everything above.
@@ -194,7 +193,7 @@ impl Application {
     /// A handle that starts the drain, the same way a signal does.
     pub fn shutdown_handle(&self) -> ShutdownHandle {
         ShutdownHandle {
-            lifecycle: self.state.lifecycle.clone(),
+            drain: self.state.drain.clone(),
         }
     }
 
@@ -217,25 +216,25 @@ impl Application {
             let handle = server.handle();
             (tokio::spawn(server), handle)
         });
-        let lifecycle = state.lifecycle.clone();
-        let pages = tokio::spawn(refresh::run(refresher, lifecycle.token()));
-        tokio::spawn(jobs::maintenance::run(
+        let drain = state.drain.clone();
+        let pages = tokio::spawn(refresh::run(refresher, drain.token()));
+        tokio::spawn(workers::maintenance::run(
             state.db.clone(),
             state.site.clone(),
-            lifecycle.token(),
+            drain.token(),
         ));
-        tokio::spawn(jobs::mirrors::run(
+        tokio::spawn(workers::mirrors::run(
             state.db.clone(),
             state.fetcher.clone(),
             state.settings.mirror_poll,
             state.site.clone(),
-            lifecycle.token(),
+            drain.token(),
         ));
-        tokio::spawn(telemetry::upkeep(state.metrics.clone(), lifecycle.token()));
+        tokio::spawn(telemetry::upkeep(state.metrics.clone(), drain.token()));
         let support = tokio::spawn(crate::support::replay::run(
             state.support.clone(),
             state.db.clone(),
-            lifecycle.token(),
+            drain.token(),
         ));
         let notifier = tokio::spawn(crate::notify::engine::run(
             state.db.clone(),
@@ -249,21 +248,21 @@ impl Application {
                 reminder_lead_minutes: state.settings.reminder_lead_minutes,
                 ..Default::default()
             },
-            lifecycle.token(),
+            drain.token(),
         ));
-        let jobs = tokio::spawn(jobs::runner::run(
+        let jobs = tokio::spawn(workers::runner::run(
             state.db.clone(),
             registry,
             runner,
             state.jobs.clone(),
-            lifecycle.token(),
+            drain.token(),
         ));
         let handle: ServerHandle = server.handle();
         let delay = state.settings.shutdown_delay;
         let grace = state.settings.shutdown_grace;
         let workers = state.settings.workers;
         let stopper = tokio::spawn(async move {
-            lifecycle.token().cancelled().await;
+            drain.token().cancelled().await;
             if !delay.is_zero() {
                 tracing::info!(
                     ?delay,
@@ -288,7 +287,7 @@ impl Application {
             handle.stop(true).await;
         });
         let served = server.await;
-        state.lifecycle.begin_drain();
+        state.drain.begin_drain();
         if let Some((task, handle)) = metrics {
             handle.stop(true).await;
             let _ = task.await;
@@ -325,12 +324,12 @@ fn metrics_server(addr: std::net::SocketAddr, state: AppState) -> anyhow::Result
 /// Starts the drain from outside the server (signal handler, tests).
 #[derive(Clone)]
 pub struct ShutdownHandle {
-    lifecycle: Lifecycle,
+    drain: Drain,
 }
 
 impl ShutdownHandle {
     /// Begins the drain; returns at once.
     pub fn begin(&self) {
-        self.lifecycle.begin_drain();
+        self.drain.begin_drain();
     }
 }

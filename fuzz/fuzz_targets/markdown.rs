@@ -42,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let html = herald::render::markdown::to_safe_html(text);
+    let html = herald::domain::markdown::to_safe_html(text);
     for tag in tags(&html) {
         let (name, attributes) = parse_tag(&tag);
         assert!(name != "script" && name != "iframe", "{html}");

@@ -2,7 +2,7 @@
 //! page's `summary.json`, `incidents.json` and `scheduled-maintenances.json` (imports).
 #![no_main]
 
-use herald::domain::statuspage::{self, IncidentsDoc, MaintenancesDoc, SummaryDoc};
+use herald::domain::imports::statuspage::{self, IncidentsDoc, MaintenancesDoc, SummaryDoc};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

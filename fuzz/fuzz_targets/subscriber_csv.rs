@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = herald::domain::subscriber_csv::read(data);
+    let _ = herald::domain::imports::subscriber_csv::read(data);
 });

@@ -18,7 +18,7 @@ use tokio::sync::Semaphore;
 pub use connection::{Backend, DbConn, read_snapshot, write_tx};
 
 use crate::config::{DatabaseUrl, Settings};
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, RETRY_AFTER_SECS};
 
 /// How many blocking tasks may wait for a connection at once, per pooled connection. Past that,
 /// callers get 503 at once instead of piling up threads (load shedding during a traffic spike).
@@ -37,9 +37,6 @@ pub const COMMIT_WAIT: Duration = Duration::from_secs(5);
 /// The longest [`Db::let_others_write`] waits: longer than SQLite's busy handler sleeps between
 /// two tries, so a writer waiting there tries while the lock is free.
 pub const WRITERS_TURN: Duration = Duration::from_millis(150);
-
-/// Seconds a client is told to wait after a 503 for lack of a connection.
-pub(crate) const RETRY_AFTER_SECS: u32 = 2;
 
 /// A bounded pool of connections and the gate in front of it.
 #[derive(Clone)]

@@ -22,7 +22,8 @@ use super::breaker::{Breaker, Clock, Permit, SystemClock};
 use super::chat::{self, ChatMessage};
 use super::connections::{Connections, Connector, ExchangeError, Reply};
 use super::outbound::{self, GuardedResolver, Policy, UrlRefusal};
-use super::{Attempt, Waiting, one_line, signature};
+use super::{Attempt, one_line, signature};
+use crate::domain::waiting::Waiting;
 
 /// The `user-agent` of every webhook.
 pub const USER_AGENT: &str = concat!("Herald-Webhooks/", env!("CARGO_PKG_VERSION"));

@@ -27,15 +27,15 @@ use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use chrono::Utc;
 use serde::{Deserialize, Serialize};
 
-use crate::access::{self as reader, LinkRefusal};
-use crate::auth::{Authenticated, csrf};
 use crate::domain::lang::Lang;
 use crate::domain::{EmailAddress, Visibility};
 use crate::error::{AppError, AppResult};
+use crate::http::auth::{Authenticated, csrf};
 use crate::http::public::reader_lang;
 use crate::render::html::frame::Frame;
 use crate::render::i18n::{text, text_with};
 use crate::render::site::{Found, PageSnapshot, PublicSite};
+use crate::services::access::pass::{self as reader, LinkRefusal};
 use crate::services::access::{self as service, LinkRequest};
 use crate::state::AppState;
 use fluent_templates::fluent_bundle::FluentValue;
@@ -148,7 +148,7 @@ pub async fn admit(req: &HttpRequest, state: &AppState, found: Found<'_>) -> boo
 /// carry: there only an API token counts.
 async fn responder(req: &HttpRequest) -> bool {
     let carries = req.headers().contains_key(header::AUTHORIZATION)
-        || req.cookie(crate::auth::SESSION_COOKIE).is_some();
+        || req.cookie(crate::http::auth::SESSION_COOKIE).is_some();
     if !carries {
         return false;
     }
@@ -198,7 +198,7 @@ pub fn refuse(req: &HttpRequest, page: &PageSnapshot, tail: &str, bad_token: boo
     let slug = &page.data.page.slug;
     let back = back_path(req);
     let to = match page.access.visibility {
-        Visibility::Internal => format!("{}?next={}", super::login::SIGN_IN, encode(&back)),
+        Visibility::Internal => format!("{}?next={}", super::auth::login::SIGN_IN, encode(&back)),
         _ => format!("/status/{slug}/access?next={}", encode(&back)),
     };
     HttpResponse::SeeOther()
@@ -272,7 +272,7 @@ fn form_is_ours(state: &AppState, req: &HttpRequest, slug: &str, given: &str) ->
 }
 
 fn secret_same(a: &str, b: &str) -> bool {
-    crate::secret::same(a, b)
+    crate::services::signing_key::same(a, b)
 }
 
 #[derive(Serialize)]
@@ -352,7 +352,7 @@ fn nonce_cookie(state: &AppState, req: &HttpRequest, slug: &str, nonce: String) 
 /// request came over https (a page on its own domain behind a trusted proxy that says so).
 fn secure(state: &AppState, req: &HttpRequest) -> bool {
     state.settings.public_url.starts_with("https://")
-        || super::client_ip::came_over_https(req, &state.settings.trusted_proxies)
+        || crate::limits::client::came_over_https(req, &state.settings.trusted_proxies)
 }
 
 fn html(status: StatusCode) -> actix_web::HttpResponseBuilder {
@@ -386,7 +386,7 @@ async fn show(
     let page = restricted(&state.site, &slug)?;
     if page.access.visibility == Visibility::Internal {
         let back = onward(&slug, &query.next);
-        let to = format!("{}?next={}", super::login::SIGN_IN, encode(&back));
+        let to = format!("{}?next={}", super::auth::login::SIGN_IN, encode(&back));
         return Ok(see_other(&to));
     }
     access_page(
@@ -473,7 +473,7 @@ async fn password(
     if form.password.is_empty() {
         return again(StatusCode::UNPROCESSABLE_ENTITY, "access-type-password");
     }
-    let net = super::client_net(&req, &state.settings.trusted_proxies);
+    let net = crate::limits::client_net(&req, &state.settings.trusted_proxies);
     let key = format!("page-password:{}", page.access.page_id);
     let attempt = match state.reader_limiter.reserve(&key, net) {
         Ok(attempt) => attempt,
@@ -567,7 +567,7 @@ async fn email(
             return again(StatusCode::UNPROCESSABLE_ENTITY, Some(message), None);
         }
     };
-    let net = super::client_net(&req, &state.settings.trusted_proxies);
+    let net = crate::limits::client_net(&req, &state.settings.trusted_proxies);
     let key = format!("reader-link:{}", address.as_str());
     // Each link asked for counts, sent or not: the limiter's window paces the mails.
     let _attempt = match state.reader_limiter.reserve(&key, net) {

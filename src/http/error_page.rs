@@ -6,7 +6,7 @@
 //!
 //! A console form posted after the session has ended is not lost: its body is read before the
 //! handler runs, and the 401 becomes the sign-in page carrying it, which leads back to the same
-//! form with everything typed ([`crate::http::login::Carried`]). A browser sent to sign in from a
+//! form with everything typed ([`crate::http::auth::login::Carried`]). A browser sent to sign in from a
 //! console page comes back to that page; one whose session could not be looked up, because the
 //! database did not answer, is told so (503) instead of being sent to sign in.
 
@@ -19,9 +19,9 @@ use actix_web::{HttpMessage, HttpResponse, ResponseError, web};
 use bytes::Bytes;
 use tracing_actix_web::RequestId;
 
-use crate::auth::extract::{read_form, replay};
 use crate::error::AppError;
-use crate::http::login::{Carried, SIGN_IN};
+use crate::http::auth::extract::{read_form, replay};
+use crate::http::auth::login::{Carried, SIGN_IN};
 use crate::render::html::{ErrorPage, FieldMessage, Link, render_error};
 use crate::state::AppState;
 
@@ -107,7 +107,7 @@ pub async fn for_browsers(
             let http = res.request().clone();
             let body = carried.as_deref().unwrap_or_default();
             let carried = Carried::new(http.path(), body, reviewable(http.path()));
-            let answer = crate::http::login::sign_in_again(&http, &carried);
+            let answer = crate::http::auth::login::sign_in_again(&http, &carried);
             return Ok(ServiceResponse::new(http, boxed(answer)));
         }
         // A console page asked for without a session: to sign in, and back here afterwards.

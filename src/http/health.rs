@@ -20,7 +20,7 @@ pub async fn healthz() -> HttpResponse {
 /// the moment shutdown begins, without touching the database.
 #[tracing::instrument(skip_all)]
 pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
-    if state.lifecycle.is_draining() {
+    if state.drain.is_draining() {
         return not_ready("shutting_down");
     }
     // A hung database must not hang the probe: it answers within 4 s whatever happens.

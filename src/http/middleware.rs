@@ -143,7 +143,7 @@ pub fn close_if_draining<B>(res: &mut ServiceResponse<B>) {
     let draining = res
         .request()
         .app_data::<web::Data<AppState>>()
-        .is_some_and(|s| s.lifecycle.is_draining());
+        .is_some_and(|s| s.drain.is_draining());
     if draining {
         res.response_mut()
             .head_mut()

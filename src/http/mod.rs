@@ -3,22 +3,17 @@
 pub mod access;
 pub mod admin;
 pub mod api;
-pub mod client_ip;
+pub mod auth;
 pub mod committed;
 pub mod connections;
 pub mod error_page;
 pub mod health;
-pub mod limiter;
-pub mod login;
 pub mod middleware;
 pub mod public;
 pub mod read_path;
 pub mod request_span;
 pub mod subscribe;
-pub mod subscribers_console;
 pub mod support;
-
-pub use client_ip::{ClientNet, client_ip, client_net};
 
 /// The Content-Security-Policy of every HTML answer (one policy, the render's).
 pub use crate::render::representation::CSP;
@@ -34,7 +29,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         // dynamic one is a regex match: sign-in comes first (a flood of attempts is answered
         // after as few as possible), the console and API after.
         .configure(api::tokens::routes)
-        .configure(login::routes)
+        .configure(auth::login::routes)
         .configure(access::routes)
         .configure(support::routes)
         .configure(subscribe::routes)

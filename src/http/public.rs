@@ -266,7 +266,7 @@ pub enum Read {
 /// A document rendered on its first read (see [`crate::render::on_demand`]).
 pub struct Pending {
     site: Arc<PublicSite>,
-    data: Arc<crate::render::PageData>,
+    data: Arc<crate::services::public::data::PageData>,
     key: on_demand::Key,
     multilingual: bool,
     private: bool,
@@ -470,7 +470,11 @@ fn failed(tail: &str) -> HttpResponse {
 
 /// The language a request reads `page` in: its `?lang=`, then (for a person's browser, `html`)
 /// its `Accept-Language`, among the page's languages; else the page's default.
-pub fn reader_lang(req: &HttpRequest, page: &crate::render::data::PageInfo, html: bool) -> Lang {
+pub fn reader_lang(
+    req: &HttpRequest,
+    page: &crate::services::public::data::PageInfo,
+    html: bool,
+) -> Lang {
     let asked = req
         .query_string()
         .split('&')

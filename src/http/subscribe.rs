@@ -22,11 +22,11 @@ use crate::domain::lang::Lang;
 use crate::error::{AppError, AppResult};
 use crate::http::access::{admit, refuse};
 use crate::http::public::reader_lang;
-use crate::render::PageData;
 use crate::render::html::choice::Choice;
 use crate::render::html::format::Locale;
 use crate::render::html::frame::{Frame, Section};
 use crate::render::site::{Found, PublicSite};
+use crate::services::public::data::PageData;
 use crate::services::subscriptions::token::Purpose;
 use crate::services::subscriptions::{
     self as subscribe, Origin, SubscribeInput, Subscribed, Subscription, Target,
@@ -64,8 +64,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         web::resource("/status/{slug}/unsubscribe/{token}")
             .route(web::get().to(links::manage))
             .route(web::post().to(links::unsubscribe)),
-    )
-    .configure(super::subscribers_console::routes);
+    );
 }
 
 /// The page data of a page, or 404. A restricted page's shows nothing of its state
@@ -118,7 +117,7 @@ async fn accept(
         // Said before anything is stored or counted: nothing would ever be sent.
         return Err(AppError::field("email", NO_MAIL));
     }
-    let client = crate::http::client_net(req, &state.settings.trusted_proxies);
+    let client = crate::limits::client_net(req, &state.settings.trusted_proxies);
     state.notify.limits.check_client(client)?;
     if let Target::Webhook { url, .. } = &subscription.target {
         check_webhook_url(state, url).await?;

@@ -28,8 +28,8 @@ use serde_json::json;
 use crate::domain::SupportReach;
 use crate::domain::lang::Lang;
 use crate::error::{AppError, AppResult, FieldErrors};
-use crate::http::ClientNet;
 use crate::http::access::{admit, refuse};
+use crate::limits::ClientNet;
 use crate::render::site::{Found, PageSnapshot, PublicSite};
 use crate::state::AppState;
 use crate::support::form::{BODY_LIMIT, Refusal, SupportForm, SupportJson};
@@ -139,7 +139,7 @@ async fn locate(
 
 /// The client's address (trusted proxies honoured), kept with the submission.
 fn client_address(req: &HttpRequest, state: &AppState) -> IpAddr {
-    crate::http::client_ip(req, &state.settings.trusted_proxies)
+    crate::limits::client_ip(req, &state.settings.trusted_proxies)
 }
 
 fn html(status: StatusCode, body: Bytes) -> HttpResponse {

@@ -14,6 +14,7 @@
 //!
 //! Plain data and time passed in: the engine owns the lanes and spawns the sends.
 
+use crate::domain::waiting::Waiting;
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
@@ -27,7 +28,7 @@ pub enum Dest {
 }
 
 impl Dest {
-    /// For the log and `Waiting::log_once`.
+    /// For the log and [`log_waiting_once`].
     pub fn name(&self) -> &str {
         match self {
             Self::Relay => "the mail server",
@@ -392,3 +393,22 @@ impl<J> Lanes<J> {
 
 #[cfg(test)]
 mod tests;
+
+/// Logs that deliveries to `dest` wait for `waiting`, the first time this process meets that
+/// pair (the log says each cause once, not once per delivery).
+pub fn log_waiting_once(waiting: Waiting, dest: &Dest) {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static SEEN: OnceLock<Mutex<HashSet<(Waiting, String)>>> = OnceLock::new();
+    let host = dest.name();
+    let seen = SEEN.get_or_init(Mutex::default);
+    let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
+    if seen.len() < 10_000 && seen.insert((waiting, host.to_owned())) {
+        tracing::warn!(
+            host,
+            waiting = waiting.as_str(),
+            "deliveries are {}",
+            waiting.describe()
+        );
+    }
+}

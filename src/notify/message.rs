@@ -6,22 +6,23 @@
 use chrono::Utc;
 use serde_json::json;
 
-use super::content::{EventContent, Mailbook};
+use super::content::EventContent;
 use super::lanes::Dest;
 use crate::db::models::notify::{Addressee, ClaimedDelivery};
 use crate::db::states::{Channel, SubscriberState};
 use crate::delivery::body::WebhookBody;
 use crate::delivery::mail::EmailMessage;
 use crate::delivery::webhook::WebhookRequest;
-use crate::secret::SecretKey;
+use crate::render::mail::Mailbook;
 use crate::services::outbox::kind;
+use crate::services::signing_key::SigningKey;
 use crate::services::subscriptions::link_token;
 use crate::services::subscriptions::token::Purpose;
 
 /// What links are made with: Herald's public base URL and the signing key.
 pub struct Links {
     pub base_url: String,
-    pub key: SecretKey,
+    pub key: SigningKey,
 }
 
 impl Links {

@@ -7,7 +7,6 @@ pub mod clock;
 pub mod content;
 pub mod engine;
 pub mod lanes;
-pub mod limits;
 pub mod message;
 pub mod reminders;
 

@@ -14,7 +14,6 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::content::Mailbook;
 use crate::db::models::incidents::Incident;
 use crate::db::models::notify as rows;
 use crate::db::models::page_webhooks::{self, PageWebhook};
@@ -25,6 +24,7 @@ use crate::delivery::chat::{Author, ChatMessage};
 use crate::delivery::mail::{DirectMessage, Mailer};
 use crate::delivery::webhook::{WebhookClient, WebhookRequest};
 use crate::error::AppResult;
+use crate::render::mail::Mailbook;
 use crate::services::deadlines;
 
 /// Minutes before a promised update that responders are reminded, unless configured.

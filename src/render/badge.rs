@@ -8,9 +8,9 @@
 use std::fmt::Write;
 
 use crate::domain::Indicator;
-use crate::render::data::PageData;
 use crate::render::html::escape_markup;
 use crate::render::{CachePolicy, Representation};
+use crate::services::public::data::PageData;
 
 /// Labels longer than this many characters are cut with an ellipsis.
 const MAX_LABEL_CHARS: usize = 40;

@@ -13,8 +13,9 @@ use super::api_v2::model::Time;
 use super::assets::Assets;
 use super::html::Templates;
 use super::html::format::{StatusLook, TimeView};
-use super::{CachePolicy, PageData, Representation};
-use crate::render::data::IncidentInfo;
+use super::{CachePolicy, Representation};
+use crate::services::public::data::IncidentInfo;
+use crate::services::public::data::PageData;
 
 /// What `widget.json` says: the page, its status, what is going on, and where to turn.
 #[derive(Debug, Serialize)]

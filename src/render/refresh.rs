@@ -363,7 +363,7 @@ impl Refresher {
         }
         if rendered > NAMED_AT_MOST {
             // Rendering many pages at once leaves the allocator holding what it freed.
-            tokio::task::spawn_blocking(crate::allocator::release_free_memory);
+            tokio::task::spawn_blocking(crate::runtime::allocator::release_free_memory);
         }
         if rendered > 0 {
             tracing::debug!(
@@ -524,7 +524,7 @@ impl Refresher {
 /// of a page not yet rendered waits for it, [`PublicSite::want`]), then every
 /// [`POLL_INTERVAL`] (or at once when woken) until `stop` is cancelled. Each
 /// pass tells the site which refresh tickets it covered, so a writer waiting for its change to
-/// show ([`crate::passes::Passes::covered_past`]) is released by the first pass that read after it.
+/// show ([`crate::runtime::passes::Passes::covered_past`]) is released by the first pass that read after it.
 pub async fn run(mut refresher: Refresher, stop: CancellationToken) {
     let site = refresher.site.clone();
     loop {

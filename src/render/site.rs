@@ -9,7 +9,7 @@ use chrono::{DateTime, Days, Utc};
 
 use crate::domain::image::ImageKind;
 use crate::domain::lang::Lang;
-use crate::passes::Passes;
+use crate::runtime::passes::Passes;
 use crate::services::access::PageAccess;
 
 use super::assets::Assets;
@@ -18,7 +18,8 @@ use anyhow::Context;
 
 use super::change::{self, Doc};
 use super::on_demand::{self, OnDemand};
-use super::{CachePolicy, PageData, Representation, api_v2, badge, embed, feeds};
+use super::{CachePolicy, Representation, api_v2, badge, embed, feeds};
+use crate::services::public::data::PageData;
 
 /// Everything one page serves. The documents held ahead (and the page's own files) are keyed
 /// by the path below the page's prefix (`""` is the overview, `"api/v2/summary.json"`, ...);

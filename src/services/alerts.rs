@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::db::models::components::{self, Component};
@@ -20,14 +20,21 @@ use crate::db::{DbConn, new_id, write_tx};
 use crate::domain::alerts::{self, Alert, Candidate, Decision};
 use crate::domain::{ComponentId, ComponentStatus, IncidentMode, IntegrationId, PageId};
 use crate::error::{AppError, AppResult};
-use crate::jobs::queue::{self, NewJob};
+use crate::jobs::Job;
 use crate::services::audit::{self, Actor, Change};
 use crate::services::incidents::{OpenIncidentInput, PostedUpdate, open_incident};
 use crate::services::integrations::IntegrationView;
 use crate::services::pages::{found, row_time};
 
-/// The job that settles a component once a held status may change.
-pub const SETTLE_JOB: &str = "alerts.settle";
+/// The job that settles a component once a held status may change ([`settle_later`]).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Settle {
+    pub component_id: ComponentId,
+}
+
+impl Job for Settle {
+    const NAME: &'static str = "alerts.settle";
+}
 
 /// What a notification did, answered to the sender (and kept in the audit log).
 #[derive(Debug, Default, Serialize)]
@@ -245,11 +252,10 @@ fn settle(
             });
         }
         Decision::HeldUntil(until) => {
-            queue::enqueue(
-                conn,
-                &NewJob::new(SETTLE_JOB, json!({"component_id": component.id}))
-                    .run_at(row_time(until)),
-            )?;
+            Settle {
+                component_id: component.id.clone(),
+            }
+            .enqueue_at(conn, row_time(until))?;
             outcome.held.push(Held {
                 component_id: component.id.clone(),
                 component: name,
@@ -431,22 +437,6 @@ pub fn settle_later(
         }
         Ok(outcome)
     })
-}
-
-/// Registers the settle job's handler.
-pub fn register(registry: &mut crate::jobs::runner::Registry) {
-    registry.register(SETTLE_JOB, |ctx, payload: Value| async move {
-        let component_id = payload
-            .get("component_id")
-            .and_then(Value::as_str)
-            .map(ComponentId::from)
-            .ok_or_else(|| anyhow::anyhow!("alerts.settle payload without component_id"))?;
-        ctx.db
-            .run(move |conn| settle_later(conn, &component_id, Utc::now()))
-            .await
-            .map_err(|e| anyhow::anyhow!("settling component {}: {e}", payload))?;
-        Ok(())
-    });
 }
 
 /// The page's proposed incidents.

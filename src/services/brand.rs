@@ -9,7 +9,7 @@ use crate::db::{DbConn, now, write_tx};
 use crate::domain::image::{CheckedImage, ImageKind};
 use crate::domain::{ImageRole, PageId};
 use crate::error::{AppError, AppResult};
-use crate::render::data::image_file_name;
+use crate::services::public::data::image_file_name;
 
 /// What the API says of a page's image.
 #[derive(Debug, Clone, Serialize)]

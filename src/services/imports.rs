@@ -1,5 +1,5 @@
 //! Moving from Statuspage: a page's components and groups, incidents and maintenances with
-//! their updates, read through the source's public API (`domain::statuspage`), written to a
+//! their updates, read through the source's public API (`domain::imports::statuspage`), written to a
 //! Herald page (made when missing) in one transaction. Each source record is remembered with
 //! the record it became (`imported_records`), so a second import adds only what is new: new
 //! records, and new updates of incidents imported before (whose status and times then follow
@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+pub mod fetch;
 pub mod subscribers;
 
 pub use subscribers::import_subscribers;
@@ -21,7 +22,7 @@ use crate::db::models::incidents::{
 };
 use crate::db::models::pages::{self, StatusPage};
 use crate::db::{DbConn, new_id, now, write_tx};
-use crate::domain::statuspage::{self, SourceComponent, SourceIncident, SummaryDoc};
+use crate::domain::imports::statuspage::{self, SourceComponent, SourceIncident, SummaryDoc};
 use crate::domain::{ComponentId, IncidentId, IncidentKind, LifecycleStatus, PageId};
 use crate::domain::{format_reference, parse_time_zone};
 use crate::error::{AppError, AppResult};

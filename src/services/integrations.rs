@@ -252,7 +252,7 @@ pub fn authenticate(
         Err(diesel::result::Error::NotFound) => return Err(AppError::Unauthorized),
         Err(e) => return Err(e.into()),
     };
-    if !crate::secret::same(&token_hash(token), &row.token_hash)
+    if !crate::services::signing_key::same(&token_hash(token), &row.token_hash)
         || page.slug != slug
         || row.kind != kind
     {
@@ -442,9 +442,9 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(hash, token_hash(&a));
         assert!(!hash.contains(&a[TOKEN_PREFIX.len()..]));
-        assert!(crate::secret::same(&hash, &token_hash(&a)));
-        assert!(!crate::secret::same(&hash, &token_hash(&b)));
-        assert!(!crate::secret::same("abc", "abcd"));
+        assert!(crate::services::signing_key::same(&hash, &token_hash(&a)));
+        assert!(!crate::services::signing_key::same(&hash, &token_hash(&b)));
+        assert!(!crate::services::signing_key::same("abc", "abcd"));
     }
 
     #[test]

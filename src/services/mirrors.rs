@@ -1,6 +1,6 @@
 //! Vendors' status, mirrored: a component that follows a component of another
 //! Statuspage-compatible page. Following one is checked against the vendor's summary as it is
-//! now (the caller fetched it); from then on the poller (`jobs::mirrors`) reads each summary
+//! now (the caller fetched it); from then on the poller (`workers::mirrors`) reads each summary
 //! URL once per interval, whatever number of components follow it, and [`record`] applies what
 //! it read:
 //! - the component moves only when the vendor's status changes (so a responder's own status

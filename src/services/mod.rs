@@ -21,6 +21,7 @@ pub mod page_webhooks;
 pub mod pages;
 pub mod postmortems;
 pub mod public;
+pub mod signing_key;
 pub mod subscriptions;
 pub mod templates;
 pub mod users;

@@ -11,8 +11,8 @@ use super::token::{Identity, TokenKey, TokenProblem};
 use crate::domain::EmailAddress;
 use crate::domain::lang::Lang;
 use crate::error::FieldErrors;
-use crate::render::PageData;
 use crate::render::i18n::text_with;
+use crate::services::public::data::PageData;
 use fluent_templates::fluent_bundle::FluentValue;
 
 /// Longest name, in characters.

@@ -37,8 +37,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::http::ClientNet;
-use crate::http::limiter::{self, BoundedLimiter};
+use crate::limits::ClientNet;
+use crate::limits::bounded::{self as limiter, BoundedLimiter};
 use form::Checked;
 use spool::Spool;
 use token::TokenKey;

@@ -12,12 +12,12 @@ use super::Topic;
 use super::form::{MAX_ACCOUNT, MAX_MESSAGE, MAX_NAME, SupportForm};
 use crate::domain::lang::Lang;
 use crate::error::FieldErrors;
-use crate::render::PageData;
 use crate::render::html::choice::Choice;
 use crate::render::html::events::EventCard;
 use crate::render::html::format::Locale;
 use crate::render::html::frame::{Frame, Section};
 use crate::render::site::Renderer;
+use crate::services::public::data::PageData;
 
 /// Stands for the form token in a cached render.
 const PLACEHOLDER: &str = "__herald_support_form_token__";

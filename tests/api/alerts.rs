@@ -5,7 +5,7 @@
 use herald::domain::Role;
 use serde_json::{Value, json};
 
-use herald::jobs::runner::Registry;
+use herald::workers::runner::Registry;
 
 use crate::helpers::{Console, TestApp, TestDb};
 use crate::notify::sinks::Receiver;

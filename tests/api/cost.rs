@@ -346,7 +346,7 @@ async fn a_cold_read_while_the_database_is_down_is_rendered_from_memory(db: Test
             ("HERALD_DB_POOL_SIZE", "1"),
             ("HERALD_DB_TIMEOUT_MS", "200"),
         ],
-        herald::jobs::Registry::standard(),
+        herald::workers::Registry::standard(),
     )
     .await;
     seed_demo(&app).await;

@@ -4,7 +4,7 @@
 //! everything typed.
 
 use herald::domain::Role;
-use herald::jobs::Registry;
+use herald::workers::Registry;
 
 use crate::console::NEW;
 use crate::helpers::Console;

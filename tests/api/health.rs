@@ -34,7 +34,7 @@ async fn by_default_metrics_are_served_nowhere_and_the_public_listener_says_404(
 
 async fn metrics_count_requests_by_route(db: TestDb) {
     let extra = [("HERALD_METRICS_BIND", "127.0.0.1:0")];
-    let mut app = TestApp::spawn_with(db, &extra, herald::jobs::Registry::standard()).await;
+    let mut app = TestApp::spawn_with(db, &extra, herald::workers::Registry::standard()).await;
     for _ in 0..3 {
         app.get("/healthz").await;
     }

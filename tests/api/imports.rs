@@ -4,7 +4,7 @@
 //! what is new.
 
 use herald::domain::Role;
-use herald::jobs::runner::Registry;
+use herald::workers::runner::Registry;
 use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, TestDb, Vendor};

@@ -4,8 +4,9 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use herald::jobs::Backoff;
 use herald::jobs::queue::{self, NewJob};
-use herald::jobs::{Backoff, Registry};
+use herald::workers::Registry;
 use serde_json::json;
 
 use crate::helpers::{TestApp, TestDb};

@@ -215,7 +215,7 @@ async fn every_change_to_what_a_page_shows_moves_its_revision_and_no_other(db: T
 }
 
 /// A resolved incident as the page's data holds it.
-fn held(app: &TestApp, id: &str) -> herald::render::data::IncidentInfo {
+fn held(app: &TestApp, id: &str) -> herald::services::public::data::IncidentInfo {
     app.site.snapshot().pages["acme"]
         .data
         .incidents
@@ -282,7 +282,7 @@ async fn a_resolved_incident_is_kept_between_reads_until_something_it_shows_chan
 }
 
 /// A component as the page's data holds it, as read from the database.
-fn read_of(app: &TestApp, id: &str) -> herald::render::data::ComponentRead {
+fn read_of(app: &TestApp, id: &str) -> herald::services::public::data::ComponentRead {
     app.site.snapshot().pages["acme"].data.read_from.components[id].clone()
 }
 

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use herald::domain::Role;
-use herald::jobs::runner::Registry;
+use herald::workers::runner::Registry;
 use serde_json::{Value, json};
 
 use crate::helpers::{Console, TestApp, TestDb, Vendor};

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use herald::jobs::Registry;
+use herald::workers::Registry;
 
 use crate::helpers::{TestApp, TestDb};
 

@@ -5,8 +5,8 @@
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use herald::jobs::Registry;
 use herald::services::{demo, pages};
+use herald::workers::Registry;
 use serde_json::json;
 
 use crate::helpers::{TestApp, TestDb};

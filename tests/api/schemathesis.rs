@@ -32,7 +32,7 @@ async fn schemathesis_finds_no_5xx_and_no_answer_outside_the_document(db: TestDb
     let app = TestApp::spawn_with(
         db,
         &[("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true")],
-        herald::jobs::Registry::standard(),
+        herald::workers::Registry::standard(),
     )
     .await;
     app.db

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use diesel::connection::SimpleConnection;
 use herald::db::models::support as rows;
 use herald::domain::Role;
-use herald::jobs::Registry;
 use herald::support::token::TokenKey;
 use herald::support::{MIN_FILL_SECS, Submission, Topic, spool};
+use herald::workers::Registry;
 use serde_json::{Value, json};
 
 use crate::helpers::{Console, TestApp, TestDb};
@@ -37,7 +37,7 @@ impl Support {
         app.wait_for_page("/status/acme").await;
         let secret = app
             .db
-            .run(|c| Ok(herald::secret::load_or_create(c, None)?))
+            .run(|c| Ok(herald::services::signing_key::load_or_create(c, None)?))
             .await
             .unwrap();
         let key = TokenKey::derive(

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use herald::domain::Role;
-use herald::jobs::Registry;
 use herald::support::{Submission, Topic, spool};
+use herald::workers::Registry;
 use serde_json::{Value, json};
 
 use crate::helpers::{Console, TestApp, TestDb};

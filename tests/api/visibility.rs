@@ -859,7 +859,7 @@ async fn a_readers_cookies_are_secure_when_a_trusted_proxy_says_the_request_came
     let behind_proxy = TestApp::spawn_with(
         db,
         &[("HERALD_TRUSTED_PROXIES", "127.0.0.1/32")],
-        herald::jobs::Registry::standard(),
+        herald::workers::Registry::standard(),
     )
     .await;
     let token = behind_proxy.token(Role::Owner).await;

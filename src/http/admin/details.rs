@@ -10,10 +10,10 @@ use super::form::Submitted;
 use super::incidents::{Choice, choices};
 use super::write::{audited, change, form_changes, submit};
 use super::{ConsoleFrame, render_form, see_other};
-use crate::auth::{Authenticated, Permission};
 use crate::db::models::incidents::Incident;
 use crate::domain::{Impact, IncidentId};
 use crate::error::{AppResult, FieldErrors};
+use crate::http::auth::{Authenticated, Permission};
 use crate::services::incidents::{self, IncidentFieldsInput};
 use crate::state::AppState;
 

@@ -71,7 +71,7 @@ impl FromRequest for Submitted {
                 )
                 .into());
             }
-            let body = crate::auth::extract::read_form(&mut payload).await?;
+            let body = crate::http::auth::extract::read_form(&mut payload).await?;
             Ok(Self(
                 url::form_urlencoded::parse(&body).into_owned().collect(),
             ))

@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::view::{IncidentLabels, TimeView, page_zone};
 use super::{ConsoleFrame, render};
-use crate::auth::Authenticated;
 use crate::db::models::incidents::Incident;
 use crate::error::AppResult;
+use crate::http::auth::Authenticated;
 use crate::services::incidents::{IncidentFilter, list_incidents};
 use crate::services::pages;
 use crate::state::AppState;

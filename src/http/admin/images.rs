@@ -12,10 +12,10 @@ use serde_json::json;
 
 use super::see_other;
 use super::write::{audited, change};
-use crate::auth::{Authenticated, Permission};
 use crate::domain::ImageRole;
 use crate::domain::image::{MAX_IMAGE_BYTES, check_image};
 use crate::error::{AppError, AppResult};
+use crate::http::auth::{Authenticated, Permission};
 use crate::services::{brand, pages};
 use crate::state::AppState;
 

@@ -8,9 +8,9 @@ use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 
 use super::form::Submitted;
-use crate::auth::{Authenticated, Permission};
+use crate::domain::markdown::to_safe_html;
 use crate::error::AppResult;
-use crate::render::markdown::to_safe_html;
+use crate::http::auth::{Authenticated, Permission};
 
 /// Registers the route.
 pub fn routes(cfg: &mut web::ServiceConfig) {

@@ -9,10 +9,10 @@ use super::form::{Errors, Submitted};
 use super::incidents::{component_choices, page_and_components};
 use super::open::Opened;
 use super::{ConsoleFrame, preview_of};
-use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
 use crate::error::AppResult;
+use crate::http::auth::{Authenticated, Permission};
 use crate::state::AppState;
 
 /// What `admin/maintenance_new` shows.

@@ -28,6 +28,7 @@ mod record;
 mod settings;
 mod status_grid;
 mod structure;
+mod subscribers;
 pub mod support;
 mod templates;
 mod timeline;
@@ -42,17 +43,19 @@ use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
 
-use crate::auth::{self, Authenticated, Permission};
+use crate::domain::markdown::to_safe_html;
 use crate::domain::{DeadlineState, deadline_state};
 use crate::error::{AppError, AppResult};
-use crate::render::markdown::to_safe_html;
+use crate::http::auth::{self, Authenticated, Permission};
 use crate::state::AppState;
 
 pub use write::actor;
 
 /// Registers the console routes (the sign-in page registers itself).
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.route("/admin", web::get().to(dashboard::show_dashboard))
+    // The subscriber pages come first, as they did when the public forms' routes held them.
+    cfg.configure(subscribers::routes)
+        .route("/admin", web::get().to(dashboard::show_dashboard))
         .route(
             "/admin/pages/{slug}/incidents/new",
             web::get().to(incidents::new_incident_form),

@@ -9,8 +9,8 @@ use super::fields::{messages, values};
 use super::form::Submitted;
 use super::write::{audited, change, form_changes};
 use super::{ConsoleFrame, render_form, see_other};
-use crate::auth::{Authenticated, Permission};
 use crate::error::{AppError, AppResult, FieldErrors};
+use crate::http::auth::{Authenticated, Permission};
 use crate::services::pages::{self, NewPageInput};
 use crate::state::AppState;
 

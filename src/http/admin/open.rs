@@ -12,10 +12,10 @@ use super::maintenance;
 use super::view::page_zone;
 use super::write::{audited, change, form_changes, submit};
 use super::{ConsoleFrame, preview_of, render_form, see_other};
-use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
 use crate::error::{AppResult, FieldErrors};
+use crate::http::auth::{Authenticated, Permission};
 use crate::services::incidents::{self, OpenIncidentInput};
 use crate::state::AppState;
 

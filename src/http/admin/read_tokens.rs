@@ -11,9 +11,9 @@ use super::form::Submitted;
 use super::view::{TimeView, page_zone};
 use super::write::{audited, change};
 use super::{ConsoleFrame, render_form, see_other};
-use crate::auth::{Authenticated, Permission};
 use crate::domain::Visibility;
 use crate::error::{AppError, AppResult, FieldErrors};
+use crate::http::auth::{Authenticated, Permission};
 use crate::services::{access, pages};
 use crate::state::AppState;
 

@@ -11,11 +11,11 @@ use super::fields::{messages, values};
 use super::form::{FormTarget, Submitted};
 use super::write::{audited, change, form_changes, submit};
 use super::{ConsoleFrame, render_form, see_other};
-use crate::auth::{Authenticated, Permission};
 use crate::db::DbConn;
 use crate::db::models::pages::StatusPage;
 use crate::domain::PageId;
 use crate::error::{AppResult, FieldErrors};
+use crate::http::auth::{Authenticated, Permission};
 use crate::state::AppState;
 
 /// The audit entity type `$kind` and its actions: `[$kind, create, update, delete]`.

@@ -11,12 +11,12 @@ use super::fields::{filled, number, options, required, text};
 use super::form::Submitted;
 use super::groups::Groups;
 use super::record::{self, Record, audit};
-use crate::auth::Permission;
 use crate::db::DbConn;
 use crate::db::models::components::{self as rows, Component, ComponentGroup};
 use crate::db::models::pages::StatusPage;
 use crate::domain::{ComponentId, PageId};
 use crate::error::{AppResult, FieldErrors};
+use crate::http::auth::Permission;
 use crate::services::components::{self, NewComponentInput, UpdateComponentInput};
 use crate::services::{page_admin, pages};
 

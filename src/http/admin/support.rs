@@ -10,10 +10,10 @@ use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 
 use super::{ConsoleFrame, actor, render, see_other};
-use crate::auth::{Authenticated, Permission};
 use crate::db::models::support::{self as rows, SubmissionQuery};
 use crate::domain::IncidentId;
 use crate::error::{AppError, AppResult};
+use crate::http::auth::{Authenticated, Permission};
 use crate::render::html::choice::Choice;
 use crate::services::pages;
 use crate::state::AppState;

@@ -11,14 +11,14 @@ use super::incidents::{Choice, choices, component_choices};
 use super::view::{DeadlineView, IncidentLabels, TimeView, page_zone};
 use super::write::{audited, change, form_changes};
 use super::{ConsoleFrame, preview_of, render_form, see_other};
-use crate::auth::{Authenticated, Permission};
 use crate::db::models::components::Component;
 use crate::db::models::pages::StatusPage;
+use crate::domain::markdown::to_safe_html;
 use crate::domain::{
     IncidentId, IncidentKind, IncidentStatus, MaintenanceStatus, Promise, lateness,
 };
 use crate::error::{AppError, AppResult, FieldErrors};
-use crate::render::markdown::to_safe_html;
+use crate::http::auth::{Authenticated, Permission};
 use crate::services::incidents::{self, IncidentDetail};
 use crate::services::{components, pages};
 use crate::state::AppState;

@@ -11,10 +11,10 @@ use super::form::Submitted;
 use super::view::TimeView;
 use super::write::{audited, change, form_changes};
 use super::{ConsoleFrame, render_form, see_other};
-use crate::auth::{Authenticated, Permission};
 use crate::db::models::users::User;
 use crate::domain::{EmailAddress, Role, check_password};
 use crate::error::{AppError, AppResult, FieldErrors};
+use crate::http::auth::{Authenticated, Permission};
 use crate::services::users;
 use crate::state::AppState;
 

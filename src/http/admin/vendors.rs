@@ -13,9 +13,9 @@ use super::form::Submitted;
 use super::view::{TimeView, page_zone};
 use super::write::{audited, change, form_changes, submit};
 use super::{ConsoleFrame, render_form, see_other};
-use crate::auth::{Authenticated, Permission};
 use crate::domain::{ComponentId, vendor};
 use crate::error::{AppError, AppResult, FieldErrors};
+use crate::http::auth::{Authenticated, Permission};
 use crate::render::html::choice::{Choice, options};
 use crate::services::mirrors::{self as service, Follow};
 use crate::services::{components, pages};
@@ -193,7 +193,7 @@ pub async fn follow(
     let (for_write, st, au) = (slug.clone(), state.clone(), auth.clone());
     let poll = state.settings.mirror_poll;
     let made = submit(read(&form), |asked| async move {
-        let (summary, etag) = crate::jobs::mirrors::read_now(&st.fetcher, &asked.url)
+        let (summary, etag) = crate::workers::mirrors::read_now(&st.fetcher, &asked.url)
             .await
             .map_err(|why| {
                 AppError::field("url", format!("{} cannot be read: {why}", asked.url))

@@ -5,10 +5,10 @@
 use serde_json::{Map, Value};
 
 use super::form::Submitted;
-use crate::auth::{Authenticated, Permission, csrf};
 use crate::db::{DbConn, write_tx};
 use crate::domain::PageId;
 use crate::error::{AppError, AppResult, FieldErrors};
+use crate::http::auth::{Authenticated, Permission, csrf};
 use crate::services::audit::{self, Actor, Change};
 use crate::state::AppState;
 

@@ -4,8 +4,8 @@ use actix_web::HttpResponse;
 
 use super::run::Api;
 use super::views;
-use crate::auth::Permission;
 use crate::error::AppResult;
+use crate::http::auth::Permission;
 use crate::services::audit::{self as service, AuditFilter};
 
 /// `GET /audit?page=&actor=&limit=&offset=`: newest first.

@@ -7,9 +7,9 @@ use serde_json::Value;
 use super::body::{Parts, typed};
 use super::run::{self, Api, Record};
 use super::views;
-use crate::auth::Permission;
 use crate::domain::{ComponentId, ComponentStatus, GroupId};
 use crate::error::AppResult;
+use crate::http::auth::Permission;
 use crate::services::components::{
     self as service, GroupInput, NewComponentInput, UpdateComponentInput,
 };

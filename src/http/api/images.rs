@@ -6,10 +6,10 @@ use actix_web::{HttpResponse, web};
 use serde_json::json;
 
 use super::run::{self, Api, Record};
-use crate::auth::Permission;
 use crate::domain::ImageRole;
 use crate::domain::image::{MAX_IMAGE_BYTES, check_image};
 use crate::error::{AppError, AppResult};
+use crate::http::auth::Permission;
 use crate::services::brand as service;
 
 /// Registers one handler per role, each the shared one with its role.

@@ -10,9 +10,10 @@ use serde_json::{Value, json};
 
 use super::body::Parts;
 use super::run::Api;
-use crate::auth::Permission;
-use crate::domain::{Slug, statuspage};
+use crate::domain::Slug;
+use crate::domain::imports::statuspage;
 use crate::error::{AppError, AppResult};
+use crate::http::auth::Permission;
 use crate::services::audit::{self, Actor, Change};
 use crate::services::idempotency::Answer;
 use crate::services::imports::{self, Report, subscribers::SubscriberImport};
@@ -38,9 +39,10 @@ pub async fn import_statuspage(api: Api, body: web::Json<Value>) -> AppResult<Ht
     let slug = Slug::parse(&input.page).map_err(|e| AppError::field("page", e.to_string()))?;
     let base = statuspage::api_base(&input.from).map_err(|e| AppError::field("from", e))?;
     let mut quiet = |_: &str| {};
-    let source = crate::importer::read_statuspage(&api.state().fetcher, &base, &mut quiet)
-        .await
-        .map_err(|e| AppError::field("from", e))?;
+    let source =
+        crate::services::imports::fetch::read_statuspage(&api.state().fetcher, &base, &mut quiet)
+            .await
+            .map_err(|e| AppError::field("from", e))?;
     let slug = String::from(slug);
     api.write(Permission::Admin, &fields, move |c| {
         let report = imports::import_statuspage(c, &slug, &source, &mut |_| {})?;
@@ -90,9 +92,10 @@ pub async fn import_subscribers(
     let input: SubscribersImport = parts.part()?;
     parts.finish()?;
     let slug = Slug::parse(&input.page).map_err(|e| AppError::field("page", e.to_string()))?;
-    let rows = crate::domain::subscriber_csv::read(input.csv.as_bytes())
+    let rows = crate::domain::imports::subscriber_csv::read(input.csv.as_bytes())
         .map_err(|e| AppError::field("csv", e))?;
-    let rows = crate::importer::check_webhooks(rows, &api.state().notify.policy).await;
+    let rows =
+        crate::services::imports::fetch::check_webhooks(rows, &api.state().notify.policy).await;
     let actor = Actor {
         user_id: api.auth().user_id.clone(),
         email: api.auth().email.clone(),

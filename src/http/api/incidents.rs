@@ -9,10 +9,10 @@ use serde_json::Value;
 use super::body::typed;
 use super::run::{self, Api, Record, change};
 use super::views;
-use crate::auth::Permission;
 use crate::db::DbConn;
 use crate::domain::{IncidentKind, PageId};
 use crate::error::{AppError, AppResult};
+use crate::http::auth::Permission;
 use crate::services::idempotency::Answer;
 use crate::services::incidents::{
     self as service, IncidentFieldsInput, IncidentFilter, OpenIncidentInput, PostUpdateInput,

@@ -13,10 +13,10 @@ use serde_json::{Value, json};
 use super::body::{Parts, lenient, typed};
 use super::run::{self, Api, Record};
 use super::views;
-use crate::auth::Permission;
 use crate::domain::alerts::{self, GenericAlert, WireNotification};
 use crate::domain::{IntegrationId, IntegrationKind};
 use crate::error::{AppError, AppResult};
+use crate::http::auth::Permission;
 use crate::services::alerts as receiving;
 use crate::services::integrations::{
     self as service, IntegrationView, NewIntegration, NewIntegrationInput, SettingsPatch,

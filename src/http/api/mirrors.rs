@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 
 use super::body::Parts;
 use super::run::{self, Api, Record};
-use crate::auth::Permission;
 use crate::domain::{ComponentId, vendor};
 use crate::error::{AppError, AppResult};
+use crate::http::auth::Permission;
 use crate::services::mirrors::{self as service, Follow};
 
 /// The body of `POST /pages/{slug}/mirrors`.
@@ -78,7 +78,7 @@ async fn read_summary(
     state: &crate::state::AppState,
     url: &url::Url,
 ) -> AppResult<(vendor::Summary, Option<String>)> {
-    crate::jobs::mirrors::read_now(&state.fetcher, url)
+    crate::workers::mirrors::read_now(&state.fetcher, url)
         .await
         .map_err(|why| AppError::field("url", format!("{url} cannot be read: {why}")))
 }

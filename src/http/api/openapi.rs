@@ -95,7 +95,7 @@ mod tests {
                 .filter_map(|v| v.as_str().map(str::to_owned))
                 .collect()
         };
-        let waiting: Vec<String> = crate::delivery::Waiting::ALL
+        let waiting: Vec<String> = crate::domain::waiting::Waiting::ALL
             .iter()
             .map(|w| w.as_str().to_owned())
             .collect();

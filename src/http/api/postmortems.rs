@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::body::typed;
 use super::run::{self, Api, Record};
 use super::views;
-use crate::auth::Permission;
 use crate::error::AppResult;
+use crate::http::auth::Permission;
 use crate::services::postmortems::{self as service, PostmortemInput};
 
 /// `GET .../postmortem`.

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use super::body::typed;
 use super::run::{self, Api, Record};
-use crate::auth::Permission;
 use crate::error::AppResult;
+use crate::http::auth::Permission;
 use crate::services::access as service;
 
 /// The body of a new read token.

@@ -10,11 +10,11 @@ use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use futures_util::future::LocalBoxFuture;
 use serde_json::{Value, json};
 
-use crate::auth::{Authenticated, Permission};
 use crate::db::DbConn;
 use crate::db::models::pages::StatusPage;
 use crate::domain::PageId;
 use crate::error::{AppError, AppResult};
+use crate::http::auth::{Authenticated, Permission};
 use crate::services::audit::{self, Actor, Change};
 use crate::services::idempotency::{Answer, IdempotencyKey, idempotent};
 use crate::services::pages;

@@ -10,12 +10,12 @@ use serde_json::{Value, json};
 
 use super::body::typed;
 use super::run::{self, Api, Record};
-use crate::auth::Permission;
 use crate::db::models::notify::{self as rows, Delivery, DeliveryQuery};
 use crate::db::states::DeliveryState;
 use crate::delivery::signature::new_secret;
 use crate::domain::SubscriberId;
 use crate::error::{AppError, AppResult, FieldErrors};
+use crate::http::auth::Permission;
 use crate::http::subscribe::check_webhook_url;
 use crate::services::subscriptions::{
     self as subscribe, Origin, SubscribeInput, Subscribed, Target,
@@ -163,7 +163,7 @@ fn delivery_view(d: &Delivery) -> Value {
         "next_attempt_at": (d.state == DeliveryState::Pending).then(|| d.next_attempt_at.and_utc()),
         "last_error": d.last_error,
         "waiting_for": d.waiting_for,
-        "waiting": d.waiting_for.as_deref().and_then(crate::delivery::Waiting::parse).map(|w| w.describe()),
+        "waiting": d.waiting_for.as_deref().and_then(crate::domain::waiting::Waiting::parse).map(|w| w.describe()),
         "delivered_at": d.delivered_at.map(|t| t.and_utc()),
         "created_at": d.created_at.and_utc(),
     })

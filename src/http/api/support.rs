@@ -6,9 +6,9 @@
 use actix_web::{HttpResponse, web};
 use serde_json::{Value, json};
 
-use crate::auth::{Authenticated, Permission};
 use crate::error::AppResult;
 use crate::http::admin::actor;
+use crate::http::auth::{Authenticated, Permission};
 use crate::services::pages;
 use crate::state::AppState;
 use crate::support::store::{self, TriageFilter, TriagePatch};

@@ -6,8 +6,8 @@ use serde_json::Value;
 use super::body::typed;
 use super::run::{self, Api, Record};
 use super::views;
-use crate::auth::Permission;
 use crate::error::AppResult;
+use crate::http::auth::Permission;
 use crate::services::templates::{self as service, TemplateInput};
 
 /// `POST /pages/{slug}/templates`.

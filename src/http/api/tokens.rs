@@ -6,11 +6,11 @@ use actix_web::{HttpResponse, web};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::auth::{Authenticated, Permission};
 use crate::db::models::tokens::ApiToken;
 use crate::db::models::users;
 use crate::domain::EmailAddress;
 use crate::error::{AppError, AppResult};
+use crate::http::auth::{Authenticated, Permission};
 use crate::services::auth::{self, DEFAULT_TOKEN_DAYS};
 use crate::state::AppState;
 

@@ -236,7 +236,7 @@ impl Engine {
                 // This host holds what it can take for now: leave room for the others.
                 let waiting = self.waiting_for(&dest);
                 self.park(&dest, waiting, &job);
-                waiting.log_once(dest.name());
+                crate::notify::lanes::log_waiting_once(waiting, &dest);
                 self.finished
                     .push(job.finished(Some(Attempt::Deferred { after, waiting })));
             }

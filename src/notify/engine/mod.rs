@@ -32,15 +32,17 @@ use crate::config::Settings;
 use crate::db::models::notify::{self as rows, Audience, ClaimedDelivery, Outcome};
 use crate::db::states::{Channel, DeliveryState, SubscriberState};
 use crate::db::{Db, DbConn, write_tx};
+use crate::delivery::Attempt;
 use crate::delivery::backoff::Backoff;
 use crate::delivery::mail::Mailer;
 use crate::delivery::outbound::Policy;
 use crate::delivery::webhook::WebhookClient;
-use crate::delivery::{Attempt, Waiting};
+use crate::domain::waiting::Waiting;
 use crate::error::AppResult;
-use crate::passes::Passes;
-use crate::secret::SecretKey;
+use crate::render::mail::Mailbook;
+use crate::runtime::passes::Passes;
 use crate::services::outbox as events;
+use crate::services::signing_key::SigningKey;
 
 /// SMTP sessions in flight at once (to the one configured relay).
 const SMTP_SESSIONS: usize = 16;
@@ -123,7 +125,7 @@ pub struct NotifyHandle {
     pub passes: Arc<Passes>,
     pub policy: Policy,
     /// Subscribe rate limits.
-    pub limits: Arc<super::limits::SubscribeLimits>,
+    pub limits: Arc<crate::limits::subscribe::SubscribeLimits>,
     /// The engine's clock (tests move it forward).
     pub clock: EngineClock,
 }
@@ -134,7 +136,7 @@ impl NotifyHandle {
         Self {
             passes: Arc::new(Passes::default()),
             policy: Policy::from_settings(settings),
-            limits: Arc::new(super::limits::SubscribeLimits::default()),
+            limits: Arc::new(crate::limits::subscribe::SubscribeLimits::default()),
             clock: EngineClock::system(),
         }
     }
@@ -162,7 +164,7 @@ impl Sender {
             Outgoing::Webhook(req) => self.webhooks.send(req).await,
         };
         if let Attempt::Deferred { waiting, .. } = &attempt {
-            waiting.log_once(dest.name());
+            crate::notify::lanes::log_waiting_once(*waiting, dest);
         }
         attempt
     }
@@ -218,7 +220,7 @@ impl Finished {
 pub async fn run(
     db: Db,
     settings: Arc<Settings>,
-    secret: SecretKey,
+    secret: SigningKey,
     handle: NotifyHandle,
     config: EngineConfig,
     stop: CancellationToken,
@@ -231,7 +233,7 @@ pub async fn run(
             None
         }
     };
-    let mailbook = match content::Mailbook::load() {
+    let mailbook = match Mailbook::load() {
         Ok(book) => Arc::new(book),
         Err(e) => {
             tracing::error!(error = ?e, "email templates do not load; notifications stopped");
@@ -255,7 +257,7 @@ pub async fn run(
     };
     let mut engine = Engine {
         db,
-        worker: crate::jobs::runner::worker_id(),
+        worker: crate::runtime::worker_id(),
         config,
         sender,
         mailbook,
@@ -284,7 +286,7 @@ struct Engine {
     worker: String,
     config: EngineConfig,
     sender: Arc<Sender>,
-    mailbook: Arc<content::Mailbook>,
+    mailbook: Arc<Mailbook>,
     links: Arc<message::Links>,
     cache: HashMap<String, Option<Arc<content::EventContent>>>,
     tasks: JoinSet<Sent>,

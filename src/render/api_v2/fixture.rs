@@ -5,15 +5,15 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 
+use crate::domain::markdown::to_safe_html;
 use crate::domain::{
     ComponentStatus, FollowUpState, Impact, IncidentKind, IncidentStatus, Indicator,
     LifecycleStatus, MaintenanceStatus, PageStatus, ScopeFigure, TimelineEntry, UptimeBar,
 };
-use crate::render::data::{
+use crate::services::public::data::{
     AffectedComponent, ComponentChange, ComponentInfo, FollowUpInfo, GroupInfo, IncidentInfo,
     PageData, PageInfo, PostmortemInfo, UpdateInfo,
 };
-use crate::render::markdown::to_safe_html;
 
 pub const PAGE_ID: &str = "0195a3c0-0000-7000-8000-000000000001";
 pub const GROUP_ID: &str = "0195a3c0-0000-7000-8000-0000000000a0";

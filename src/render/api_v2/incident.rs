@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::model::{Component, Head, Time, time};
 use crate::domain::{ComponentStatus, FollowUpState, IncidentKind, LifecycleStatus};
-use crate::render::data::{IncidentInfo, PageData, PostmortemInfo, UpdateInfo};
+use crate::services::public::data::{IncidentInfo, PageData, PostmortemInfo, UpdateInfo};
 
 /// One incident, advisory or maintenance.
 #[derive(Debug, Serialize)]

@@ -25,8 +25,8 @@ use self::incident::Incident;
 use self::model::{Component, Page, Status, components};
 use crate::domain::lang::Lang;
 use crate::render::change::Doc;
-use crate::render::data::{IncidentInfo, PageData};
 use crate::render::{CachePolicy, Representation};
+use crate::services::public::data::{IncidentInfo, PageData};
 
 /// How many closed incidents (or completed maintenances) the list endpoints return, as on
 /// Statuspage; open ones are always listed.

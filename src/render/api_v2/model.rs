@@ -11,7 +11,7 @@ use serde::{Serialize, Serializer};
 
 use crate::domain::lang::Lang;
 use crate::domain::{self, ComponentStatus, Indicator};
-use crate::render::data::{ComponentInfo, GroupInfo, PageData};
+use crate::services::public::data::{ComponentInfo, GroupInfo, PageData};
 
 /// A UTC time written the way Statuspage writes UTC times: `2026-11-30T04:11:25.000Z`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

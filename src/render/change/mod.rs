@@ -10,8 +10,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::domain::IncidentKind;
-use crate::render::data::{IncidentInfo, PageData};
 use crate::render::html::history;
+use crate::services::public::data::{IncidentInfo, PageData};
 
 /// A document of a page, by what it shows. [`Doc::key`] is its path below the page.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -302,7 +302,7 @@ pub fn touched_by_all(changes: &[Change], old: &PageData, new: &PageData) -> BTr
 
 /// The first day the uptime bars show.
 fn bar_start(data: &PageData) -> chrono::NaiveDate {
-    let days = u64::from(crate::render::data::UPTIME_DAYS);
+    let days = u64::from(crate::services::public::data::UPTIME_DAYS);
     data.as_of
         .date_naive()
         .checked_sub_days(chrono::Days::new(days))

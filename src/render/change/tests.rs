@@ -217,7 +217,7 @@ fn the_pages_settings_the_day_and_the_stale_notice_touch_everything() {
 
 #[test]
 fn a_kept_part_of_the_overview_follows_every_field_it_shows() {
-    type Edit = fn(&mut crate::render::data::ComponentInfo);
+    type Edit = fn(&mut crate::services::public::data::ComponentInfo);
     let edits: [(&str, Edit); 6] = [
         ("status", |c| c.status = ComponentStatus::PartialOutage),
         ("name", |c| c.name = "Dashboard 2".into()),

@@ -4,7 +4,7 @@ use anyhow::Context;
 use atom_syndication::{Category, Content, Entry, Feed, Generator, Link, Person, Text};
 
 use super::{Item, content_html, entry_id, feed_id, feed_updated, items, page_url, title};
-use crate::render::data::PageData;
+use crate::services::public::data::PageData;
 
 /// The Atom feed of `data`.
 pub fn render(data: &PageData) -> anyhow::Result<Vec<u8>> {

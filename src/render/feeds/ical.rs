@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use icalendar::{Calendar, Component, Event, EventLike, EventStatus, Property};
 
 use crate::domain::{LifecycleStatus, MaintenanceStatus};
-use crate::render::data::{IncidentInfo, PageData};
+use crate::services::public::data::{IncidentInfo, PageData};
 
 /// The calendar of `data`'s maintenance windows, earliest first.
 pub fn render(data: &PageData) -> anyhow::Result<Vec<u8>> {

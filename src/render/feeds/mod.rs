@@ -20,8 +20,8 @@ use handlebars::html_escape;
 
 use crate::domain::IncidentKind;
 use crate::render::change::Doc;
-use crate::render::data::{IncidentInfo, PageData, UpdateInfo};
 use crate::render::{CachePolicy, Representation};
+use crate::services::public::data::{IncidentInfo, PageData, UpdateInfo};
 
 /// How many records the Atom and RSS feeds carry, newest first.
 pub const FEED_LIMIT: usize = 50;

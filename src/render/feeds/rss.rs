@@ -5,7 +5,7 @@ use rss::extension::atom::{AtomExtension, Link};
 use rss::{Category, Channel, Guid, Item as RssItem};
 
 use super::{Item, content_html, entry_id, feed_updated, items, page_url, title};
-use crate::render::data::PageData;
+use crate::services::public::data::PageData;
 
 /// The RSS feed of `data`.
 pub fn render(data: &PageData) -> anyhow::Result<Vec<u8>> {

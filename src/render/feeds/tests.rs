@@ -10,7 +10,7 @@ use super::render;
 use crate::domain::MaintenanceStatus;
 use crate::render::Representation;
 use crate::render::api_v2::fixture::{self, ACTIVE_ID, OPEN_ID, RESOLVED_ID, UPCOMING_ID, at};
-use crate::render::data::PageData;
+use crate::services::public::data::PageData;
 
 const EVIL: &str = "<script>alert(1)</script>";
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::format::{self, Locale, StatusLook, TimeView, duration_text_in};
 use crate::domain::{DeadlineState, IncidentKind, deadline_state};
-use crate::render::data::{IncidentInfo, Prose, UpdateInfo};
+use crate::services::public::data::{IncidentInfo, Prose, UpdateInfo};
 
 /// An incident, advisory or maintenance in brief.
 #[derive(Debug, Clone, Serialize)]

@@ -3,14 +3,14 @@
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use chrono_tz::Tz;
 
+use crate::domain::markdown::to_safe_html;
 use crate::domain::{
     ComponentStatus, FollowUpState, Impact, IncidentKind, IncidentStatus, LifecycleStatus,
     MaintenanceStatus, ScopeFigure, TimelineEntry, daily_uptime, page_status,
 };
-use crate::render::PageData;
 use crate::render::api_v2::fixture::record;
-use crate::render::data::*;
-use crate::render::markdown::to_safe_html;
+use crate::services::public::data::PageData;
+use crate::services::public::data::*;
 
 /// 30 Nov 2026, 12:00 UTC: when the fixture's data was read.
 pub fn as_of() -> DateTime<Utc> {

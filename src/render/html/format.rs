@@ -33,7 +33,7 @@ impl Locale {
     }
 
     /// `lang` on `page`.
-    pub fn of_page(page: &crate::render::data::PageInfo, lang: Lang) -> Self {
+    pub fn of_page(page: &crate::services::public::data::PageInfo, lang: Lang) -> Self {
         Self {
             tz: page.time_zone,
             lang,

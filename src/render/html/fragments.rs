@@ -11,7 +11,7 @@ use quick_cache::Weighter;
 use quick_cache::sync::Cache;
 
 use crate::domain::lang::Lang;
-use crate::render::data::ComponentInfo;
+use crate::services::public::data::ComponentInfo;
 
 /// The bytes the fragments of every page hold at most.
 pub const FRAGMENT_BYTES: u64 = 32 * 1024 * 1024;

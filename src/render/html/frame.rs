@@ -7,8 +7,8 @@ use super::format::{Locale, TimeView};
 use crate::domain::Theme;
 use crate::domain::brand::HeaderLink;
 use crate::domain::lang::Lang;
-use crate::render::PageData;
 use crate::render::assets::Assets;
+use crate::services::public::data::PageData;
 
 /// Which entry of the page's navigation is the current page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,9 +15,9 @@ use serde::Serialize;
 use super::events::EventCard;
 use super::format::{Locale, day_text_in, month_text_in};
 use super::frame::{Frame, Section};
-use crate::render::PageData;
 use crate::render::assets::Assets;
-use crate::render::data::IncidentInfo;
+use crate::services::public::data::IncidentInfo;
+use crate::services::public::data::PageData;
 
 /// Months on one history page.
 pub const MONTHS_PER_PAGE: i32 = 3;

@@ -7,9 +7,9 @@ use super::events::{EventCard, UpdateView, timeline};
 use super::format::{Locale, StatusLook, TimeView};
 use super::frame::{Frame, Section};
 use super::history::{day_href, event_day};
-use crate::render::PageData;
 use crate::render::assets::Assets;
-use crate::render::data::{IncidentInfo, PostmortemInfo, Prose};
+use crate::services::public::data::PageData;
+use crate::services::public::data::{IncidentInfo, PostmortemInfo, Prose};
 
 /// What `pages/incident` renders.
 #[derive(Debug, Serialize)]

@@ -30,9 +30,10 @@ use serde::Serialize;
 pub use templates::{Templates, escape_markup};
 
 use super::assets::Assets;
-use super::{CachePolicy, PageData, Representation};
+use super::{CachePolicy, Representation};
 use crate::domain::lang::Lang;
 use crate::render::change::Doc;
+use crate::services::public::data::PageData;
 use format::{Locale, StatusLook};
 use frame::Frame;
 

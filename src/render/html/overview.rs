@@ -15,9 +15,9 @@ use super::fragments::Fragments;
 use super::frame::{Frame, Links, Section};
 use super::history::{day_href, event_day};
 use crate::domain::{ComponentStatus, DayUptime, severity, stretches};
-use crate::render::PageData;
 use crate::render::assets::Assets;
-use crate::render::data::ComponentInfo;
+use crate::services::public::data::ComponentInfo;
+use crate::services::public::data::PageData;
 
 /// What `pages/overview` renders.
 #[derive(Debug, Serialize)]

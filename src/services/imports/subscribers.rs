@@ -1,5 +1,5 @@
 //! Moving subscribers (`herald import subscribers`, `POST /api/v1/imports/subscribers`): the
-//! rows of a subscriber file (`domain::subscriber_csv`) become the page's subscribers, in one
+//! rows of a subscriber file (`domain::imports::subscriber_csv`) become the page's subscribers, in one
 //! transaction, with the components they chose.
 //!
 //! - An email address is pending until its owner confirms, and gets one mail saying the page
@@ -22,7 +22,7 @@ use crate::db::models::notify::{self as rows, Subscriber};
 use crate::db::models::pages;
 use crate::db::states::{Channel, SubscriberState};
 use crate::db::{DbConn, new_id, now, write_tx};
-use crate::domain::subscriber_csv::{Entry, Row};
+use crate::domain::imports::subscriber_csv::{Entry, Row};
 use crate::domain::{EmailAddress, PageId, SubscriberId};
 use crate::error::{AppError, AppResult};
 use crate::services::outbox::{self as events, kind};

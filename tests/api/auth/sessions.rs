@@ -1,9 +1,9 @@
 //! Console sessions: the sign-in page, the cookie and its flags, no user enumeration, rate
 //! limits, CSRF on cookie-authenticated writes, renewal and sign-out.
 
-use herald::auth::jwt::{Claims, Kind};
 use herald::domain::Role;
-use herald::jobs::Registry;
+use herald::services::auth::jwt::{Claims, Kind};
+use herald::workers::Registry;
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, RETRY_AFTER, SET_COOKIE};
 use serde_json::json;
@@ -71,7 +71,7 @@ async fn csrf_for(app: &TestApp, cookie: &str) -> String {
     let claims = jsonwebtoken::dangerous::insecure_decode::<Claims>(value)
         .unwrap()
         .claims;
-    herald::auth::csrf::token_for(&claims.jti, &app.server_key().await)
+    herald::http::auth::csrf::token_for(&claims.jti, &app.server_key().await)
 }
 
 #[tokio::test]
@@ -305,7 +305,7 @@ async fn a_cookie_past_half_its_life_is_renewed_on_the_response(db: TestDb) {
     let now = chrono::Utc::now().timestamp();
     (claims.iat, claims.exp) = (now - 20 * 60, now + 10 * 60);
     assert_eq!(claims.typ, Kind::Session);
-    let aged = herald::auth::jwt::sign(&claims, &app.server_key().await).unwrap();
+    let aged = herald::services::auth::jwt::sign(&claims, &app.server_key().await).unwrap();
     let res = app
         .client
         .get(format!("{}/api/v1/me", app.address))

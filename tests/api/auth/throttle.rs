@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use herald::domain::Role;
-use herald::jobs::Registry;
+use herald::workers::Registry;
 use reqwest::StatusCode;
 use reqwest::header::SET_COOKIE;
 
@@ -200,7 +200,10 @@ async fn the_sign_in_form_needs_its_own_csrf_token() {
         .any(|v| v.to_str().unwrap().starts_with("herald_session="));
     assert!(no_session, "no session without the token");
     let html = without.text().await.unwrap();
-    assert!(html.contains(herald::http::login::FORM_EXPIRED), "{html}");
+    assert!(
+        html.contains(herald::http::auth::login::FORM_EXPIRED),
+        "{html}"
+    );
     assert!(
         html.contains(r#"value="ops@example.com""#),
         "the email is kept: {html}"

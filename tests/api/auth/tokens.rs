@@ -1,7 +1,7 @@
 //! API tokens: issued by the CLI and the API, accepted only when genuine, current and unrevoked.
 
-use herald::auth::jwt::{Claims, Kind};
 use herald::domain::Role;
+use herald::services::auth::jwt::{Claims, Kind};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 

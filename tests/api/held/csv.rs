@@ -3,7 +3,7 @@
 //! export and in the list's CSV form.
 
 use herald::domain::Role;
-use herald::jobs::Registry;
+use herald::workers::Registry;
 use serde_json::json;
 
 use crate::helpers::{TestApp, TestDb};

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use herald::domain::Role;
-use herald::jobs::Registry;
+use herald::workers::Registry;
 use serde_json::{Value, json};
 
 use super::{Server, Tripwire};

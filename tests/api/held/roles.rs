@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use herald::domain::{ComponentId, Role};
-use herald::jobs::Registry;
+use herald::workers::Registry;
 use serde_json::{Value, json};
 
 use super::Server;

@@ -8,8 +8,8 @@ use diesel::connection::SimpleConnection;
 use diesel::pg::PgConnection;
 use herald::config::Settings;
 use herald::db::Db;
-use herald::jobs::{Registry, RunnerConfig};
 use herald::startup::{Application, ShutdownHandle};
+use herald::workers::{Registry, RunnerConfig};
 
 use super::{TestDb, test_settings};
 
@@ -26,9 +26,9 @@ pub struct TestApp {
     /// The notification engine's wake-up and its settled passes.
     pub notify: herald::notify::NotifyHandle,
     /// The job runner's wake-up and its passes.
-    pub jobs: std::sync::Arc<herald::passes::Passes>,
+    pub jobs: std::sync::Arc<herald::runtime::passes::Passes>,
     /// The sign-ins' password checks.
-    pub password_checks: std::sync::Arc<herald::cpu_pool::CpuPool>,
+    pub password_checks: std::sync::Arc<herald::runtime::cpu_pool::CpuPool>,
     shutdown: ShutdownHandle,
     server: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     // Declared last: dropped after the server is gone.

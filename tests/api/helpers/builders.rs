@@ -35,7 +35,7 @@ impl TestApp {
         let email = EmailAddress::parse(&format!("{}@example.com", role.as_str())).unwrap();
         self.db
             .run(move |c| {
-                let key = herald::secret::load_or_create(c, None)?;
+                let key = herald::services::signing_key::load_or_create(c, None)?;
                 let user = herald::services::users::create_user(c, &email, role, PASSWORD)?;
                 let issued =
                     herald::services::auth::issue_token(c, key.expose(), &user, "test", days)?;
@@ -50,7 +50,7 @@ impl TestApp {
         let id = user_id.to_owned();
         self.db
             .run(move |c| {
-                let key = herald::secret::load_or_create(c, None)?;
+                let key = herald::services::signing_key::load_or_create(c, None)?;
                 let user = herald::db::models::users::find(c, &id)?.expect("the user");
                 let issued =
                     herald::services::auth::issue_token(c, key.expose(), &user, "test", 30)?;
@@ -64,7 +64,11 @@ impl TestApp {
     /// tokens and links with it).
     pub async fn server_key(&self) -> Vec<u8> {
         self.db
-            .run(|c| Ok(herald::secret::load_or_create(c, None)?.expose().to_vec()))
+            .run(|c| {
+                Ok(herald::services::signing_key::load_or_create(c, None)?
+                    .expose()
+                    .to_vec())
+            })
             .await
             .expect("key read")
     }

@@ -126,7 +126,7 @@ async fn prepare(url: &str, base: &str) -> String {
     .unwrap();
     let base = base.to_owned();
     db.run(move |c| {
-        let key = herald::secret::load_or_create(c, None)?;
+        let key = herald::services::signing_key::load_or_create(c, None)?;
         let email = EmailAddress::parse("owner@example.com").unwrap();
         let user =
             herald::services::users::create_user(c, &email, Role::Owner, "a long password 1")?;

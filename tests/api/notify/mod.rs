@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use herald::domain::{PageId, Role};
-use herald::jobs::Registry;
+use herald::workers::Registry;
 use serde_json::{Value, json};
 
 use crate::helpers::{Console, TestApp, TestDb};

@@ -109,7 +109,7 @@ pub struct Outcome {
     pub counted: bool,
     pub error: Option<String>,
     /// What a deferred delivery waits for.
-    pub waiting: Option<crate::delivery::Waiting>,
+    pub waiting: Option<crate::domain::waiting::Waiting>,
 }
 
 /// Records an outcome other than delivered and releases the claim.

@@ -92,7 +92,7 @@ pub struct Delivery {
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
     /// What it waits for when it was last put off without an attempt
-    /// ([`crate::delivery::Waiting::as_str`]); `None` once attempted.
+    /// ([`crate::domain::waiting::Waiting::as_str`]); `None` once attempted.
     pub waiting_for: Option<String>,
 }
 

@@ -15,7 +15,7 @@ use super::{LIST_LIMIT, documents, render};
 use crate::domain::lang::Lang;
 use crate::domain::{IncidentStatus, LifecycleStatus};
 use crate::render::Representation;
-use crate::render::data::PageData;
+use crate::services::public::data::PageData;
 
 pub(super) fn rendered(data: &PageData) -> HashMap<String, Arc<Representation>> {
     let mut out = HashMap::new();

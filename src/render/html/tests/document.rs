@@ -14,7 +14,7 @@ fn a_hostile_incident_name_renders_inert_everywhere() {
     let mut incident = open_incident("i-evil", evil, as_of() + Duration::hours(1));
     incident.user_impact = Some(evil.to_owned());
     incident.affected_components[0].name = evil.to_owned();
-    incident.updates[0].body_html = crate::render::markdown::to_safe_html(evil);
+    incident.updates[0].body_html = crate::domain::markdown::to_safe_html(evil);
     data.incidents.push(incident);
     data.maintenances
         .push(maintenance("m-evil", evil, as_of() + Duration::days(1)));

@@ -11,7 +11,7 @@ use chrono::{Duration, NaiveDate, TimeZone, Utc};
 
 use super::fixture::{self, as_of, maintenance, open_incident, refresh_status, resolved_incident};
 use super::*;
-use crate::render::PageData;
+use crate::services::public::data::PageData;
 
 type Reps = HashMap<String, Arc<Representation>>;
 

@@ -1,19 +1,23 @@
 //! Credential use cases: API tokens (issue, resolve, list, revoke), password checks that do not
 //! reveal whether an account exists, and console sessions (start, resolve, end).
 
+pub mod caller;
+pub mod jwt;
+pub mod verify;
+
 use std::sync::OnceLock;
 
 use argon2::{Argon2, PasswordHash, PasswordVerifier};
 use chrono::{Duration, NaiveDateTime};
 
-use crate::auth::jwt::{self, Claims, Kind};
-use crate::auth::{AuthMethod, Authenticated};
 use crate::db::models::tokens::{self, ApiToken, NewApiToken, Session};
 use crate::db::models::users::{self, User};
 use crate::db::{DbConn, new_id, now, write_tx};
 use crate::error::{AppError, AppResult};
 use crate::services::audit::{self, Actor, Change};
 use crate::services::users::hash_password;
+pub use caller::{AuthMethod, Authenticated, Permission};
+use jwt::{Claims, Kind};
 use serde_json::json;
 
 /// Lifetime of an API token when none is asked for.
@@ -204,14 +208,14 @@ pub fn revoke_token(conn: &mut DbConn, actor: &Authenticated, id: &str) -> AppRe
 }
 
 /// The account that signs in as `email`, if any. Its hash is verified afterwards, off the
-/// database pool ([`crate::auth::verify`]), so a flood of sign-ins holds no connection.
+/// database pool ([`verify`]), so a flood of sign-ins holds no connection.
 pub fn find_account(conn: &mut DbConn, email: &str) -> AppResult<Option<User>> {
     Ok(users::find_by_email(conn, email)?)
 }
 
 /// Whether `password` matches `hash`. An unknown account (`None`) costs the same argon2
 /// verification against a dummy hash, so timing does not tell it from a wrong password.
-/// CPU-bound for tens of milliseconds: call it from `CpuPool::verify` (`crate::auth::verify`).
+/// CPU-bound for tens of milliseconds: call it from `CpuPool::verify` (`verify`).
 pub fn verify_password(hash: Option<&str>, password: &str) -> AppResult<bool> {
     let known = hash.is_some();
     let hash = match hash {

@@ -21,7 +21,7 @@ pub fn token_for(session_id: &str, key: &[u8]) -> String {
 
 /// Whether `given` is the CSRF token of `session_id`, compared in constant time.
 pub fn matches(session_id: &str, key: &[u8], given: &str) -> bool {
-    crate::secret::same(&token_for(session_id, key), given)
+    crate::services::signing_key::same(&token_for(session_id, key), given)
 }
 
 /// HMAC (RFC 2104) over SHA-256.

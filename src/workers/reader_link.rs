@@ -2,44 +2,34 @@
 //! made here, when the mail is written, from the stored link's id and expiry, so no usable
 //! token is ever stored. A link that expired before its mail could go is not sent.
 
-use crate::domain::lang::Lang;
-use std::sync::Arc;
-
 use anyhow::{Context as _, anyhow};
 use chrono::Utc;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::config::Settings;
 use crate::db::Db;
 use crate::delivery::Attempt;
 use crate::delivery::mail::{DirectMessage, Mailer, mail_domain, mailer_or_log};
-use crate::jobs::runner::Permanent;
-use crate::jobs::{JobContext, Registry};
-use crate::notify::content::Mailbook;
-use crate::secret::SecretKey;
-use crate::services::access::{LINK_JOB, find_link};
+use crate::domain::lang::Lang;
+use crate::jobs::Permanent;
+use crate::render::mail::Mailbook;
+use crate::services::access::{ReaderLinkMail, find_link};
+use crate::services::signing_key::SigningKey;
 
-#[derive(Debug, Deserialize)]
-struct Payload {
-    link_id: String,
-    /// The language the reader asked in (jobs queued before it existed: English).
-    #[serde(default)]
-    language: Option<String>,
-}
+use super::runner::{Handle, JobContext};
 
 /// Mails sign-in links.
 pub struct LinkMailer {
     mailer: Option<Mailer>,
     book: Mailbook,
-    key: SecretKey,
+    key: SigningKey,
     base_url: String,
     domain: String,
 }
 
 impl LinkMailer {
     /// A mailer for `settings`. Must be called inside a Tokio runtime (the mail pool).
-    pub fn new(settings: &Settings, key: SecretKey) -> anyhow::Result<Self> {
+    pub fn new(settings: &Settings, key: SigningKey) -> anyhow::Result<Self> {
         Ok(Self {
             mailer: mailer_or_log(settings, "sign-in links for readers"),
             book: Mailbook::load().context("email templates")?,
@@ -49,18 +39,8 @@ impl LinkMailer {
         })
     }
 
-    /// Registers the `reader.link` handler with `registry`.
-    pub fn register(self, registry: &mut Registry) {
-        let me = Arc::new(self);
-        registry.register(LINK_JOB, move |ctx: JobContext, payload: Value| {
-            let me = me.clone();
-            async move { me.run(&ctx.db, payload).await }
-        });
-    }
-
     #[tracing::instrument(skip_all, fields(link))]
-    async fn run(&self, db: &Db, payload: Value) -> anyhow::Result<()> {
-        let payload: Payload = serde_json::from_value(payload).context("reader.link payload")?;
+    async fn mail(&self, db: &Db, payload: ReaderLinkMail) -> anyhow::Result<()> {
         tracing::Span::current().record("link", payload.link_id.as_str());
         let Some(mailer) = &self.mailer else {
             return Err(Permanent(
@@ -78,7 +58,7 @@ impl LinkMailer {
             tracing::info!("the link expired before its mail could go; not sent");
             return Ok(());
         }
-        let token = crate::access::sign_link(&link.id, expires, self.key.expose());
+        let token = crate::services::access::pass::sign_link(&link.id, expires, self.key.expose());
         let lang = payload
             .language
             .as_deref()
@@ -94,7 +74,7 @@ impl LinkMailer {
         let view = json!({
             "page": {"name": page.name},
             "url": url,
-            "minutes": crate::access::LINK_LIFETIME.num_minutes(),
+            "minutes": crate::services::access::pass::LINK_LIFETIME.num_minutes(),
             "email": link.email,
         });
         let (subject, text, html) = self.book.render("reader_link", lang, &view)?;
@@ -115,5 +95,11 @@ impl LinkMailer {
             Attempt::Deferred { .. } => Err(anyhow!("deferred")),
             Attempt::Retry { error, .. } | Attempt::Unreachable { error } => Err(anyhow!(error)),
         }
+    }
+}
+
+impl Handle<ReaderLinkMail> for LinkMailer {
+    async fn run(&self, ctx: &JobContext, job: ReaderLinkMail) -> anyhow::Result<()> {
+        self.mail(&ctx.db, job).await
     }
 }

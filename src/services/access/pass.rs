@@ -1,6 +1,6 @@
 //! Readers of restricted pages: the reader's pass (a signed cookie, checked in memory on the
 //! read path, so a private page is read at the public pages' speed), the signed sign-in links
-//! mailed to readers, and the job that mails them ([`mail`]).
+//! mailed to readers (the job that mails them is `workers::reader_link`).
 //!
 //! A pass is `{claims}~{mac}`: the claims of [`crate::domain::access::Pass`] (page, access
 //! epoch, expiry) and an HMAC-SHA256 under the server key with its own purpose label. It is
@@ -10,8 +10,6 @@
 //!
 //! A sign-in link's token is `{link id}~{expiry}~{mac}`: the link's row makes it single use
 //! and the MAC keeps anyone from making one.
-
-pub mod mail;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

@@ -14,29 +14,29 @@ const SETTINGS_KEY: &str = "secret_key";
 
 /// A signing key; `Debug` prints nothing of it.
 #[derive(Clone)]
-pub struct SecretKey(String);
+pub struct SigningKey(String);
 
-impl SecretKey {
+impl SigningKey {
     /// The key material.
     pub fn expose(&self) -> &[u8] {
         self.0.as_bytes()
     }
 }
 
-impl std::fmt::Debug for SecretKey {
+impl std::fmt::Debug for SigningKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SecretKey(****)")
+        f.write_str("SigningKey(****)")
     }
 }
 
 /// Uses the configured key, or the one stored in the database, generating and storing it on the
 /// first start. Two processes starting together end up with the same key (the first insert wins).
-pub fn load_or_create(conn: &mut DbConn, configured: Option<&str>) -> anyhow::Result<SecretKey> {
+pub fn load_or_create(conn: &mut DbConn, configured: Option<&str>) -> anyhow::Result<SigningKey> {
     if let Some(key) = configured {
-        return Ok(SecretKey(key.to_owned()));
+        return Ok(SigningKey(key.to_owned()));
     }
     if let Some(stored) = stored_key(conn)? {
-        return Ok(SecretKey(stored));
+        return Ok(SigningKey(stored));
     }
     let mut bytes = [0u8; GENERATED_KEY_BYTES];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
@@ -51,13 +51,13 @@ pub fn load_or_create(conn: &mut DbConn, configured: Option<&str>) -> anyhow::Re
     match inserted {
         Ok(_) => {
             tracing::info!("generated a signing key and stored it in the database");
-            Ok(SecretKey(key))
+            Ok(SigningKey(key))
         }
         Err(diesel::result::Error::DatabaseError(
             diesel::result::DatabaseErrorKind::UniqueViolation,
             _,
         )) => stored_key(conn)?
-            .map(SecretKey)
+            .map(SigningKey)
             .ok_or_else(|| anyhow::anyhow!("signing key vanished")),
         Err(e) => Err(e.into()),
     }

@@ -1,14 +1,14 @@
 //! Rate limits on subscribing: per client network and per subscribed address (so nobody can
 //! flood a mailbox with confirmation requests from many addresses). Kept in the application
-//! state, per process, each in a bounded map ([`crate::http::limiter`]).
+//! state, per process, each in a bounded map ([`crate::limits::bounded`]).
 
 use std::num::NonZeroU32;
 
 use governor::Quota;
 
 use crate::error::AppResult;
-use crate::http::ClientNet;
-use crate::http::limiter::{self, BoundedLimiter};
+use crate::limits::ClientNet;
+use crate::limits::bounded::{self as limiter, BoundedLimiter};
 
 /// Subscribe requests per client network: a burst of 10, then one every 30 s.
 const PER_CLIENT_BURST: u32 = 10;

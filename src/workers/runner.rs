@@ -9,9 +9,10 @@ use futures_util::future::BoxFuture;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::queue::{self, Backoff, JobRow};
 use crate::db::Db;
-use crate::passes::Passes;
+use crate::jobs::queue::{self, Backoff, JobRow};
+use crate::jobs::{Job, Permanent};
+use crate::runtime::passes::Passes;
 
 /// What a job handler gets to work with.
 #[derive(Clone)]
@@ -23,11 +24,14 @@ type Handler = Arc<
     dyn Fn(JobContext, serde_json::Value) -> BoxFuture<'static, anyhow::Result<()>> + Send + Sync,
 >;
 
-/// A failure that trying again cannot mend (a receiver that answered 410, say): a handler
-/// returning it (`Err(Permanent(..).into())`) has its job dead-lettered at once.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Permanent(pub String);
+/// What runs the jobs of type `J`: holds what they need (a mailer, templates) and runs one.
+pub trait Handle<J: Job>: Send + Sync + 'static {
+    fn run(
+        &self,
+        ctx: &JobContext,
+        job: J,
+    ) -> impl std::future::Future<Output = anyhow::Result<()>> + Send;
+}
 
 /// Job kinds and their handlers.
 #[derive(Clone, Default)]
@@ -41,7 +45,22 @@ impl Registry {
         Self::default()
     }
 
-    /// Adds a handler for `kind`.
+    /// Adds `handler` for the jobs of type `J`. A payload that does not read as a `J` is a
+    /// [`Permanent`] failure: trying it again cannot mend it.
+    pub fn add<J: Job, H: Handle<J>>(&mut self, handler: H) {
+        let handler = Arc::new(handler);
+        self.register(J::NAME, move |ctx, payload| {
+            let handler = handler.clone();
+            async move {
+                let job: J = serde_json::from_value(payload)
+                    .map_err(|e| Permanent(format!("a {} job's payload: {e}", J::NAME)))?;
+                handler.run(&ctx, job).await
+            }
+        });
+    }
+
+    /// Adds a handler for `kind`, given its payload as JSON (for kinds with no type of their
+    /// own: the tests' jobs).
     pub fn register<F, Fut>(&mut self, kind: &str, handler: F)
     where
         F: Fn(JobContext, serde_json::Value) -> Fut + Send + Sync + 'static,
@@ -89,7 +108,7 @@ pub async fn run(
     passes: Arc<Passes>,
     stop: CancellationToken,
 ) {
-    let worker = worker_id();
+    let worker = crate::runtime::worker_id();
     let ctx = JobContext { db: db.clone() };
     let mut running: JoinSet<()> = JoinSet::new();
     let mut held: HashMap<tokio::task::Id, String> = HashMap::new();
@@ -230,13 +249,4 @@ async fn drain(
         }
     }
     tracing::info!("job runner stopped");
-}
-
-/// A name for this process's claims on shared work (jobs, deliveries): the host name and a
-/// random part, so that two processes on one host never take each other's leases for their own.
-pub fn worker_id() -> String {
-    let host = std::fs::read_to_string("/etc/hostname")
-        .map(|h| h.trim().to_owned())
-        .unwrap_or_else(|_| "herald".into());
-    format!("{host}-{}", uuid::Uuid::new_v4().simple())
 }

@@ -1,6 +1,8 @@
 //! Who may read a page: what the public site needs to admit its readers in memory
 //! ([`PageAccess`]), the page's password, its read tokens, and the sign-in links mailed to
-//! readers of a private page.
+//! readers of a private page. The pass and the links' tokens are signed in [`pass`].
+
+pub mod pass;
 
 use std::collections::HashSet;
 
@@ -8,7 +10,7 @@ use base64::Engine;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::OptionalExtension;
 use rand::RngCore;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::db::models::access::{self as rows, ReadToken, ReaderLink};
@@ -19,7 +21,7 @@ use crate::domain::access::domain_allows;
 use crate::domain::lang::Lang;
 use crate::domain::{EmailAddress, PageId, SupportReach, Visibility};
 use crate::error::{AppError, AppResult};
-use crate::jobs::{NewJob, enqueue};
+use crate::jobs::Job;
 use crate::services::pages::input::{FieldCheck, required_line};
 
 /// The prefix of every read token (so a token found in a log or a repository is known for
@@ -27,8 +29,18 @@ use crate::services::pages::input::{FieldCheck, required_line};
 pub const TOKEN_PREFIX: &str = "hrt_";
 /// The longest name of a read token.
 pub const MAX_TOKEN_NAME_LEN: usize = 100;
-/// The job that mails a sign-in link.
-pub const LINK_JOB: &str = "reader.link";
+/// The job that mails a reader the sign-in link they asked for.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ReaderLinkMail {
+    pub link_id: String,
+    /// The language the reader asked in (jobs queued before it existed: English).
+    #[serde(default)]
+    pub language: Option<String>,
+}
+
+impl Job for ReaderLinkMail {
+    const NAME: &'static str = "reader.link";
+}
 
 /// What the public site needs to admit a page's readers without the database.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,20 +207,18 @@ pub fn request_link(
         page_id: page.id.clone(),
         email: email.as_str().to_owned(),
         next_path: next_path.to_owned(),
-        expires_at: (now + crate::access::LINK_LIFETIME).naive_utc(),
+        expires_at: (now + pass::LINK_LIFETIME).naive_utc(),
         used_at: None,
         created_at: now.naive_utc(),
     };
     write_tx(conn, |conn| {
         rows::delete_old_links(conn, (now - chrono::Duration::days(1)).naive_utc())?;
         rows::insert_link(conn, &link)?;
-        enqueue(
-            conn,
-            &NewJob::new(
-                LINK_JOB,
-                serde_json::json!({"link_id": link.id, "language": lang.as_str()}),
-            ),
-        )?;
+        ReaderLinkMail {
+            link_id: link.id.clone(),
+            language: Some(lang.as_str().to_owned()),
+        }
+        .enqueue(conn)?;
         Ok::<_, AppError>(())
     })?;
     Ok(LinkRequest::Sent)

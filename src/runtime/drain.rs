@@ -8,12 +8,12 @@ use tokio_util::sync::CancellationToken;
 
 /// Shared flag and token telling every part of the process that shutdown has begun.
 #[derive(Clone, Default)]
-pub struct Lifecycle {
+pub struct Drain {
     draining: Arc<AtomicBool>,
     token: CancellationToken,
 }
 
-impl Lifecycle {
+impl Drain {
     pub fn new() -> Self {
         Self::default()
     }

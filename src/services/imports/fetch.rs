@@ -6,8 +6,8 @@
 
 use crate::delivery::fetch::{Fetched, Fetcher};
 use crate::delivery::outbound::{self, Policy};
-use crate::domain::statuspage::{self, IncidentsDoc, MaintenancesDoc, SummaryDoc};
-use crate::domain::subscriber_csv::{Entry, Row};
+use crate::domain::imports::statuspage::{self, IncidentsDoc, MaintenancesDoc, SummaryDoc};
+use crate::domain::imports::subscriber_csv::{Entry, Row};
 use crate::services::imports::StatuspageSource;
 
 /// Reads the page at `base` (its `/api/v2/` base); `progress` hears of each document.

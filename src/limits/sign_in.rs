@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use lru::LruCache;
 
-use crate::http::ClientNet;
+use crate::limits::ClientNet;
 
 /// Attempts per account from one client network within [`WINDOW`].
 pub const PER_PAIR: usize = 5;

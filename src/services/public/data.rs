@@ -295,7 +295,7 @@ impl Prose {
     pub fn new(markdown: &str) -> Self {
         Self {
             markdown: markdown.to_owned(),
-            html: crate::render::markdown::to_safe_html(markdown),
+            html: crate::domain::markdown::to_safe_html(markdown),
         }
     }
 }

@@ -23,8 +23,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use handlebars::Handlebars;
 use serde::{Deserialize, Serialize};
 
-use crate::auth::{AuthMethod, Authenticated, csrf, session};
 use crate::error::{AppError, AppResult};
+use crate::http::auth::{AuthMethod, Authenticated, csrf, session};
 use crate::services;
 use crate::state::AppState;
 
@@ -34,8 +34,8 @@ const AFTER_SIGN_IN: &str = "/admin";
 pub const SIGN_IN: &str = "/admin/login";
 /// The one message for an unknown email and a wrong password.
 pub const BAD_CREDENTIALS: &str = "Incorrect email or password.";
-const TEMPLATE: &str = include_str!("../../templates/admin/login.html.hbs");
-const RESUME_TEMPLATE: &str = include_str!("../../templates/admin/resume.html.hbs");
+const TEMPLATE: &str = include_str!("../../../templates/admin/login.html.hbs");
+const RESUME_TEMPLATE: &str = include_str!("../../../templates/admin/resume.html.hbs");
 /// What the sign-in page says when it carries a form.
 pub const SESSION_ENDED: &str = "Your session ended before this was sent. Sign in again to go on: \
                                  what you typed is kept, and nothing has been saved yet.";
@@ -335,7 +335,7 @@ async fn sign_in(
             &onward,
         );
     }
-    let net = crate::http::client_net(&req, &state.settings.trusted_proxies);
+    let net = crate::limits::client_net(&req, &state.settings.trusted_proxies);
     let attempt = match state.login_limiter.reserve(&email, net) {
         Ok(attempt) => attempt,
         Err(wait) => return too_many(&state, &req, &email, wait, &onward),

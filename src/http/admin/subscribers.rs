@@ -8,13 +8,13 @@ use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::auth::{Authenticated, Permission};
 use crate::db::models::notify::{self as rows, DeliveryQuery};
 use crate::db::states::DeliveryState;
 use crate::db::write_tx;
 use crate::domain::SubscriberId;
 use crate::error::{AppError, AppResult};
 use crate::http::admin::{ConsoleFrame, actor, render, see_other};
+use crate::http::auth::{Authenticated, Permission};
 use crate::services::audit::{self, Change};
 use crate::services::pages;
 use crate::services::subscriptions::{self as subscribe, SubscriberView};
@@ -110,7 +110,7 @@ pub async fn show_subscribers(
             last_error: d
                 .waiting_for
                 .as_deref()
-                .and_then(crate::delivery::Waiting::parse)
+                .and_then(crate::domain::waiting::Waiting::parse)
                 .map(|w| w.describe().to_owned())
                 .or_else(|| d.last_error.clone())
                 .unwrap_or_default(),

@@ -7,7 +7,7 @@
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
-use super::{ComponentStatus, Impact, IncidentKind, LifecycleStatus};
+use crate::domain::{ComponentStatus, Impact, IncidentKind, LifecycleStatus};
 
 /// The longest document read, in bytes.
 pub const MAX_DOCUMENT_BYTES: usize = 16 * 1024 * 1024;
@@ -207,7 +207,7 @@ mod tests {
     fn the_documents_read_as_statuspage_writes_them() {
         let summary: SummaryDoc = parse(
             "summary.json",
-            include_bytes!("../../tests/fixtures/mirror/atlassian_summary.json"),
+            include_bytes!("../../../tests/fixtures/mirror/atlassian_summary.json"),
         )
         .unwrap();
         assert_eq!(summary.page.name, "Example Cloud");

@@ -18,8 +18,10 @@ use crate::domain::{
     MaintenanceStatus, PageId, daily_uptime,
 };
 use crate::error::{AppError, AppResult};
-use crate::render::data::*;
-use crate::render::markdown::to_safe_html;
+pub mod data;
+
+use crate::domain::markdown::to_safe_html;
+use data::*;
 
 /// How far back incidents are kept in a page's data (history pages cover this window).
 pub const HISTORY_DAYS: u64 = 366;
@@ -836,8 +838,8 @@ mod tests {
     use super::component_infos;
     use crate::db::models::components::{Component, ComponentStatusChange};
     use crate::domain::{ComponentId, ComponentStatus, PageId};
-    use crate::render::PageData;
     use crate::render::html::fixture;
+    use crate::services::public::data::PageData;
 
     fn component(id: &str, created: chrono::NaiveDateTime) -> Component {
         Component {

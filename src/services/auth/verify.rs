@@ -4,8 +4,8 @@
 //! its share of the CPU. Nothing else runs on that pool, so other heavy work (an uploaded
 //! image's check) never makes a sign-in wait.
 
-use crate::cpu_pool::CpuPool;
 use crate::error::AppResult;
+use crate::runtime::cpu_pool::CpuPool;
 use crate::services;
 
 impl CpuPool {
@@ -26,8 +26,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::cpu_pool::RETRY_AFTER_SECS;
     use crate::error::AppError;
+    use crate::runtime::cpu_pool::RETRY_AFTER_SECS;
 
     const WAIT: Duration = Duration::from_secs(3);
 

@@ -11,11 +11,11 @@ use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use futures_util::future::LocalBoxFuture;
 
-use super::jwt::{self, Kind};
 use super::session::Renewed;
 use super::{Authenticated, csrf};
 use crate::error::{AppError, AppResult};
 use crate::services;
+use crate::services::auth::jwt::{self, Kind};
 use crate::state::AppState;
 
 /// The name of the session cookie.
