@@ -19,6 +19,8 @@
 //!     cargo run --release --example notify_sink -- SMTP_PORT HTTP_PORT HOSTS
 //!     cargo run --release --example notify_sink -- 2525 18090 16
 
+// A measuring tool: it prints its figures, and stops on what it cannot measure.
+#![allow(clippy::print_stdout, clippy::expect_used)]
 #![allow(clippy::unwrap_used)] // A bench tool: a poisoned lock may end the run.
 
 use std::collections::HashSet;

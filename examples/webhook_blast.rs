@@ -13,6 +13,9 @@
 //! one line of JSON:
 //! `{"mode": "...", "count": N, "per_second": R, "cpu_us_per_request": C}`.
 
+// A measuring tool: it prints its figures, and stops on what it cannot measure.
+#![allow(clippy::print_stdout, clippy::expect_used)]
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;

@@ -1,5 +1,8 @@
 //! The `herald` command line: serve (the default), migrate, user management.
 
+// What the commands answer goes to stdout.
+#![allow(clippy::print_stdout)]
+
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -28,6 +28,10 @@ pub fn init_tracing(format: LogFormat, filter: &str) {
 }
 
 /// The process-wide Prometheus recorder (installed once; every app in a test process shares it).
+#[allow(
+    clippy::expect_used,
+    reason = "the bucket list is a constant, not empty"
+)]
 pub fn metrics_handle() -> PrometheusHandle {
     static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
     HANDLE

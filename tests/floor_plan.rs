@@ -3,6 +3,8 @@
 //! on one layer do not import each other. A module missing from the table fails too, so a new
 //! module is placed before it is used.
 
+#![allow(clippy::expect_used)] // A test: a panic is a failed assertion.
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};

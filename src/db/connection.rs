@@ -143,7 +143,9 @@ where
 
 /// Runs `f` in a write transaction. On SQLite it is `BEGIN IMMEDIATE`, so a transaction that reads
 /// before it writes waits for the write lock up front instead of failing with SQLITE_BUSY later.
-/// Inside an open transaction it nests as a savepoint, on both backends.
+/// Inside an open transaction it joins that one: a use case run by `services::write` does its
+/// work in the transaction of the write, and an error of its ends the whole write. A part that
+/// must be undone alone while the rest goes on is a [`savepoint`].
 pub fn write_tx<T, E>(
     conn: &mut DbConn,
     f: impl FnOnce(&mut DbConn) -> Result<T, E>,
@@ -174,7 +176,10 @@ where
         }
         Ok(value)
     };
-    if !outermost || inner(conn).is_none() {
+    if !outermost {
+        return f(conn);
+    }
+    if inner(conn).is_none() {
         return conn.transaction(f);
     }
     let begin = |c: &mut DbConn| match inner(c) {
@@ -200,4 +205,35 @@ where
             Err(e)
         }
     }
+}
+
+/// Runs `f` so that its failure undoes only its own writes: a savepoint inside an open
+/// transaction (the transaction goes on, usable, after a refused insert), else a write
+/// transaction of its own. For the parts of a use case that may fail and be reported while
+/// the rest is kept (one record of an import, a reference taken by a concurrent opening).
+pub fn savepoint<T, E>(
+    conn: &mut DbConn,
+    f: impl FnOnce(&mut DbConn) -> Result<T, E>,
+) -> Result<T, E>
+where
+    E: From<diesel::result::Error>,
+{
+    if in_transaction(conn)? {
+        conn.transaction(f)
+    } else {
+        write_tx(conn, f)
+    }
+}
+
+/// Whether `conn` is inside a transaction.
+pub fn in_transaction(conn: &mut DbConn) -> diesel::QueryResult<bool> {
+    use diesel::connection::{AnsiTransactionManager, TransactionManager};
+    Ok(match conn {
+        DbConn::Sqlite(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
+            .transaction_depth()?
+            .is_some(),
+        DbConn::Postgres(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
+            .transaction_depth()?
+            .is_some(),
+    })
 }

@@ -4,6 +4,7 @@
 pub mod connection;
 pub mod migrations;
 pub mod models;
+pub mod pending;
 pub mod schema;
 pub mod states;
 
@@ -15,7 +16,7 @@ use std::time::{Duration, Instant};
 use diesel::r2d2::Pool;
 use tokio::sync::Semaphore;
 
-pub use connection::{Backend, DbConn, read_snapshot, write_tx};
+pub use connection::{Backend, DbConn, in_transaction, read_snapshot, savepoint, write_tx};
 
 use crate::config::{DatabaseUrl, Settings};
 use crate::error::{AppError, AppResult, RETRY_AFTER_SECS};

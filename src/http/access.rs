@@ -35,8 +35,8 @@ use crate::http::public::reader_lang;
 use crate::render::html::frame::Frame;
 use crate::render::i18n::{text, text_with};
 use crate::render::site::{Found, PageSnapshot, PublicSite};
+use crate::services::access as service;
 use crate::services::access::pass::{self as reader, LinkRefusal};
-use crate::services::access::{self as service, LinkRequest};
 use crate::state::AppState;
 use fluent_templates::fluent_bundle::FluentValue;
 
@@ -583,12 +583,12 @@ async fn email(
         .db
         .run(move |c| {
             let page = crate::services::pages::get_page(c, &page_id)?;
-            service::request_link(c, &page, (&address, lang), &next, Utc::now())
+            crate::services::write::run(c, |c| {
+                service::request_link(c, &page, (&address, lang), &next, Utc::now())
+            })
         })
         .await?;
-    if requested == LinkRequest::Sent {
-        super::committed::jobs_queued(&state);
-    }
+    super::committed::follow(&state, requested.after).await;
     again(StatusCode::OK, None, Some(link_sent(lang, &typed)))
 }
 

@@ -127,11 +127,13 @@ async fn accept(
         .db
         .run(move |c| {
             let page_id = PageId::from(page_id);
-            subscribe::subscribe(c, &page_id, &subscription, Origin::Public, new_secret)
+            crate::services::write::run(c, |c| {
+                subscribe::subscribe(c, &page_id, &subscription, Origin::Public, new_secret)
+            })
         })
         .await?;
-    crate::http::committed::notifications_queued(state);
-    Ok(subscribed)
+    crate::http::committed::follow(state, subscribed.after).await;
+    Ok(subscribed.value)
 }
 
 /// Refuses a webhook URL the outbound policy would not send to (a 422 on `url`).

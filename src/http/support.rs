@@ -13,6 +13,7 @@
 use crate::http::public::reader_lang;
 use crate::render::html::frame::with_lang;
 use crate::render::i18n::{text, text_with};
+use crate::services::write::AfterCommit;
 use fluent_templates::fluent_bundle::FluentValue;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -249,7 +250,16 @@ pub async fn submit_form(
             .insert(header::RETRY_AFTER, HeaderValue::from(wait));
         return Ok(res);
     }
-    crate::http::committed::jobs_queued(&state);
+    // The submission's notices were queued in a transaction the batcher shares with other
+    // senders' (or are spooled, and queued on replay): the runner is woken for them.
+    crate::http::committed::follow(
+        &state,
+        AfterCommit {
+            jobs: true,
+            ..AfterCommit::default()
+        },
+    )
+    .await;
     Ok(HttpResponse::SeeOther()
         .insert_header((
             header::LOCATION,
@@ -359,7 +369,16 @@ pub async fn submit_json(
     let submission = Submission::new(&page.data.page.id, checked, Some(ip));
     let reference = submission.reference.clone();
     support.accept(&state.db, submission).await?;
-    crate::http::committed::jobs_queued(&state);
+    // The submission's notices were queued in a transaction the batcher shares with other
+    // senders' (or are spooled, and queued on replay): the runner is woken for them.
+    crate::http::committed::follow(
+        &state,
+        AfterCommit {
+            jobs: true,
+            ..AfterCommit::default()
+        },
+    )
+    .await;
     Ok(HttpResponse::Created()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(json!({"reference": reference})))

@@ -78,6 +78,7 @@ pub fn enqueue(conn: &mut DbConn, job: &NewJob<'_>) -> QueryResult<String> {
             jobs::created_at.eq(at),
         ))
         .execute(conn)?;
+    crate::db::pending::jobs();
     Ok(id)
 }
 

@@ -317,6 +317,7 @@ impl<J> Lanes<J> {
                 continue;
             }
             let wait = self.wait(&dest, lane, now);
+            #[allow(clippy::expect_used, reason = "the lane was looked up above")]
             let lane = self.lanes.get_mut(&dest).expect("looked up above");
             while lane.held() > share
                 && let Some(job) = lane.queue.pop_back()

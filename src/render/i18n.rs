@@ -30,6 +30,10 @@ fluent_templates::static_loader! {
 }
 
 /// Each language's identifier, in the order of [`Lang::ALL`].
+#[allow(
+    clippy::expect_used,
+    reason = "the codes are constants; a unit test parses them all"
+)]
 static IDS: LazyLock<Vec<LanguageIdentifier>> = LazyLock::new(|| {
     Lang::ALL
         .iter()

@@ -79,6 +79,7 @@ impl CpuPool {
     /// Takes every thread of the pool until the answer is dropped, as if all were busy (for
     /// tests that show one kind of work does not wait behind another).
     #[doc(hidden)]
+    #[allow(clippy::expect_used, reason = "the pool never closes its semaphore")]
     pub async fn hold_all(&self) -> tokio::sync::OwnedSemaphorePermit {
         let all = u32::try_from(self.threads).unwrap_or(u32::MAX);
         self.permits

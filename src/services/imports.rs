@@ -21,7 +21,7 @@ use crate::db::models::incidents::{
     self, IncidentChanges, IncidentUpdateComponent, NewIncident, NewIncidentUpdate,
 };
 use crate::db::models::pages::{self, StatusPage};
-use crate::db::{DbConn, new_id, now, write_tx};
+use crate::db::{DbConn, new_id, now, savepoint, write_tx};
 use crate::domain::imports::statuspage::{self, SourceComponent, SourceIncident, SummaryDoc};
 use crate::domain::{ComponentId, IncidentId, IncidentKind, LifecycleStatus, PageId};
 use crate::domain::{format_reference, parse_time_zone};
@@ -228,7 +228,7 @@ fn one<T>(
     (kind, source_id, name): (&'static str, &str, &str),
     write: impl FnOnce(&mut DbConn) -> AppResult<T>,
 ) -> AppResult<Option<T>> {
-    match write_tx(conn, write) {
+    match savepoint(conn, write) {
         Ok(value) => Ok(Some(value)),
         Err(AppError::Validation(fields)) => {
             let reason = fields

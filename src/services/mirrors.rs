@@ -19,7 +19,7 @@ use serde_json::json;
 
 use crate::db::models::components as component_rows;
 use crate::db::models::mirrors::{self as rows, Mirror, Source};
-use crate::db::{DbConn, write_tx};
+use crate::db::{DbConn, savepoint, write_tx};
 use crate::domain::vendor::{Named, Summary};
 use crate::domain::{ComponentId, ComponentStatus, PageId};
 use crate::error::{AppError, AppResult};
@@ -155,7 +155,7 @@ pub fn follow(conn: &mut DbConn, page_id: &PageId, follow: &Follow<'_>) -> AppRe
                 // this summary (as new) is saved over it. The insert runs in a savepoint, so a
                 // refused one leaves the transaction usable.
                 use diesel::result::{DatabaseErrorKind, Error};
-                match write_tx(conn, |c| rows::insert_source(c, &source)) {
+                match savepoint(conn, |c| rows::insert_source(c, &source)) {
                     Ok(_) => {}
                     Err(Error::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
                         rows::save_source(conn, &source)?;

@@ -10,8 +10,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::oneshot;
 
 use super::{Submission, store};
-use crate::db::{Db, write_tx};
+use crate::db::Db;
 use crate::error::{AppError, AppResult};
+use crate::services;
 
 /// How long a batch may take before its submissions go to the spool instead.
 const INSERT_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
@@ -62,13 +63,13 @@ impl Batcher {
             // seconds, not after the general limit.
             let outcome = db
                 .run_within(INSERT_LIMIT, move |c| {
-                    write_tx(c, |c| {
-                        Ok::<_, AppError>(
-                            rows.iter()
-                                .map(|s| store::insert_submission(c, s, false).map(|_| ()))
-                                .collect::<Vec<_>>(),
-                        )
+                    services::write::run(c, |c| {
+                        Ok(rows
+                            .iter()
+                            .map(|s| store::insert_submission(c, s, false).map(|_| ()))
+                            .collect::<Vec<_>>())
                     })
+                    .map(|written| written.value)
                 })
                 .await;
             match outcome {

@@ -8,7 +8,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::{Support, store};
-use crate::db::{Db, write_tx};
+use crate::db::Db;
+use crate::services;
 
 /// How often the spool is looked at.
 pub const INTERVAL: Duration = Duration::from_secs(1);
@@ -85,7 +86,7 @@ pub async fn replay_once(support: &Arc<Support>, db: &Db) -> anyhow::Result<Repl
             // many rows, which is what makes replay fast on PostgreSQL.
             let (inserted, present) = db
                 .run(move |c| {
-                    write_tx(c, |c| {
+                    services::write::run(c, |c| {
                         let (mut inserted, mut present) = (0, 0);
                         for s in &chunk {
                             if store::insert_submission(c, s, true)? {
@@ -96,6 +97,7 @@ pub async fn replay_once(support: &Arc<Support>, db: &Db) -> anyhow::Result<Repl
                         }
                         Ok((inserted, present))
                     })
+                    .map(|written| written.value)
                 })
                 .await?;
             done.inserted += inserted;

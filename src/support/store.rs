@@ -11,7 +11,7 @@ use crate::db::models::pages;
 use crate::db::models::support::{
     self as rows, SubmissionChanges, SubmissionQuery, SupportSubmission,
 };
-use crate::db::{DbConn, now, write_tx};
+use crate::db::{DbConn, now, savepoint, write_tx};
 use crate::domain::PageId;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::services::audit::{self, Actor, Change};
@@ -22,12 +22,13 @@ pub const DEFAULT_LIMIT: i64 = 50;
 pub const MAX_LIMIT: i64 = 200;
 
 /// Stores `s` unless a submission with its id is already there (a spool replay after the
-/// first attempt did reach the database), with its notice jobs in the same transaction.
+/// first attempt did reach the database), with its notice jobs in the same transaction (a
+/// savepoint of a batch's: one that fails leaves the others).
 /// Returns whether it was inserted. A submission for a
 /// page deleted meanwhile is dropped with a warning.
 pub fn insert_submission(conn: &mut DbConn, s: &Submission, spooled: bool) -> AppResult<bool> {
     let row = to_row(s, spooled);
-    let inserted = write_tx(conn, |c| -> AppResult<bool> {
+    let inserted = savepoint(conn, |c| -> AppResult<bool> {
         if rows::exists(c, &row.id)? {
             return Ok(false);
         }

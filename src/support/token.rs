@@ -171,6 +171,7 @@ impl TokenKey {
 }
 
 /// HMAC accepts keys of any length; this cannot happen.
+#[allow(clippy::expect_used, reason = "HMAC takes a key of any length")]
 fn unreachable_hmac_key() -> HmacSha256 {
     <HmacSha256 as Mac>::new_from_slice(&[0u8; 32]).expect("a 32-byte HMAC key")
 }

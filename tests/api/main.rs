@@ -2,7 +2,8 @@
 //! `HERALD_TEST_POSTGRES_URL` names, or a throwaway cluster the suite starts: `pg_server`), each
 //! test with a fresh database.
 
-#![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failed assertion.
+// Tests unwrap and expect (a panic is a failed assertion) and may print what they measured.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 #[macro_use]
 mod helpers;
@@ -42,3 +43,4 @@ mod subscriber_imports;
 mod support;
 mod support_notices;
 mod visibility;
+mod write;

@@ -10,12 +10,12 @@ use serde_json::json;
 
 use crate::db::models::notify::{self as rows, DeliveryQuery};
 use crate::db::states::DeliveryState;
-use crate::db::write_tx;
 use crate::domain::SubscriberId;
-use crate::error::{AppError, AppResult};
-use crate::http::admin::{ConsoleFrame, actor, render, see_other};
+use crate::error::AppResult;
+use crate::http::admin::{ConsoleFrame, render, see_other};
 use crate::http::auth::{Authenticated, Permission};
-use crate::services::audit::{self, Change};
+use crate::services::audit::Change;
+use crate::services::deliveries;
 use crate::services::pages;
 use crate::services::subscriptions::{self as subscribe, SubscriberView};
 use crate::state::AppState;
@@ -143,25 +143,13 @@ pub async fn show_subscribers(
     render(&state, StatusCode::OK, "admin/subscribers", &view)
 }
 
-/// Runs a console write with its audit row in one transaction.
+/// Runs a console write with its audit row (`http::admin::write::audited`).
 async fn audited(
     state: &AppState,
     auth: &Authenticated,
     write: impl FnOnce(&mut crate::db::DbConn) -> AppResult<Change> + Send + 'static,
 ) -> AppResult<()> {
-    auth.require(Permission::Write)?;
-    let actor = actor(auth);
-    state
-        .db
-        .run(move |c| {
-            write_tx(c, |c| {
-                let change = write(c)?;
-                audit::record(c, &actor, &change)
-            })
-        })
-        .await?;
-    crate::http::committed::notifications_queued(state);
-    Ok(())
+    super::write::audited(state, auth, Permission::Write, move |c| Ok(((), write(c)?))).await
 }
 
 /// `POST /admin/pages/{slug}/deliveries/{id}/retry`.
@@ -176,13 +164,7 @@ pub async fn retry_delivery(
     let back = format!("/admin/pages/{slug}/subscribers");
     audited(&state, &auth, move |c| {
         let page = pages::get_page_by_slug(c, &slug)?;
-        rows::find_delivery(c, &page.id, &id)?
-            .ok_or_else(|| AppError::NotFound("delivery".into()))?;
-        if rows::requeue(c, &id, now)? == 0 {
-            return Err(AppError::Conflict(
-                "only dead or failed deliveries are retried".into(),
-            ));
-        }
+        deliveries::retry(c, &page.id, &id, now)?;
         Ok(Change {
             action: "delivery.retry",
             entity_type: "delivery",

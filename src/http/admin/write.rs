@@ -1,19 +1,21 @@
-//! How a console write runs: the permission check, then the service call and its audit row in
-//! one transaction on the blocking pool, then the wake-ups of [`crate::http::committed`] (the
-//! same path the JSON API takes, so both leave the same audit trail and wake the same workers).
+//! How a console write runs: the permission check, then the use case and its audit row in one
+//! transaction (`services::write`) on the blocking pool, then what must follow it
+//! ([`crate::http::committed`]): the same path the JSON API takes.
 
 use serde_json::{Map, Value};
 
 use super::form::Submitted;
-use crate::db::{DbConn, write_tx};
+use crate::db::DbConn;
 use crate::domain::PageId;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::auth::{Authenticated, Permission, csrf};
-use crate::services::audit::{self, Actor, Change};
+use crate::services;
+use crate::services::audit::{Actor, Change};
 use crate::state::AppState;
 
-/// Runs `write` needing `permission`; `write` returns its result and the audit change, which
-/// commit together. The public pages show the change before this returns (within a bound).
+/// Runs `write` needing `permission` through `services::write`; `write` returns its result
+/// and the audit change, which commit together. The public pages show the change before this
+/// returns (within a bound).
 pub async fn audited<T, F>(
     state: &AppState,
     auth: &Authenticated,
@@ -26,18 +28,12 @@ where
 {
     auth.require(permission)?;
     let actor = actor(auth);
-    let value = state
+    let written = state
         .db
-        .run(move |conn| {
-            write_tx(conn, |conn| {
-                let (value, change) = write(conn)?;
-                audit::record(conn, &actor, &change)?;
-                Ok(value)
-            })
-        })
+        .run(move |conn| services::write::audited(conn, &actor, write))
         .await?;
-    crate::http::committed::public_change(state).await;
-    Ok(value)
+    crate::http::committed::follow(state, written.after).await;
+    Ok(written.value)
 }
 
 /// Who an audit row names: the signed-in account.

@@ -14,6 +14,7 @@ use crate::domain::Slug;
 use crate::domain::imports::statuspage;
 use crate::error::{AppError, AppResult};
 use crate::http::auth::Permission;
+use crate::services;
 use crate::services::audit::{self, Actor, Change};
 use crate::services::idempotency::Answer;
 use crate::services::imports::{self, Report, subscribers::SubscriberImport};
@@ -114,17 +115,19 @@ pub async fn import_subscribers(
             .state()
             .db
             .run(move |c| {
-                let part = going.next_part(
-                    c,
-                    &mut crate::delivery::signature::new_secret,
-                    &mut |c, part| audit::record(c, &actor, &part_change(part)),
-                )?;
+                let part = services::write::run(c, |c| {
+                    going.next_part(
+                        c,
+                        &mut crate::delivery::signature::new_secret,
+                        &mut |c, part| audit::record(c, &actor, &part_change(part)),
+                    )
+                })?;
                 Ok((going, part))
             })
             .await;
         let (going, part) = written.map_err(|e| stopped_at(e, done, total, &report))?;
-        report.merge(part);
-        crate::http::committed::notifications_queued(api.state());
+        report.merge(part.value);
+        crate::http::committed::follow(api.state(), part.after).await;
         if !going.finished() {
             api.state().db.let_others_write().await;
             import = Some(going);

@@ -17,6 +17,7 @@ use crate::domain::alerts::{self, GenericAlert, WireNotification};
 use crate::domain::{IntegrationId, IntegrationKind};
 use crate::error::{AppError, AppResult};
 use crate::http::auth::Permission;
+use crate::services;
 use crate::services::alerts as receiving;
 use crate::services::integrations::{
     self as service, IntegrationView, NewIntegration, NewIntegrationInput, SettingsPatch,
@@ -211,13 +212,13 @@ async fn receive(
                     alerts::from_wire(kind, wire, &integration.mapping, now).map_err(malformed)?
                 }
             };
-            receiving::receive(conn, &integration, &alerts, now)
+            services::write::run(conn, |conn| {
+                receiving::receive(conn, &integration, &alerts, now)
+            })
         })
         .await?;
-    if !outcome.changed.is_empty() || !outcome.incidents.is_empty() {
-        crate::http::committed::public_change(&state).await;
-    }
-    Ok(HttpResponse::Ok().json(outcome))
+    crate::http::committed::follow(&state, outcome.after).await;
+    Ok(HttpResponse::Ok().json(outcome.value))
 }
 
 fn malformed(m: alerts::Malformed) -> AppError {

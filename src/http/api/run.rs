@@ -1,6 +1,7 @@
-//! How a handler runs: the permission check, reads on the pool, and writes in one transaction
-//! with their audit row and stored idempotent answer, followed by the wake-ups of
-//! [`crate::http::committed`] (the answer waits until the public pages show the change).
+//! How a handler runs: the permission check, reads on the pool, and writes through
+//! `services::write` (one transaction with their audit row and stored idempotent answer),
+//! followed by what [`crate::http::committed`] does (the answer waits until the public pages
+//! show the change).
 //! Also the lookup of the page of its URL (a record of the page is found by the services:
 //! `get_page_component`, `get_page_incident`).
 
@@ -15,8 +16,9 @@ use crate::db::models::pages::StatusPage;
 use crate::domain::PageId;
 use crate::error::{AppError, AppResult};
 use crate::http::auth::{Authenticated, Permission};
-use crate::services::audit::{self, Actor, Change};
-use crate::services::idempotency::{Answer, IdempotencyKey, idempotent};
+use crate::services;
+use crate::services::audit::{Actor, Change};
+use crate::services::idempotency::{Answer, IdempotencyKey};
 use crate::services::pages;
 use crate::state::AppState;
 
@@ -108,21 +110,13 @@ impl Api {
             user_id: auth.user_id.clone(),
             email: auth.email.clone(),
         };
-        let answer = self
+        let written = self
             .state
             .db
-            .run(move |conn| {
-                idempotent(conn, key.as_ref(), |conn| {
-                    let (answer, change) = write(conn)?;
-                    audit::record(conn, &actor, &change)?;
-                    Ok(answer)
-                })
-            })
+            .run(move |conn| services::write::audited_once(conn, &actor, key.as_ref(), write))
             .await?;
-        if !answer.replayed {
-            crate::http::committed::public_change(&self.state).await;
-        }
-        Ok(respond(answer))
+        crate::http::committed::follow(&self.state, written.after).await;
+        Ok(respond(written.value))
     }
 
     /// [`Api::write`] of a change within the page at `slug` (404 when there is none):

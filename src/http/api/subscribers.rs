@@ -17,6 +17,7 @@ use crate::domain::SubscriberId;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::auth::Permission;
 use crate::http::subscribe::check_webhook_url;
+use crate::services::deliveries;
 use crate::services::subscriptions::{
     self as subscribe, Origin, SubscribeInput, Subscribed, Target,
 };
@@ -219,15 +220,7 @@ pub async fn retry_delivery(
     // The engine's clock: it decides when the delivery is due (tests move it forward).
     let now = api.state().notify.clock.now();
     api.page_write(Permission::Write, slug, Value::Null, move |c, page| {
-        let found = rows::find_delivery(c, &page.id, &id)?
-            .ok_or_else(|| AppError::NotFound("delivery".into()))?;
-        if rows::requeue(c, &id, now)? == 0 {
-            return Err(AppError::Conflict(format!(
-                "delivery {id} is {}; only dead or failed deliveries are retried",
-                found.state
-            )));
-        }
-        let again = rows::find_delivery(c, &page.id, &id)?.unwrap_or(found);
+        let again = deliveries::retry(c, &page.id, &id, now)?;
         let record = Record::new("delivery.retry", "delivery", &id).with_changes(json!({}));
         run::answered(200, delivery_view(&again), record)
     })

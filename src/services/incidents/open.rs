@@ -13,7 +13,7 @@ use crate::db::models::incidents::{
     self, Incident, IncidentChanges, NewIncident, NewIncidentUpdate,
 };
 use crate::db::models::pages;
-use crate::db::{DbConn, new_id, write_tx};
+use crate::db::{DbConn, new_id, savepoint};
 use crate::domain::translation::{self, Translations};
 use crate::domain::{
     Impact, IncidentId, IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus, PageId,
@@ -127,7 +127,7 @@ pub fn open_incident(
     let mut attempt = 1;
     loop {
         // A concurrent opening may take the same reference; the unique key refuses the second.
-        match write_tx(conn, |conn| {
+        match savepoint(conn, |conn| {
             insert_opened(conn, page_id, input, author_id, now)
         }) {
             Err(AppError::Conflict(_)) if attempt < REFERENCE_ATTEMPTS => attempt += 1,

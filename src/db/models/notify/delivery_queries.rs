@@ -233,7 +233,7 @@ pub fn find_delivery(
 
 /// Puts a dead or failed delivery back in the queue with a fresh count of attempts.
 pub fn requeue(conn: &mut DbConn, id: &str, at: NaiveDateTime) -> QueryResult<usize> {
-    diesel::update(
+    let requeued = diesel::update(
         deliveries::table
             .filter(deliveries::id.eq(id))
             .filter(deliveries::state.eq_any([DeliveryState::Dead, DeliveryState::Failed])),
@@ -246,7 +246,11 @@ pub fn requeue(conn: &mut DbConn, id: &str, at: NaiveDateTime) -> QueryResult<us
         deliveries::locked_until.eq(None::<NaiveDateTime>),
         deliveries::updated_at.eq(at),
     ))
-    .execute(conn)
+    .execute(conn)?;
+    if requeued > 0 {
+        crate::db::pending::notifications();
+    }
+    Ok(requeued)
 }
 
 /// Skips the pending deliveries of a subscriber that stopped receiving (unsubscribed,

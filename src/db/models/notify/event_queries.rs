@@ -12,6 +12,7 @@ pub fn insert_event(
     diesel::insert_into(notification_events::table)
         .values(event)
         .execute(conn)?;
+    crate::db::pending::notifications();
     let mut seen = std::collections::BTreeSet::new();
     for component in components.iter().filter(|c| seen.insert(c.as_str())) {
         diesel::insert_into(notification_event_components::table)
