@@ -25,16 +25,15 @@ pub fn chromium_path() -> Option<PathBuf> {
     path.exists().then_some(path)
 }
 
-/// Chromium's path; `None` (the test then says it is skipped) where it is not installed, which
-/// CI never allows.
+/// Chromium's path; `None` where it is not installed, after [`tools::missing`] (which fails
+/// the test under CI, and otherwise notes that it is skipped).
 pub fn chromium_or_skip() -> Option<PathBuf> {
     let found = chromium_path();
     if found.is_none() {
-        assert!(
-            std::env::var("CI").is_err(),
-            "Chromium must be installed in CI (.ci/run installs it)"
+        tools::missing(
+            "Chromium (/usr/bin/chromium, or HERALD_CHROMIUM)",
+            "apt-get install chromium",
         );
-        eprintln!("skipped: no Chromium at /usr/bin/chromium (apt-get install chromium)");
     }
     found
 }

@@ -3,6 +3,9 @@
 //! (`target/test-tools/venv`) with schemathesis, standardwebhooks and openapi-spec-validator,
 //! and axe-core (`target/axe`). Each is installed once, under a file lock that other tests and
 //! other test processes wait on, and marked done only when its install succeeded.
+//!
+//! A tool that is not installed here (Chromium, the one system package) goes through
+//! [`missing`]: outside CI the test says so and ends early; under `CI=true` it fails.
 
 use std::os::fd::AsRawFd as _;
 use std::path::{Path, PathBuf};
@@ -17,6 +20,22 @@ const PYTHON_PACKAGES: &[&str] = &[
 
 /// The npm package the accessibility checks run in the browser.
 const AXE_PACKAGE: &str = "axe-core@4";
+
+/// Whether this is a CI run (`CI` set, and not to `false` or `0`), where no test may end
+/// early for want of a tool.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// A test cannot run because `tool` is not installed: under CI it fails, naming `install`;
+/// elsewhere it notes that it is skipped, and the caller returns.
+pub fn missing(tool: &str, install: &str) {
+    assert!(
+        !in_ci(),
+        "{tool} is not installed, and no test may skip in CI: {install}"
+    );
+    eprintln!("skipped: {tool} is not installed ({install})");
+}
 
 /// The target folder (`CARGO_TARGET_DIR`, or `target/` of the checkout).
 fn target_dir() -> PathBuf {
