@@ -413,13 +413,17 @@ struct Hit {
 
 /// A loopback HTTP/1.1 server (keep-alive) answering by path:
 /// `/ok` 200, `/429` 429 with `Retry-After: 7`, `/503` 503 with an HTTP-date `Retry-After`,
-/// `/500` 500, `/410` 410, `/400` 400, `/408` 408, `/redirect` 302 to `/ok`, `/slow` 200
-/// after 5 s, `/close` 200 and closes the connection (without saying so) soon after.
+/// `/500` 500, `/410` 410, `/400` 400, `/408` 408, `/redirect` 302 to `/ok`, `/close` 200,
+/// then closes the connection (without saying so) when [`Receiver::close_kept`] is called.
 struct Receiver {
     addr: SocketAddr,
     hits: Arc<Mutex<Vec<Hit>>>,
     /// Connections accepted.
     connections: Arc<std::sync::atomic::AtomicUsize>,
+    /// Connections the receiver has closed.
+    closed: Arc<std::sync::atomic::AtomicUsize>,
+    /// Tells the connection that answered `/close` to close.
+    close: Arc<tokio::sync::Notify>,
 }
 
 impl Receiver {
@@ -428,17 +432,39 @@ impl Receiver {
         let addr = listener.local_addr().unwrap();
         let hits = Arc::new(Mutex::new(Vec::new()));
         let connections = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let closed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let close = Arc::new(tokio::sync::Notify::new());
         let (shared, accepted) = (Arc::clone(&hits), Arc::clone(&connections));
+        let (ended, told) = (Arc::clone(&closed), Arc::clone(&close));
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
                 accepted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                tokio::spawn(serve_connection(stream, Arc::clone(&shared)));
+                let (shared, ended, told) = (Arc::clone(&shared), ended.clone(), told.clone());
+                tokio::spawn(async move {
+                    serve_connection(stream, shared, told).await;
+                    ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                });
             }
         });
         Self {
             addr,
             hits,
             connections,
+            closed,
+            close,
+        }
+    }
+
+    /// Closes the connection that answered `/close`, and waits (up to 10 s) until it is closed.
+    async fn close_kept(&self) {
+        self.close.notify_one();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while self.closed.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the kept connection was not closed"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
 
@@ -459,7 +485,11 @@ impl Receiver {
     }
 }
 
-async fn serve_connection(stream: tokio::net::TcpStream, hits: Arc<Mutex<Vec<Hit>>>) {
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
+    hits: Arc<Mutex<Vec<Hit>>>,
+    close: Arc<tokio::sync::Notify>,
+) {
     let mut reader = BufReader::new(stream);
     loop {
         let mut request_line = String::new();
@@ -513,10 +543,6 @@ async fn serve_connection(stream: tokio::net::TcpStream, hits: Arc<Mutex<Vec<Hit
             "/400" => ("400 Bad Request", String::new()),
             "/408" => ("408 Request Timeout", String::new()),
             "/redirect" => ("302 Found", "Location: /ok\r\n".to_owned()),
-            "/slow" => {
-                tokio::time::sleep(Duration::from_secs(5)).await;
-                ("200 OK", String::new())
-            }
             _ => ("200 OK", String::new()),
         };
         let answer = "thanks";
@@ -533,7 +559,7 @@ async fn serve_connection(stream: tokio::net::TcpStream, hits: Arc<Mutex<Vec<Hit
             return;
         }
         if path == "/close" {
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            close.notified().await;
             return;
         }
     }
@@ -705,12 +731,13 @@ async fn connections_are_kept_alive_and_one_closed_by_the_receiver_is_replaced()
     assert!(hits.iter().all(|h| h.path == "/ok?a=1"), "{hits:?}");
     assert_eq!(hits[0].headers["host"], receiver.addr.to_string());
 
-    // The receiver closes this one after answering, without saying so beforehand.
+    // The receiver closes this one after answering (and once it is idle), without saying so
+    // beforehand.
     assert_eq!(
         client.send(&webhook(&receiver.url("/close"))).await,
         Attempt::Delivered
     );
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    receiver.close_kept().await;
     assert_eq!(
         client.send(&webhook(&receiver.url("/ok"))).await,
         Attempt::Delivered
