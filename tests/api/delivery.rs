@@ -16,6 +16,8 @@ use herald::delivery::webhook::{WebhookClient, WebhookRequest};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
+use crate::helpers::tools;
+
 // ---------------------------------------------------------------- SMTP receiver
 
 /// One message as the SMTP server received it.
@@ -411,13 +413,17 @@ struct Hit {
 
 /// A loopback HTTP/1.1 server (keep-alive) answering by path:
 /// `/ok` 200, `/429` 429 with `Retry-After: 7`, `/503` 503 with an HTTP-date `Retry-After`,
-/// `/500` 500, `/410` 410, `/400` 400, `/408` 408, `/redirect` 302 to `/ok`, `/slow` 200
-/// after 5 s, `/close` 200 and closes the connection (without saying so) soon after.
+/// `/500` 500, `/410` 410, `/400` 400, `/408` 408, `/redirect` 302 to `/ok`, `/close` 200,
+/// then closes the connection (without saying so) when [`Receiver::close_kept`] is called.
 struct Receiver {
     addr: SocketAddr,
     hits: Arc<Mutex<Vec<Hit>>>,
     /// Connections accepted.
     connections: Arc<std::sync::atomic::AtomicUsize>,
+    /// Connections the receiver has closed.
+    closed: Arc<std::sync::atomic::AtomicUsize>,
+    /// Tells the connection that answered `/close` to close.
+    close: Arc<tokio::sync::Notify>,
 }
 
 impl Receiver {
@@ -426,17 +432,39 @@ impl Receiver {
         let addr = listener.local_addr().unwrap();
         let hits = Arc::new(Mutex::new(Vec::new()));
         let connections = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let closed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let close = Arc::new(tokio::sync::Notify::new());
         let (shared, accepted) = (Arc::clone(&hits), Arc::clone(&connections));
+        let (ended, told) = (Arc::clone(&closed), Arc::clone(&close));
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
                 accepted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                tokio::spawn(serve_connection(stream, Arc::clone(&shared)));
+                let (shared, ended, told) = (Arc::clone(&shared), ended.clone(), told.clone());
+                tokio::spawn(async move {
+                    serve_connection(stream, shared, told).await;
+                    ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                });
             }
         });
         Self {
             addr,
             hits,
             connections,
+            closed,
+            close,
+        }
+    }
+
+    /// Closes the connection that answered `/close`, and waits (up to 10 s) until it is closed.
+    async fn close_kept(&self) {
+        self.close.notify_one();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while self.closed.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the kept connection was not closed"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
 
@@ -457,7 +485,11 @@ impl Receiver {
     }
 }
 
-async fn serve_connection(stream: tokio::net::TcpStream, hits: Arc<Mutex<Vec<Hit>>>) {
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
+    hits: Arc<Mutex<Vec<Hit>>>,
+    close: Arc<tokio::sync::Notify>,
+) {
     let mut reader = BufReader::new(stream);
     loop {
         let mut request_line = String::new();
@@ -511,10 +543,6 @@ async fn serve_connection(stream: tokio::net::TcpStream, hits: Arc<Mutex<Vec<Hit
             "/400" => ("400 Bad Request", String::new()),
             "/408" => ("408 Request Timeout", String::new()),
             "/redirect" => ("302 Found", "Location: /ok\r\n".to_owned()),
-            "/slow" => {
-                tokio::time::sleep(Duration::from_secs(5)).await;
-                ("200 OK", String::new())
-            }
             _ => ("200 OK", String::new()),
         };
         let answer = "thanks";
@@ -531,7 +559,7 @@ async fn serve_connection(stream: tokio::net::TcpStream, hits: Arc<Mutex<Vec<Hit
             return;
         }
         if path == "/close" {
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            close.notified().await;
             return;
         }
     }
@@ -588,42 +616,42 @@ fn independently_verified(secret: &str, hit: &Hit) -> bool {
         .any(|s| s.strip_prefix("v1,") == Some(expected.as_str()))
 }
 
-/// Verifies with the specification's own Python library (`pip install standardwebhooks`);
-/// `None` when it is not installed.
-fn verified_by_the_reference_library(secret: &str, hit: &Hit) -> Option<bool> {
+/// Verifies with the specification's own Python library, `standardwebhooks`, from the test
+/// tools' virtual environment (installed on first use: [`tools::python_bin`]): `valid`, or
+/// `invalid` and why. Blocking.
+fn verified_by_the_reference_library(secret: &str, hit: &Hit) -> String {
     let script = "import json, os, sys\n\
         from standardwebhooks.webhooks import Webhook\n\
         headers = json.loads(os.environ['WH_HEADERS'])\n\
         body = sys.stdin.buffer.read().decode()\n\
         try:\n    Webhook(os.environ['WH_SECRET']).verify(body, headers)\n    print('valid')\n\
         except Exception as e:\n    print('invalid', e)\n";
-    let probe = std::process::Command::new("python3")
-        .args(["-c", "import standardwebhooks"])
-        .output()
-        .ok()?;
-    if !probe.status.success() {
-        return None;
-    }
     let headers = json!({
         "webhook-id": hit.headers["webhook-id"],
         "webhook-timestamp": hit.headers["webhook-timestamp"],
         "webhook-signature": hit.headers["webhook-signature"],
     });
-    let mut child = std::process::Command::new("python3")
+    let mut child = std::process::Command::new(tools::python_bin().join("python"))
         .args(["-c", script])
         .env("WH_SECRET", secret)
         .env("WH_HEADERS", headers.to_string())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
-        .ok()?;
+        .expect("the test tools' python starts");
     {
         use std::io::Write as _;
-        child.stdin.take()?.write_all(&hit.body).ok()?;
+        child.stdin.take().unwrap().write_all(&hit.body).unwrap();
     }
-    let out = child.wait_with_output().ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    Some(text.trim() == "valid")
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "the reference library did not run ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -651,22 +679,23 @@ async fn webhooks_are_signed_so_that_an_independent_verifier_accepts_them() {
     tampered.body.push(b' ');
     assert!(!independently_verified(&req.secret, &tampered));
 
-    match verified_by_the_reference_library(&req.secret, &hit) {
-        Some(valid) => {
-            assert!(valid, "the standardwebhooks library rejected the signature");
-            assert_eq!(
-                verified_by_the_reference_library(&req.secret, &tampered),
-                Some(false)
-            );
-        }
-        None => {
-            assert!(
-                std::env::var("CI").is_err(),
-                "the standardwebhooks Python library must be installed in CI (.ci/run installs it)"
-            );
-            eprintln!("skipped the reference library check: pip install standardwebhooks");
-        }
-    }
+    let (secret, genuine, forged) = (req.secret.clone(), hit.clone(), tampered.clone());
+    let (genuine, forged) = tokio::task::spawn_blocking(move || {
+        (
+            verified_by_the_reference_library(&secret, &genuine),
+            verified_by_the_reference_library(&secret, &forged),
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        genuine, "valid",
+        "the standardwebhooks library rejected the signature"
+    );
+    assert!(
+        forged.starts_with("invalid"),
+        "the standardwebhooks library accepted a changed body: {forged}"
+    );
 
     // A retry of the same message carries the same id (receivers deduplicate on it).
     assert_eq!(client.send(&req).await, Attempt::Delivered);
@@ -702,12 +731,13 @@ async fn connections_are_kept_alive_and_one_closed_by_the_receiver_is_replaced()
     assert!(hits.iter().all(|h| h.path == "/ok?a=1"), "{hits:?}");
     assert_eq!(hits[0].headers["host"], receiver.addr.to_string());
 
-    // The receiver closes this one after answering, without saying so beforehand.
+    // The receiver closes this one after answering (and once it is idle), without saying so
+    // beforehand.
     assert_eq!(
         client.send(&webhook(&receiver.url("/close"))).await,
         Attempt::Delivered
     );
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    receiver.close_kept().await;
     assert_eq!(
         client.send(&webhook(&receiver.url("/ok"))).await,
         Attempt::Delivered

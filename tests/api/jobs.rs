@@ -187,11 +187,22 @@ async fn an_expired_lease_is_taken_over(db: TestDb) {
         .await
         .unwrap();
     assert!(again.is_empty(), "a held lease is respected");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let taken = pool
-        .run(|c| Ok(queue::claim(c, "other", 10, chrono::Duration::seconds(60))?))
-        .await
-        .unwrap();
+    // Once the 200 ms lease has run out, the next claim takes the job over.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let taken = loop {
+        let taken = pool
+            .run(|c| Ok(queue::claim(c, "other", 10, chrono::Duration::seconds(60))?))
+            .await
+            .unwrap();
+        if !taken.is_empty() {
+            break taken;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the expired lease was never taken over"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     assert_eq!(taken.len(), 1);
     assert_eq!(taken[0].id, id);
     assert_eq!(taken[0].attempts, 2, "the crashed try counts as an attempt");
@@ -211,6 +222,7 @@ async fn shutdown_hands_back_a_job_still_running_after_the_grace(db: TestDb) {
         let started = started_tx.clone();
         async move {
             let _ = started.send(());
+            // Not synchronisation: the job itself, one still running when the grace ends.
             tokio::time::sleep(Duration::from_secs(30)).await;
             Ok(())
         }

@@ -21,6 +21,13 @@ on_both_backends!(
     requests_sent_as_herald_starts_are_answered_when_sigterm_comes_at_once
 );
 
+/// What Herald logs once the drain has begun (readiness fails from then on).
+const DRAIN_BEGUN: &str = "shutdown requested: readiness now fails";
+
+/// What Herald logs once the listener is closing and the drain waits for the connections
+/// still at work (after the shutdown delay).
+const LISTENER_CLOSING: &str = "closing the listener";
+
 /// Sends the first part of a request and leaves it in flight, as a slow client does.
 fn start_slow_request(port: u16, path: &str) -> TcpStream {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
@@ -70,10 +77,10 @@ async fn sigterm_during_a_slow_request_fails_readiness_at_once_and_lets_it_finis
         assert_eq!(lost.status(), 404);
         let request_id = lost.headers()["x-request-id"].to_str().unwrap().to_owned();
         let slow = start_slow_request(port, "/healthz");
-        std::thread::sleep(Duration::from_millis(100));
+        wait_until_accepted(port);
         let signalled = Instant::now();
         herald.signal(Signal::SIGTERM);
-        std::thread::sleep(Duration::from_millis(100));
+        herald.wait_for_log(DRAIN_BEGUN, Duration::from_secs(10));
         assert_eq!(
             get_status(port, "/readyz").unwrap(),
             503,
@@ -129,7 +136,10 @@ async fn at_the_defaults_a_request_whose_head_is_still_arriving_at_sigterm_is_an
         let slow = start_slow_request(port, "/healthz");
         wait_until_accepted(port);
         herald.signal(Signal::SIGTERM);
-        // The answer cannot come before the head is whole: the process must still be there.
+        // The answer cannot come before the head is whole: once the drain is at the
+        // connections, the process must still be there (watched for half a second: the
+        // window is the assertion, not a wait).
+        herald.wait_for_log(LISTENER_CLOSING, Duration::from_secs(10));
         let deadline = Instant::now() + Duration::from_millis(500);
         while Instant::now() < deadline {
             assert!(
@@ -280,13 +290,20 @@ async fn draining_in_process_fails_readiness_and_closes_keep_alive_connections(d
     let stopping = {
         let client = app.client.clone();
         let address = app.address.clone();
+        // Asks until readiness fails (the drain has begun): that answer is the one checked.
         tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            client
-                .get(format!("{address}/readyz"))
-                .send()
-                .await
-                .unwrap()
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                let res = client
+                    .get(format!("{address}/readyz"))
+                    .send()
+                    .await
+                    .unwrap();
+                if res.status() != 200 || Instant::now() > deadline {
+                    return res;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
         })
     };
     let stop = app.stop();
@@ -327,10 +344,10 @@ async fn a_request_waiting_on_the_database_completes_after_sigterm() {
         });
         locked_rx.recv().unwrap();
         let slow = std::thread::spawn(move || get_status(port, "/readyz"));
-        std::thread::sleep(Duration::from_millis(500));
+        wait_for_a_query_waiting_on_a_lock(&url);
         assert!(!slow.is_finished(), "the readiness query waits on the lock");
         herald.signal(Signal::SIGTERM);
-        std::thread::sleep(Duration::from_millis(500));
+        herald.wait_for_log(LISTENER_CLOSING, Duration::from_secs(10));
         assert!(
             herald.child.try_wait().unwrap().is_none(),
             "the drain waits for the slow request"
@@ -353,6 +370,31 @@ async fn a_request_waiting_on_the_database_completes_after_sigterm() {
     .await
     .unwrap();
     drop(db);
+}
+
+/// Waits (up to 10 s) until a session of the database at `url` waits on a lock.
+fn wait_for_a_query_waiting_on_a_lock(url: &str) {
+    use diesel::RunQueryDsl as _;
+    #[derive(diesel::QueryableByName)]
+    struct Waiting {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let mut conn = diesel::PgConnection::establish(url).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let waiting: Waiting = diesel::sql_query(
+            "SELECT count(*) AS n FROM pg_stat_activity \
+             WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .get_result(&mut conn)
+        .unwrap();
+        if waiting.n > 0 {
+            return;
+        }
+        assert!(Instant::now() < deadline, "no query waits on the lock");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// A client still uploading a request body when SIGTERM arrives: the drain waits for the body,
@@ -380,9 +422,9 @@ async fn an_upload_in_flight_at_sigterm_is_received_handled_and_answered(db: Tes
         .unwrap();
         stream.write_all(&body[..10]).unwrap();
         stream.flush().unwrap();
-        std::thread::sleep(Duration::from_millis(300));
+        wait_until_accepted(herald.port);
         herald.signal(Signal::SIGTERM);
-        std::thread::sleep(Duration::from_millis(500));
+        herald.wait_for_log(LISTENER_CLOSING, Duration::from_secs(10));
         assert!(
             herald.child.try_wait().unwrap().is_none(),
             "the drain waits for the upload"

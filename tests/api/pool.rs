@@ -63,21 +63,24 @@ async fn an_exhausted_pool_answers_503_with_retry_after(db: TestDb) {
         Registry::standard(),
     )
     .await;
-    // Hold the only connection for a while, as a slow query would.
+    // Hold the only connection, as a slow query would, until the test lets it go.
     let (held_tx, held_rx) = tokio::sync::oneshot::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
     let holder = app.db.clone();
     let hold = tokio::spawn(async move {
         holder
             .run(move |_conn| {
                 let _ = held_tx.send(());
-                std::thread::sleep(Duration::from_millis(1500));
+                let _ = released.recv();
                 Ok(())
             })
             .await
     });
     held_rx.await.unwrap();
     let started = Instant::now();
-    let res = app.get("/readyz").await;
+    let res = tokio::time::timeout(Duration::from_secs(10), app.get("/readyz"))
+        .await
+        .expect("answered while the connection is held");
     let waited = started.elapsed();
     assert_eq!(res.status(), 503);
     assert!(res.headers().contains_key("retry-after"));
@@ -87,6 +90,7 @@ async fn an_exhausted_pool_answers_503_with_retry_after(db: TestDb) {
     );
     // Health does not need the database and stays up.
     assert_eq!(app.get("/healthz").await.status(), 200);
+    release.send(()).unwrap();
     hold.await.unwrap().unwrap();
     assert_eq!(
         app.get("/readyz").await.status(),
@@ -98,17 +102,22 @@ async fn an_exhausted_pool_answers_503_with_retry_after(db: TestDb) {
     let err = {
         let holder = app.db.clone();
         let (tx, rx) = tokio::sync::oneshot::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
         let hold = tokio::spawn(async move {
             holder
                 .run(move |_c| {
                     let _ = tx.send(());
-                    std::thread::sleep(Duration::from_millis(800));
+                    let _ = released.recv();
                     Ok(())
                 })
                 .await
         });
         rx.await.unwrap();
-        let err = app.db.run(|_c| Ok(())).await.unwrap_err();
+        let err = tokio::time::timeout(Duration::from_secs(10), app.db.run(|_c| Ok(())))
+            .await
+            .expect("answered while the connection is held")
+            .unwrap_err();
+        release.send(()).unwrap();
         hold.await.unwrap().unwrap();
         err
     };

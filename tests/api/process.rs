@@ -149,6 +149,19 @@ impl Serving {
     pub fn log_text(&self) -> String {
         self.logs.lock().unwrap().join("\n")
     }
+
+    /// Waits up to `limit` until a log line contains `needle`.
+    pub fn wait_for_log(&self, needle: &str, limit: Duration) {
+        let started = Instant::now();
+        while !self.logs.lock().unwrap().iter().any(|l| l.contains(needle)) {
+            assert!(
+                started.elapsed() < limit,
+                "no log line with {needle:?} within {limit:?}: {}",
+                self.log_text()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Serving {

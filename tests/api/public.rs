@@ -675,9 +675,10 @@ async fn a_write_s_answer_comes_once_the_public_pages_show_it(db: TestDb) {
         .await
         .unwrap();
     let status = res.status().as_u16();
-    assert!(
-        [201, 202].contains(&status),
-        "{status}: {}",
+    assert_eq!(
+        status,
+        202,
+        "an address to confirm: {}",
         res.text().await.unwrap()
     );
     let res = s.app.get("/status/fresh/support").await;

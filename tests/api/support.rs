@@ -414,6 +414,7 @@ async fn honeypot_and_hasty_submissions_are_refused_without_saying_why(db: TestD
     assert!(trap_html.contains("We could not accept this message"));
     assert!(s.stored().await.is_empty(), "nothing refused is stored");
 
+    // Not synchronisation: the product's minimum fill time, waited out as a person would.
     tokio::time::sleep(Duration::from_secs(MIN_FILL_SECS as u64)).await;
     let (status, answer, _) = s.post_json(&body).await;
     assert_eq!(
@@ -521,6 +522,32 @@ async fn wait_for_stored(s: &Support, n: usize) -> Vec<rows::SupportSubmission> 
             stored.len()
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Waits (up to 20 s) until the replay has nothing left to do: no file waits for replay and
+/// the live spool is empty. Nothing can be stored from the spool after that.
+async fn wait_for_spool_drained(s: &Support) {
+    let started = Instant::now();
+    loop {
+        let waiting: Vec<String> = std::fs::read_dir(s.spool_dir())
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.ends_with(".replay")
+                    || (name == "support-spool.log" && e.metadata().is_ok_and(|m| m.len() > 0))
+            })
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        if waiting.is_empty() {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the spool still holds {waiting:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
@@ -656,7 +683,7 @@ async fn submissions_survive_a_database_outage_and_are_stored_exactly_once(db: T
 
     outage.restore().await;
     let stored = wait_for_stored(&s, references.len()).await;
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    wait_for_spool_drained(&s).await;
     let stored_again = s.stored().await;
     assert_eq!(
         stored_again.len(),

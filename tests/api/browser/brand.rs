@@ -22,9 +22,7 @@ async fn a_branded_page_draws_its_colour_and_logo_and_passes_axe_in_both_themes(
     let Some(chromium) = cdp::chromium_or_skip() else {
         return;
     };
-    let Some(axe) = cdp::axe_or_skip() else {
-        return;
-    };
+    let axe = tokio::task::spawn_blocking(cdp::axe).await.unwrap();
     let app = TestApp::spawn(TestDb::sqlite()).await;
     seed_demo(&app).await;
     let token = app.token(Role::Owner).await;

@@ -12,6 +12,8 @@ use serde_json::{Value, json};
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
 
+use crate::helpers::tools;
+
 /// The longest any exchange with the browser may take: a command's answer, an event, a read.
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -23,42 +25,23 @@ pub fn chromium_path() -> Option<PathBuf> {
     path.exists().then_some(path)
 }
 
-/// Chromium's path; `None` (the test then says it is skipped) where it is not installed, which
-/// CI never allows.
+/// Chromium's path; `None` where it is not installed, after [`tools::missing`] (which fails
+/// the test under CI, and otherwise notes that it is skipped).
 pub fn chromium_or_skip() -> Option<PathBuf> {
     let found = chromium_path();
     if found.is_none() {
-        assert!(
-            std::env::var("CI").is_err(),
-            "Chromium must be installed in CI (.ci/run installs it)"
+        tools::missing(
+            "Chromium (/usr/bin/chromium, or HERALD_CHROMIUM)",
+            "apt-get install chromium",
         );
-        eprintln!("skipped: no Chromium at /usr/bin/chromium (apt-get install chromium)");
     }
     found
 }
 
-/// axe-core's `axe.min.js`: `HERALD_AXE`, else where `.ci/run` installs it
-/// (`target/axe/node_modules/axe-core/axe.min.js`). `None` (the test then says it is skipped)
-/// where it is not installed, which CI never allows.
-pub fn axe_or_skip() -> Option<String> {
-    let path = std::env::var_os("HERALD_AXE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("target/axe/node_modules/axe-core/axe.min.js")
-        });
-    let found = std::fs::read_to_string(&path).ok();
-    if found.is_none() {
-        assert!(
-            std::env::var("CI").is_err(),
-            "axe-core must be installed in CI (.ci/run installs it)"
-        );
-        eprintln!(
-            "skipped: no axe-core at {} (npm install --prefix target/axe axe-core@4)",
-            path.display()
-        );
-    }
-    found
+/// axe-core's `axe.min.js`, installed on first use ([`tools::axe_core`]).
+pub fn axe() -> String {
+    let path = tools::axe_core();
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// A running headless Chromium.

@@ -198,8 +198,8 @@ async fn the_console_previews_as_you_type_and_works_from_the_keyboard() {
         .await;
     app.user("ops@example.com", Role::Responder).await;
     let base = app.address.clone();
-    let axe = cdp::axe_or_skip();
     tokio::task::spawn_blocking(move || {
+        let axe = cdp::axe();
         let browser = cdp::Browser::launch(&chromium);
         let mut page = browser.new_page();
         let dir = screenshot_dir();
@@ -239,10 +239,8 @@ async fn the_console_previews_as_you_type_and_works_from_the_keyboard() {
         );
         assert_eq!(chosen, serde_json::json!(["partial_outage", true, "solid"]));
         std::fs::write(dir.join("console-compose.png"), page.screenshot()).unwrap();
-        if let Some(axe) = &axe {
-            let found = page.serious_accessibility_violations(axe);
-            assert!(found.is_empty(), "the incident form: {found:?}");
-        }
+        let found = page.serious_accessibility_violations(&axe);
+        assert!(found.is_empty(), "the incident form: {found:?}");
 
         // Ctrl+Enter in the message sends the form.
         page.eval("document.getElementById('name').value = 'Checkout is failing'");
@@ -259,10 +257,8 @@ async fn the_console_previews_as_you_type_and_works_from_the_keyboard() {
         // The components page sets every status in one form.
         page.goto(&format!("{base}/admin/pages/acme/components"));
         std::fs::write(dir.join("console-components-grid.png"), page.screenshot()).unwrap();
-        if let Some(axe) = &axe {
-            let found = page.serious_accessibility_violations(axe);
-            assert!(found.is_empty(), "the components grid: {found:?}");
-        }
+        let found = page.serious_accessibility_violations(&axe);
+        assert!(found.is_empty(), "the components grid: {found:?}");
     })
     .await
     .unwrap();

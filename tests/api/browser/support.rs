@@ -41,7 +41,8 @@ async fn a_person_without_javascript_sends_the_support_form_and_reads_the_refere
             page.call("Input.insertText", json!({"text": text}));
         }
         choose(&mut page, "#f-topic", "sign_in");
-        // The minimum fill time: people take longer than robots.
+        // The minimum fill time: people take longer than robots. Not synchronisation: the
+        // product's own window, waited out as a person would.
         std::thread::sleep(Duration::from_millis(3200));
         click(&mut page, ".support-form button[type=submit]");
         page.wait_for("Page.loadEventFired");

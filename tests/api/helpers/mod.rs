@@ -2,7 +2,8 @@
 //! `on_both_backends!` macro, and the helpers every suite uses to write its tests as sentences:
 //! accounts and tokens ([`builders`]: `app.token(Role::Owner)`), pages and subscribers
 //! (`app.page("acme").with_components(&["API"]).create()`), one JSON API client
-//! (`app.api(&token).post(path, body)`) and one signed-in console ([`Console`]).
+//! (`app.api(&token).post(path, body)`) and one signed-in console ([`Console`]); the outside
+//! tools some tests drive, installed on first use ([`tools`]).
 
 use herald::config::{Env, Settings};
 
@@ -10,6 +11,7 @@ mod app;
 mod builders;
 mod db;
 mod requests;
+pub mod tools;
 mod vendor;
 
 pub use app::TestApp;

@@ -136,10 +136,8 @@ impl Setup {
             .post("/pages/acme/incidents", body)
             .await;
         assert_eq!(status, 201, "{posted}");
-        // The incident itself, or (older answers) under `incident`.
-        posted["incident"]["id"]
+        posted["id"]
             .as_str()
-            .or(posted["id"].as_str())
             .unwrap_or_else(|| panic!("{posted}"))
             .to_owned()
     }

@@ -40,6 +40,7 @@ async fn slow(req: HttpRequest, seen: web::Data<Slow>) -> HttpResponse {
         *now += 1;
         *max = (*max).max(*now);
     }
+    // Not synchronisation: the receiver is slow on purpose; it is the peer under test.
     tokio::time::sleep(SLOW).await;
     seen.in_flight.lock().unwrap().entry(port).or_default().0 -= 1;
     seen.answered.fetch_add(1, Ordering::SeqCst);

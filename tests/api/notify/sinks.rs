@@ -264,6 +264,7 @@ struct Shared {
 async fn keep(req: HttpRequest, body: web::Bytes, shared: web::Data<Shared>) -> HttpResponse {
     let delay = shared.delay_ms.load(Ordering::Relaxed);
     if delay > 0 {
+        // Not synchronisation: a receiver that is slow on purpose, the peer under test.
         tokio::time::sleep(Duration::from_millis(delay)).await;
     }
     let status = shared.status.load(Ordering::Relaxed);
