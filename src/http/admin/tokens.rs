@@ -16,6 +16,7 @@ use crate::db::models::users::{self as user_rows, User};
 use crate::domain::EmailAddress;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::auth::{Authenticated, Permission};
+use crate::services;
 use crate::services::auth::{self, DEFAULT_TOKEN_DAYS};
 use crate::services::users;
 use crate::state::AppState;
@@ -150,11 +151,17 @@ pub async fn create_token(
                 true => account(c, &email)?,
                 false => users::get_user(c, &user_id)?,
             };
-            auth::create_token(c, key.expose(), &caller, &user, &name, days).map(|i| i.secret)
+            services::write::run(c, |c| {
+                auth::create_token(c, key.expose(), &caller, &user, &name, days)
+            })
         })
         .await;
     match issued {
-        Ok(secret) => show(&state, &auth, &Submitted::default(), None, Some(secret)).await,
+        Ok(issued) => {
+            crate::http::committed::follow(&state, issued.after).await;
+            let secret = issued.value.secret;
+            show(&state, &auth, &Submitted::default(), None, Some(secret)).await
+        }
         Err(AppError::Validation(fields)) => show(&state, &auth, &form, Some(&fields), None).await,
         Err(other) => Err(other),
     }
@@ -176,9 +183,10 @@ pub async fn revoke_token(
 ) -> AppResult<HttpResponse> {
     let (id, caller) = (id.into_inner(), auth.clone());
     auth.require(Permission::Read)?;
-    state
+    let revoked = state
         .db
-        .run(move |c| auth::revoke_token(c, &caller, &id))
+        .run(move |c| services::write::run(c, |c| auth::revoke_token(c, &caller, &id)))
         .await?;
+    crate::http::committed::follow(&state, revoked.after).await;
     Ok(see_other(LIST))
 }

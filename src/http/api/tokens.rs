@@ -11,6 +11,7 @@ use crate::db::models::users;
 use crate::domain::EmailAddress;
 use crate::error::{AppError, AppResult};
 use crate::http::auth::{Authenticated, Permission};
+use crate::services;
 use crate::services::auth::{self, DEFAULT_TOKEN_DAYS};
 use crate::state::AppState;
 
@@ -118,9 +119,13 @@ async fn create_token(
         .run(move |c| {
             let user = users::find_by_email(c, &email)?
                 .ok_or_else(|| AppError::NotFound("an account with this email".into()))?;
-            auth::create_token(c, key.expose(), &auth, &user, &name, days)
+            services::write::run(c, |c| {
+                auth::create_token(c, key.expose(), &auth, &user, &name, days)
+            })
         })
         .await?;
+    crate::http::committed::follow(&state, issued.after).await;
+    let issued = issued.value;
     Ok(HttpResponse::Created().json(Created {
         token: issued.token.into(),
         token_secret: issued.secret,
@@ -136,7 +141,8 @@ async fn revoke_token(
     let id = path.into_inner();
     let token = state
         .db
-        .run(move |c| auth::revoke_token(c, &auth, &id))
+        .run(move |c| services::write::run(c, |c| auth::revoke_token(c, &auth, &id)))
         .await?;
-    Ok(HttpResponse::Ok().json(TokenView::from(token)))
+    crate::http::committed::follow(&state, token.after).await;
+    Ok(HttpResponse::Ok().json(TokenView::from(token.value)))
 }
