@@ -87,8 +87,8 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
         .db
         .run_within(limit, |c| {
             let now = crate::db::now();
-            let pending = crate::db::models::notify::pending_by_channel(c)?;
-            let overdue = crate::db::models::deadlines::overdue_count(c, now)?;
+            let pending = crate::services::deliveries::pending_by_channel(c)?;
+            let overdue = crate::services::deadlines::overdue_count(c, now)?;
             Ok((now, pending, overdue))
         })
         .await;

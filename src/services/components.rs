@@ -311,6 +311,18 @@ pub fn apply_status(
     Ok(Some(old))
 }
 
+/// Marks whether the component is the sign-in (the support form points to itself most
+/// strongly while it is affected).
+pub fn set_signin(conn: &mut DbConn, component_id: &ComponentId, signin: bool) -> AppResult<()> {
+    crate::db::models::support::set_signin(conn, component_id.as_str(), signin, crate::db::now())?;
+    Ok(())
+}
+
+/// The page's groups, in display order.
+pub fn list_groups(conn: &mut DbConn, page_id: &PageId) -> AppResult<Vec<ComponentGroup>> {
+    Ok(components::list_groups(conn, page_id)?)
+}
+
 /// The page's groups and components in display order.
 pub fn list_components(conn: &mut DbConn, page_id: &PageId) -> AppResult<ComponentTree> {
     let groups = components::list_groups(conn, page_id)?;

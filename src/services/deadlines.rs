@@ -77,3 +77,8 @@ pub fn punctuality(
     }
     Ok(result)
 }
+
+/// How many open incidents are past their "next update by" at `at` (for `/metrics`).
+pub fn overdue_count(conn: &mut DbConn, at: chrono::NaiveDateTime) -> AppResult<i64> {
+    Ok(deadlines::overdue_count(conn, at)?)
+}

@@ -4,9 +4,21 @@
 use chrono::NaiveDateTime;
 
 use crate::db::DbConn;
-use crate::db::models::notify::{self as rows, Delivery};
+use crate::db::models::notify::{self as rows, Delivery, DeliveryQuery};
 use crate::domain::PageId;
 use crate::error::{AppError, AppResult};
+
+/// The deliveries `query` selects, newest first.
+pub fn list(conn: &mut DbConn, query: &DeliveryQuery) -> AppResult<Vec<Delivery>> {
+    Ok(rows::list_deliveries(conn, query)?)
+}
+
+/// Per channel, how many deliveries wait to be sent and since when the oldest (for `/metrics`).
+pub fn pending_by_channel(
+    conn: &mut DbConn,
+) -> AppResult<Vec<(String, i64, Option<NaiveDateTime>)>> {
+    Ok(rows::pending_by_channel(conn)?)
+}
 
 /// Puts the page's delivery `id` back in the queue, due at `now` with a fresh count of
 /// attempts, and answers it as it now stands: 404 for no such delivery of the page, 409 for

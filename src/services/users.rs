@@ -66,6 +66,11 @@ pub fn list_users(conn: &mut DbConn) -> AppResult<Vec<User>> {
     Ok(users::list(conn)?)
 }
 
+/// The account with this email, if there is one.
+pub fn find_by_email(conn: &mut DbConn, email: &str) -> AppResult<Option<User>> {
+    Ok(users::find_by_email(conn, email)?)
+}
+
 /// The account with this id.
 pub fn get_user(conn: &mut DbConn, id: &str) -> AppResult<User> {
     users::find(conn, id)?.ok_or_else(|| AppError::NotFound("user".into()))

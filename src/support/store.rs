@@ -178,6 +178,16 @@ pub fn get(conn: &mut DbConn, page_id: &str, key: &str) -> AppResult<SupportSubm
     Err(AppError::NotFound("support submission".into()))
 }
 
+/// The submission `id`, whatever its page (the console's inbox spans every page).
+pub fn find(conn: &mut DbConn, id: &str) -> AppResult<SupportSubmission> {
+    rows::find(conn, id)?.ok_or_else(|| AppError::NotFound("support submission".into()))
+}
+
+/// The submissions `query` selects (the console's inbox).
+pub fn query(conn: &mut DbConn, query: &SubmissionQuery) -> AppResult<Vec<SupportSubmission>> {
+    Ok(rows::list(conn, query)?)
+}
+
 /// Applies a triage change by `actor` and records it in the audit log, in one transaction.
 pub fn triage(
     conn: &mut DbConn,

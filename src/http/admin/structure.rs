@@ -12,7 +12,7 @@ use super::form::Submitted;
 use super::groups::Groups;
 use super::record::{self, Record, audit};
 use crate::db::DbConn;
-use crate::db::models::components::{self as rows, Component, ComponentGroup};
+use crate::db::models::components::{Component, ComponentGroup};
 use crate::db::models::pages::StatusPage;
 use crate::domain::{ComponentId, PageId};
 use crate::error::{AppResult, FieldErrors};
@@ -47,7 +47,7 @@ impl Record for Components {
     /// The page of `slug` and its groups.
     fn context(c: &mut DbConn, slug: &str) -> AppResult<(StatusPage, Vec<ComponentGroup>)> {
         let page = pages::get_page_by_slug(c, slug)?;
-        let groups = rows::list_groups(c, &page.id)?;
+        let groups = components::list_groups(c, &page.id)?;
         Ok((page, groups))
     }
 

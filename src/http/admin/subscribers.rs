@@ -8,7 +8,7 @@ use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::db::models::notify::{self as rows, DeliveryQuery};
+use crate::db::models::notify::DeliveryQuery;
 use crate::db::states::DeliveryState;
 use crate::domain::SubscriberId;
 use crate::error::AppResult;
@@ -90,7 +90,7 @@ pub async fn show_subscribers(
                 limit: 100,
                 offset: 0,
             };
-            Ok((page.name, subscribers, rows::list_deliveries(c, &query)?))
+            Ok((page.name, subscribers, deliveries::list(c, &query)?))
         })
         .await?;
     let recipient = |id: &str| {

@@ -10,12 +10,12 @@ use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 
 use super::{ConsoleFrame, actor, render, see_other};
-use crate::db::models::support::{self as rows, SubmissionQuery};
+use crate::db::models::support::SubmissionQuery;
 use crate::domain::IncidentId;
 use crate::error::{AppError, AppResult};
 use crate::http::auth::{Authenticated, Permission};
 use crate::render::html::choice::Choice;
-use crate::services::pages;
+use crate::services::{self, pages};
 use crate::state::AppState;
 use crate::support::Topic;
 use crate::support::store::{self, TriagePatch};
@@ -116,7 +116,7 @@ pub async fn show_inbox(
                     limit: SHOWN,
                     ..SubmissionQuery::default()
                 };
-                let found = rows::list(c, &query)?;
+                let found = store::query(c, &query)?;
                 let mut references = HashMap::new();
                 for id in found.iter().filter_map(|r| r.incident_id.clone()) {
                     if let Ok(i) =
@@ -212,14 +212,16 @@ pub async fn triage_submission(
             .map(|i| Some(i.trim().to_owned()).filter(|i| !i.is_empty())),
     };
     let actor = actor(&auth);
-    state
+    let triaged = state
         .db
         .run(move |c| {
-            let row = rows::find(c, &id)?
-                .ok_or_else(|| AppError::NotFound("support submission".into()))?;
-            store::triage(c, &row.page_id, &row.id, &patch, &actor)
+            let row = store::find(c, &id)?;
+            services::write::run(c, |c| {
+                store::triage(c, &row.page_id, &row.id, &patch, &actor)
+            })
         })
         .await?;
+    crate::http::committed::follow(&state, triaged.after).await;
     let back = form
         .back
         .filter(|b| b.starts_with("/admin/support") && !b.contains("//"))

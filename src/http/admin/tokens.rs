@@ -12,7 +12,7 @@ use super::form::Submitted;
 use super::view::TimeView;
 use super::{ConsoleFrame, render_form, see_other};
 use crate::db::models::tokens::ApiToken;
-use crate::db::models::users::{self as user_rows, User};
+use crate::db::models::users::User;
 use crate::domain::EmailAddress;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::auth::{Authenticated, Permission};
@@ -170,7 +170,7 @@ pub async fn create_token(
 /// The account with the email typed, or a message on the field.
 fn account(conn: &mut crate::db::DbConn, email: &str) -> AppResult<User> {
     let email = EmailAddress::parse(email).map_err(|e| AppError::field("email", e.to_string()))?;
-    user_rows::find_by_email(conn, email.as_str())?
+    users::find_by_email(conn, email.as_str())?
         .ok_or_else(|| AppError::field("email", "no account has this email"))
 }
 

@@ -79,7 +79,7 @@ pub async fn update_component(
                 component = service::set_found_status(c, component, status, None)?;
             }
             if let Some(signin) = signin {
-                crate::db::models::support::set_signin(c, &id, signin, crate::db::now())?;
+                service::set_signin(c, &id, signin)?;
                 component = service::get_component(c, &id)?;
             }
             run::answered(

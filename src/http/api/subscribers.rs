@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::body::typed;
 use super::run::{self, Api, Record};
-use crate::db::models::notify::{self as rows, Delivery, DeliveryQuery};
+use crate::db::models::notify::{Delivery, DeliveryQuery};
 use crate::db::states::DeliveryState;
 use crate::delivery::signature::new_secret;
 use crate::domain::SubscriberId;
@@ -201,10 +201,7 @@ pub async fn list_deliveries(
             limit,
             offset,
         };
-        Ok(rows::list_deliveries(c, &q)?
-            .iter()
-            .map(delivery_view)
-            .collect())
+        Ok(deliveries::list(c, &q)?.iter().map(delivery_view).collect())
     })
     .await
 }

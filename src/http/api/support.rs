@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::error::AppResult;
 use crate::http::admin::actor;
 use crate::http::auth::{Authenticated, Permission};
-use crate::services::pages;
+use crate::services::{self, pages};
 use crate::state::AppState;
 use crate::support::store::{self, TriageFilter, TriagePatch};
 
@@ -56,8 +56,9 @@ pub async fn update_submission(
         .db
         .run(move |c| {
             let page = pages::get_page_by_slug(c, &slug)?;
-            store::triage(c, &page.id, &key, &patch, &actor)
+            services::write::run(c, |c| store::triage(c, &page.id, &key, &patch, &actor))
         })
         .await?;
-    Ok(HttpResponse::Ok().json(store::view(&row)))
+    crate::http::committed::follow(&state, row.after).await;
+    Ok(HttpResponse::Ok().json(store::view(&row.value)))
 }

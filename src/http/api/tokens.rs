@@ -7,7 +7,6 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::db::models::tokens::ApiToken;
-use crate::db::models::users;
 use crate::domain::EmailAddress;
 use crate::error::{AppError, AppResult};
 use crate::http::auth::{Authenticated, Permission};
@@ -117,7 +116,7 @@ async fn create_token(
     let issued = state
         .db
         .run(move |c| {
-            let user = users::find_by_email(c, &email)?
+            let user = services::users::find_by_email(c, &email)?
                 .ok_or_else(|| AppError::NotFound("an account with this email".into()))?;
             services::write::run(c, |c| {
                 auth::create_token(c, key.expose(), &auth, &user, &name, days)
