@@ -157,7 +157,7 @@ mod tests {
 
     use super::*;
     use crate::domain::PageStatus;
-    use crate::render::api_v2::fixture;
+    use crate::services::public::fixtures::records as fixture;
 
     /// The badge's SVG text.
     fn svg_of(data: &PageData) -> String {

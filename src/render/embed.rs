@@ -179,7 +179,7 @@ pub fn embed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::api_v2::fixture;
+    use crate::services::public::fixtures::records as fixture;
 
     #[test]
     fn the_widget_names_what_is_going_on_and_where_to_turn() {

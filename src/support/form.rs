@@ -253,7 +253,7 @@ fn sentence(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::html::fixture;
+    use crate::services::public::fixtures::page as fixture;
     use chrono::Duration;
 
     fn valid(page: &PageData) -> SupportForm {

@@ -11,8 +11,6 @@ pub mod incident;
 pub mod model;
 
 #[cfg(test)]
-pub(crate) mod fixture;
-#[cfg(test)]
 mod tests;
 
 use std::collections::HashMap;

@@ -8,8 +8,10 @@ use chrono::{Duration, TimeZone, Utc};
 use super::*;
 use crate::domain::ComponentStatus;
 use crate::domain::lang::Lang;
-use crate::render::html::fixture::{self, as_of, maintenance, open_incident, resolved_incident};
 use crate::render::site::Renderer;
+use crate::services::public::fixtures::page::{
+    self as fixture, as_of, maintenance, open_incident, resolved_incident,
+};
 
 /// The fixture page with an old resolved incident, an open one and an upcoming maintenance,
 /// read in English and German.

@@ -9,8 +9,10 @@ use icalendar::Component;
 use super::render;
 use crate::domain::MaintenanceStatus;
 use crate::render::Representation;
-use crate::render::api_v2::fixture::{self, ACTIVE_ID, OPEN_ID, RESOLVED_ID, UPCOMING_ID, at};
 use crate::services::public::data::PageData;
+use crate::services::public::fixtures::records::{
+    self as fixture, ACTIVE_ID, OPEN_ID, RESOLVED_ID, UPCOMING_ID, at,
+};
 
 const EVIL: &str = "<script>alert(1)</script>";
 

@@ -17,8 +17,6 @@ mod overview;
 mod templates;
 
 #[cfg(test)]
-pub(crate) mod fixture;
-#[cfg(test)]
 mod tests;
 
 use std::collections::HashMap;

@@ -263,7 +263,7 @@ fn wake_at(data: &PageData) -> DateTime<Utc> {
 #[cfg(test)]
 mod tests {
     use super::wake_at;
-    use crate::render::html::fixture;
+    use crate::services::public::fixtures::page as fixture;
     use chrono::{Duration, TimeZone, Utc};
 
     #[test]

@@ -264,8 +264,8 @@ mod tests {
     use super::component_infos;
     use crate::db::models::components::{Component, ComponentStatusChange};
     use crate::domain::{ComponentId, ComponentStatus, PageId};
-    use crate::render::html::fixture;
     use crate::services::public::data::PageData;
+    use crate::services::public::fixtures::page as fixture;
 
     fn component(id: &str, created: chrono::NaiveDateTime) -> Component {
         Component {

@@ -12,6 +12,8 @@ use crate::domain::{self, IncidentKind, LifecycleStatus, MaintenanceStatus, Page
 use crate::error::{AppError, AppResult};
 mod components;
 pub mod data;
+#[cfg(test)]
+pub(crate) mod fixtures;
 mod incidents;
 
 use crate::domain::markdown::to_safe_html;

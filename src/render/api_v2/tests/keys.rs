@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::{doc, find, rendered};
-use crate::render::api_v2::fixture::{
-    self, ACTIVE_ID, API_ID, GROUP_ID, OPEN_ID, RESOLVED_ID, UPCOMING_ID, WEB_ID,
+use crate::services::public::fixtures::records::{
+    self as fixture, ACTIVE_ID, API_ID, GROUP_ID, OPEN_ID, RESOLVED_ID, UPCOMING_ID, WEB_ID,
 };
 
 // Statuspage's keys, in Statuspage's order (from its published responses); then Herald's extras.

@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::fixture::{
-    self, ACTIVE_ID, API_ID, GROUP_ID, OPEN_ID, RESOLVED_ID, UPCOMING_ID, WEB_ID,
-};
 use super::{LIST_LIMIT, documents, render};
 use crate::domain::lang::Lang;
 use crate::domain::{IncidentStatus, LifecycleStatus};
 use crate::render::Representation;
 use crate::services::public::data::PageData;
+use crate::services::public::fixtures::records::{
+    self as fixture, ACTIVE_ID, API_ID, GROUP_ID, OPEN_ID, RESOLVED_ID, UPCOMING_ID, WEB_ID,
+};
 
 pub(super) fn rendered(data: &PageData) -> HashMap<String, Arc<Representation>> {
     let mut out = HashMap::new();

@@ -9,9 +9,11 @@ use std::sync::Arc;
 
 use chrono::{Duration, NaiveDate, TimeZone, Utc};
 
-use super::fixture::{self, as_of, maintenance, open_incident, refresh_status, resolved_incident};
 use super::*;
 use crate::services::public::data::PageData;
+use crate::services::public::fixtures::page::{
+    self as fixture, as_of, maintenance, open_incident, refresh_status, resolved_incident,
+};
 
 type Reps = HashMap<String, Arc<Representation>>;
 
