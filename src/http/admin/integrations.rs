@@ -11,15 +11,14 @@ use serde_json::{Value, json};
 use super::fields::{messages, number, text, ticked, values};
 use super::form::Submitted;
 use super::view::{TimeView, page_zone};
-use super::write::{audited, change, form_changes, submit};
-use super::{ConsoleFrame, render_form, see_other};
-use crate::db::models::pages::StatusPage;
+use super::write::{change, form_changes, on_page, submit};
+use super::{ConsoleFrame, read_page, render_form, see_other};
 use crate::domain::{IncidentMode, IntegrationId, IntegrationKind};
 use crate::error::{AppResult, FieldErrors};
 use crate::http::auth::{Authenticated, Permission};
 use crate::render::html::choice::{Choice, options};
 use crate::services::integrations::{self as service, NewIntegrationInput, SettingsPatch};
-use crate::services::{alerts, components, pages, templates};
+use crate::services::{alerts, components, templates};
 use crate::state::AppState;
 
 const FIELDS: &[&str] = &[
@@ -108,12 +107,9 @@ async fn show(
     refused: Option<&FieldErrors>,
     secret: Option<Value>,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Read)?;
     let base_url = state.settings.public_url.trim_end_matches('/').to_owned();
-    let (page, rows, marked, drafts, template_list) = state
-        .db
-        .run(move |c| {
-            let page = pages::get_page_by_slug(c, &slug)?;
+    let (page, (rows, marked, drafts, template_list)) =
+        read_page(state, auth, Permission::Read, slug, |c, page| {
             let rows = service::list_integrations(c, &page.id)?;
             let tree = components::list_components(c, &page.id)?;
             let marks = alerts::marks_of_page(c, &page.id)?;
@@ -132,7 +128,7 @@ async fn show(
                 .into_iter()
                 .map(|d| (named(&d.component_id).map_or_else(String::new, |x| x.0), d))
                 .collect();
-            Ok((page, rows, marked, drafts, template_list))
+            Ok((rows, marked, drafts, template_list))
         })
         .await?;
     let tz = page_zone(&page.time_zone);
@@ -282,10 +278,8 @@ pub async fn create_integration(
     auth.require(Permission::Admin)?;
     let slug = slug.into_inner();
     let changes = form_changes(&form, &[]);
-    let (for_write, st, au) = (slug.clone(), state.clone(), auth.clone());
-    let made = submit(read(&form), |input| async move {
-        audited(&st, &au, Permission::Admin, move |c| {
-            let page = pages::get_page_by_slug(c, &for_write)?;
+    let made = submit(read(&form), |input| {
+        on_page(&state, &auth, Permission::Admin, &slug, move |c, page| {
             let (made, token) = service::create_integration(c, &page.id, &input)?;
             let audit = change(
                 "integration.create",
@@ -296,7 +290,6 @@ pub async fn create_integration(
             );
             Ok(((made.row.name, token), audit))
         })
-        .await
     })
     .await?;
     match made {
@@ -324,9 +317,7 @@ pub async fn renew_token(
     path: web::Path<(String, IntegrationId)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
-    let for_write = slug.clone();
-    let (name, token) = audited(&state, &auth, Permission::Admin, move |c| {
-        let page: StatusPage = pages::get_page_by_slug(c, &for_write)?;
+    let (name, token) = on_page(&state, &auth, Permission::Admin, &slug, move |c, page| {
         let (renewed, token) = service::rotate_token(c, &page.id, &id)?;
         let audit = change(
             "integration.token",
@@ -358,9 +349,7 @@ pub async fn delete_integration(
     path: web::Path<(String, IntegrationId)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
-    let for_write = slug.clone();
-    audited(&state, &auth, Permission::Admin, move |c| {
-        let page = pages::get_page_by_slug(c, &for_write)?;
+    on_page(&state, &auth, Permission::Admin, &slug, move |c, page| {
         let gone = service::delete_integration(c, &page.id, &id)?;
         let audit = change(
             "integration.delete",
@@ -384,8 +373,7 @@ pub async fn publish_draft(
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
     let author = auth.user_id.clone();
-    let incident = audited(&state, &auth, Permission::Write, move |c| {
-        let page = pages::get_page_by_slug(c, &slug)?;
+    let incident = on_page(&state, &auth, Permission::Write, &slug, move |c, page| {
         let posted = alerts::publish_draft(c, &page.id, &id, Some(&author), Utc::now())?;
         let audit = change(
             "incident.create",
@@ -408,9 +396,7 @@ pub async fn dismiss_draft(
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
-    let for_write = slug.clone();
-    audited(&state, &auth, Permission::Write, move |c| {
-        let page = pages::get_page_by_slug(c, &for_write)?;
+    on_page(&state, &auth, Permission::Write, &slug, move |c, page| {
         let draft = alerts::dismiss_draft(c, &page.id, &id)?;
         let audit = change(
             "incident_draft.dismiss",

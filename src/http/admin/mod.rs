@@ -43,6 +43,8 @@ use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
 
+use crate::db::DbConn;
+use crate::db::models::pages::StatusPage;
 use crate::domain::markdown::to_safe_html;
 use crate::domain::{DeadlineState, deadline_state};
 use crate::error::{AppError, AppResult};
@@ -198,6 +200,30 @@ impl ConsoleFrame {
 /// renderer), when the form was sent with its "Preview" button.
 pub fn preview_of(form: &form::Submitted) -> Option<String> {
     fields::ticked(form, "preview").then(|| to_safe_html(form.get("body")))
+}
+
+/// The page `slug` and what `read` reads of it, for a caller with `permission` (404 when
+/// there is no such page).
+pub async fn read_page<R, F>(
+    state: &AppState,
+    auth: &Authenticated,
+    permission: Permission,
+    slug: String,
+    read: F,
+) -> AppResult<(StatusPage, R)>
+where
+    F: FnOnce(&mut DbConn, &StatusPage) -> AppResult<R> + Send + 'static,
+    R: Send + 'static,
+{
+    auth.require(permission)?;
+    state
+        .db
+        .run(move |c| {
+            let page = crate::services::pages::get_page_by_slug(c, &slug)?;
+            let read = read(c, &page)?;
+            Ok((page, read))
+        })
+        .await
 }
 
 /// A 303 to `location`.

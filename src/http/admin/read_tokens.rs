@@ -9,12 +9,12 @@ use serde_json::{Value, json};
 use super::fields::{messages, values};
 use super::form::Submitted;
 use super::view::{TimeView, page_zone};
-use super::write::{audited, change};
-use super::{ConsoleFrame, render_form, see_other};
+use super::write::{change, on_page};
+use super::{ConsoleFrame, read_page, render_form, see_other};
 use crate::domain::Visibility;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::auth::{Authenticated, Permission};
-use crate::services::{access, pages};
+use crate::services::access;
 use crate::state::AppState;
 
 const FIELDS: &[&str] = &["name"];
@@ -60,15 +60,10 @@ async fn show(
     refused: Option<&FieldErrors>,
     secret: Option<Value>,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Admin)?;
-    let (page, tokens) = state
-        .db
-        .run(move |c| {
-            let page = pages::get_page_by_slug(c, &slug)?;
-            let tokens = access::list_tokens(c, &page.id)?;
-            Ok((page, tokens))
-        })
-        .await?;
+    let (page, tokens) = read_page(state, auth, Permission::Admin, slug, |c, page| {
+        access::list_tokens(c, &page.id)
+    })
+    .await?;
     let tz = page_zone(&page.time_zone);
     let base = format!("/admin/pages/{}/read-tokens", page.slug);
     let view = TokensPage {
@@ -123,9 +118,8 @@ pub async fn create_token(
     form: Submitted,
 ) -> AppResult<HttpResponse> {
     let slug = slug.into_inner();
-    let (name, for_write) = (form.get("name").to_owned(), slug.clone());
-    let made = audited(&state, &auth, Permission::Admin, move |c| {
-        let page = pages::get_page_by_slug(c, &for_write)?;
+    let name = form.get("name").to_owned();
+    let made = on_page(&state, &auth, Permission::Admin, &slug, move |c, page| {
         let (view, token) = access::create_token(c, &page.id, &name)?;
         let changes = json!({"name": view.name});
         let audit = change(
@@ -158,9 +152,7 @@ pub async fn revoke_token(
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
-    let for_write = slug.clone();
-    audited(&state, &auth, Permission::Admin, move |c| {
-        let page = pages::get_page_by_slug(c, &for_write)?;
+    on_page(&state, &auth, Permission::Admin, &slug, move |c, page| {
         access::revoke_token(c, &page.id, &id)?;
         let audit = change(
             "read_token.delete",

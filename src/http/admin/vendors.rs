@@ -11,14 +11,14 @@ use serde_json::{Value, json};
 use super::fields::{messages, values};
 use super::form::Submitted;
 use super::view::{TimeView, page_zone};
-use super::write::{audited, change, form_changes, submit};
-use super::{ConsoleFrame, render_form, see_other};
+use super::write::{change, form_changes, on_page, submit};
+use super::{ConsoleFrame, read_page, render_form, see_other};
 use crate::domain::{ComponentId, vendor};
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::auth::{Authenticated, Permission};
 use crate::render::html::choice::{Choice, options};
+use crate::services::components;
 use crate::services::mirrors::{self as service, Follow};
-use crate::services::{components, pages};
 use crate::state::AppState;
 
 const FIELDS: &[&str] = &["url", "vendor_component", "component_id"];
@@ -69,16 +69,11 @@ async fn show(
     form: &Submitted,
     refused: Option<&FieldErrors>,
 ) -> AppResult<HttpResponse> {
-    auth.require(Permission::Read)?;
-    let (page, mirrors, tree) = state
-        .db
-        .run(move |c| {
-            let page = pages::get_page_by_slug(c, &slug)?;
-            let mirrors = service::list(c, &page.id)?;
-            let tree = components::list_components(c, &page.id)?;
-            Ok((page, mirrors, tree))
-        })
-        .await?;
+    let (page, (mirrors, tree)) = read_page(state, auth, Permission::Read, slug, |c, page| {
+        let mirrors = service::list(c, &page.id)?;
+        Ok((mirrors, components::list_components(c, &page.id)?))
+    })
+    .await?;
     let tz = page_zone(&page.time_zone);
     let at = |t: chrono::DateTime<chrono::Utc>| TimeView::new(t.naive_utc(), tz);
     let base = format!("/admin/pages/{}", page.slug);
@@ -190,16 +185,14 @@ pub async fn follow(
     auth.require(Permission::Admin)?;
     let slug = slug.into_inner();
     let changes = form_changes(&form, &[]);
-    let (for_write, st, au) = (slug.clone(), state.clone(), auth.clone());
     let poll = state.settings.mirror_poll;
-    let made = submit(read(&form), |asked| async move {
-        let (summary, etag) = crate::workers::mirrors::read_now(&st.fetcher, &asked.url)
+    let made = submit(read(&form), |asked| async {
+        let (summary, etag) = crate::workers::mirrors::read_now(&state.fetcher, &asked.url)
             .await
             .map_err(|why| {
                 AppError::field("url", format!("{} cannot be read: {why}", asked.url))
             })?;
-        audited(&st, &au, Permission::Admin, move |c| {
-            let page = pages::get_page_by_slug(c, &for_write)?;
+        on_page(&state, &auth, Permission::Admin, &slug, move |c, page| {
             let view = service::follow(
                 c,
                 &page.id,
@@ -239,9 +232,7 @@ pub async fn unfollow(
     path: web::Path<(String, ComponentId)>,
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
-    let for_write = slug.clone();
-    audited(&state, &auth, Permission::Admin, move |c| {
-        let page = pages::get_page_by_slug(c, &for_write)?;
+    on_page(&state, &auth, Permission::Admin, &slug, move |c, page| {
         let gone = service::unfollow(c, &page.id, &id)?;
         let audit = change(
             "component.unmirror",

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use super::form::Submitted;
 use crate::db::DbConn;
+use crate::db::models::pages::StatusPage;
 use crate::domain::PageId;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::auth::{Authenticated, Permission, csrf};
@@ -34,6 +35,27 @@ where
         .await?;
     crate::http::committed::follow(state, written.after).await;
     Ok(written.value)
+}
+
+/// [`audited`], on the page `slug`: the page is read in the write's transaction (404 when
+/// there is none) and handed to `write`.
+pub async fn on_page<T, F>(
+    state: &AppState,
+    auth: &Authenticated,
+    permission: Permission,
+    slug: &str,
+    write: F,
+) -> AppResult<T>
+where
+    F: FnOnce(&mut DbConn, &StatusPage) -> AppResult<(T, Change)> + Send + 'static,
+    T: Send + 'static,
+{
+    let slug = slug.to_owned();
+    audited(state, auth, permission, move |conn| {
+        let page = services::pages::get_page_by_slug(conn, &slug)?;
+        write(conn, &page)
+    })
+    .await
 }
 
 /// Who an audit row names: the signed-in account.
