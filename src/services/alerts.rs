@@ -320,12 +320,7 @@ fn apply(
         )?;
     }
     if row.notify_subscribers {
-        crate::services::outbox::component_status_changed(
-            conn,
-            &component.page_id,
-            &component.id,
-            at,
-        )?;
+        crate::services::outbox::component_status_changed(conn, component, at)?;
     }
     let change = Change {
         action: "component.status_by_alert",

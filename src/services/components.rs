@@ -278,12 +278,7 @@ pub fn set_found_status(
     let changed = apply_status(conn, &component, status, incident_id, at)?;
     if changed.is_some() {
         if incident_id.is_none() {
-            crate::services::outbox::component_status_changed(
-                conn,
-                &component.page_id,
-                &component.id,
-                at,
-            )?;
+            crate::services::outbox::component_status_changed(conn, &component, at)?;
         }
         component.status = status;
         component.updated_at = at;

@@ -6,6 +6,7 @@
 use chrono::{Duration, NaiveDateTime};
 use diesel::prelude::*;
 
+use crate::db::models::components::Component;
 use crate::db::models::incidents::{self, Incident};
 use crate::db::models::notify::{self as rows, NotificationEvent};
 use crate::db::schema::{incidents as incident_table, notification_events};
@@ -115,13 +116,12 @@ pub fn postmortem_published(conn: &mut DbConn, incident: &Incident) -> AppResult
 /// transaction; only subscribers who asked for component updates receive it.
 pub fn component_status_changed(
     conn: &mut DbConn,
-    page_id: &PageId,
-    component_id: &ComponentId,
+    component: &Component,
     at: NaiveDateTime,
 ) -> AppResult<()> {
-    let mut e = event(page_id, kind::COMPONENT_STATUS_CHANGED, at);
-    e.component_id = Some(component_id.to_owned());
-    rows::insert_event(conn, &e, &[component_id.to_owned()])?;
+    let mut e = event(&component.page_id, kind::COMPONENT_STATUS_CHANGED, at);
+    e.component_id = Some(component.id.clone());
+    rows::insert_event(conn, &e, std::slice::from_ref(&component.id))?;
     Ok(())
 }
 
