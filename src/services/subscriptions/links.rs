@@ -58,20 +58,23 @@ pub fn confirm(
     token: &str,
     now: DateTime<Utc>,
 ) -> AppResult<Subscriber> {
-    write_tx(conn, |c| {
-        let subscriber = subscriber_of_token(c, key, Purpose::Confirm, token, now)?;
-        if subscriber.state == SubscriberState::Pending {
-            rows::set_state(
-                c,
-                &subscriber.id,
-                SubscriberState::Confirmed,
-                crate::db::now(),
-            )?;
-        } else if subscriber.state != SubscriberState::Confirmed {
-            return Err(AppError::NotFound("subscription".into()));
-        }
-        Ok(rows::find_subscriber(c, &subscriber.id)?.unwrap_or(subscriber))
-    })
+    by_link(
+        conn,
+        (key, Purpose::Confirm, token, now),
+        |c, subscriber| {
+            if subscriber.state == SubscriberState::Pending {
+                rows::set_state(
+                    c,
+                    &subscriber.id,
+                    SubscriberState::Confirmed,
+                    crate::db::now(),
+                )?;
+            } else if subscriber.state != SubscriberState::Confirmed {
+                return Err(AppError::NotFound("subscription".into()));
+            }
+            Ok(rows::find_subscriber(c, &subscriber.id)?.unwrap_or(subscriber))
+        },
+    )
 }
 
 /// Unsubscribes from a manage link; nothing more is sent to it.
@@ -81,8 +84,7 @@ pub fn unsubscribe(
     token: &str,
     now: DateTime<Utc>,
 ) -> AppResult<Subscriber> {
-    write_tx(conn, |c| {
-        let subscriber = subscriber_of_token(c, key, Purpose::Manage, token, now)?;
+    by_link(conn, (key, Purpose::Manage, token, now), |c, subscriber| {
         let at = crate::db::now();
         rows::set_state(c, &subscriber.id, SubscriberState::Unsubscribed, at)?;
         rows::skip_pending_of(c, &subscriber.id, at)?;
@@ -90,5 +92,18 @@ pub fn unsubscribe(
         // whatever subscription this address has next.
         rows::rotate_manage_token(c, &subscriber.id, &new_id(), at)?;
         Ok(subscriber)
+    })
+}
+
+/// Runs `then` in one transaction on the subscriber a link (its key, purpose, token and the
+/// time it is used) names.
+fn by_link(
+    conn: &mut DbConn,
+    (key, purpose, token, now): (&[u8], Purpose, &str, DateTime<Utc>),
+    then: impl FnOnce(&mut DbConn, Subscriber) -> AppResult<Subscriber>,
+) -> AppResult<Subscriber> {
+    write_tx(conn, |c| {
+        let subscriber = subscriber_of_token(c, key, purpose, token, now)?;
+        then(c, subscriber)
     })
 }
