@@ -1,5 +1,17 @@
 //! The route table and the middleware every request goes through.
 
+/// The value of a lookup that may have answered the request itself (a `Result<T,
+/// HttpResponse>`, such as a restricted page's refusal): its value, or the handler returns
+/// that answer.
+macro_rules! or_answer {
+    ($lookup:expr) => {
+        match $lookup {
+            Ok(found) => found,
+            Err(answer) => return Ok(answer),
+        }
+    };
+}
+
 pub mod access;
 pub mod admin;
 pub mod api;

@@ -183,10 +183,7 @@ pub async fn subscribe_json(
     slug: web::Path<String>,
     body: web::Bytes,
 ) -> AppResult<HttpResponse> {
-    let data = match subscribable(&req, &state, &slug).await? {
-        Ok(data) => data,
-        Err(refused) => return Ok(refused),
-    };
+    let data = or_answer!(subscribable(&req, &state, &slug).await?);
     let input: SubscribeInput = serde_json::from_slice(&body)
         .map_err(|e| AppError::BadRequest(format!("the body is not a subscription: {e}")))?;
     let subscription = input.check()?;

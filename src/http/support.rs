@@ -88,6 +88,26 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     }
 }
 
+/// Wakes the job runner for a submission's notices, which were queued in a transaction the
+/// batcher shares with other senders' (or are spooled, and queued on replay).
+async fn wake_for_notices(state: &AppState) {
+    let after = AfterCommit {
+        jobs: true,
+        ..AfterCommit::default()
+    };
+    crate::http::committed::follow(state, after).await;
+}
+
+/// [`locate`] for a page of the site: an unknown page is the site's 404 page.
+async fn located(
+    req: &HttpRequest,
+    state: &AppState,
+) -> Result<(Arc<PageSnapshot>, Place), HttpResponse> {
+    locate(req, state)
+        .await?
+        .ok_or_else(|| not_found(&state.site))
+}
+
 /// The page a request is for, and where its form lives. A restricted page's form is there
 /// for its readers, and for everyone when its owner chose so: then without anything of the
 /// page's state ([`PageData::for_strangers`]). Anyone else is sent to sign in.
@@ -163,11 +183,7 @@ fn not_found(site: &PublicSite) -> HttpResponse {
 #[tracing::instrument(skip_all)]
 pub async fn show_form(req: HttpRequest, state: web::Data<AppState>) -> AppResult<HttpResponse> {
     let site = &state.site;
-    let (page, place) = match locate(&req, &state).await {
-        Ok(Some(found)) => found,
-        Ok(None) => return Ok(not_found(site)),
-        Err(refused) => return Ok(refused),
-    };
+    let (page, place) = or_answer!(located(&req, &state).await);
     let support = &state.support;
     let token = support.tokens.mint(&page.data.page.id, Utc::now());
     let body = support
@@ -185,11 +201,7 @@ pub async fn submit_form(
     form: web::Form<SupportForm>,
 ) -> AppResult<HttpResponse> {
     let site = &state.site;
-    let (page, place) = match locate(&req, &state).await {
-        Ok(Some(found)) => found,
-        Ok(None) => return Ok(not_found(site)),
-        Err(refused) => return Ok(refused),
-    };
+    let (page, place) = or_answer!(located(&req, &state).await);
     let typed = form.into_inner();
     let support = &state.support;
     let again = |status: StatusCode,
@@ -250,16 +262,7 @@ pub async fn submit_form(
             .insert(header::RETRY_AFTER, HeaderValue::from(wait));
         return Ok(res);
     }
-    // The submission's notices were queued in a transaction the batcher shares with other
-    // senders' (or are spooled, and queued on replay): the runner is woken for them.
-    crate::http::committed::follow(
-        &state,
-        AfterCommit {
-            jobs: true,
-            ..AfterCommit::default()
-        },
-    )
-    .await;
+    wake_for_notices(&state).await;
     Ok(HttpResponse::SeeOther()
         .insert_header((
             header::LOCATION,
@@ -294,11 +297,7 @@ pub async fn show_sent(
     query: web::Query<SentQuery>,
 ) -> AppResult<HttpResponse> {
     let site = &state.site;
-    let (page, place) = match locate(&req, &state).await {
-        Ok(Some(found)) => found,
-        Ok(None) => return Ok(not_found(site)),
-        Err(refused) => return Ok(refused),
-    };
+    let (page, place) = or_answer!(located(&req, &state).await);
     let Some(reference) = query.reference.as_deref().and_then(reference::normalize) else {
         return Ok(HttpResponse::SeeOther()
             .insert_header((header::LOCATION, place.action()))
@@ -311,11 +310,8 @@ pub async fn show_sent(
 
 /// `GET api/support`: a form token and the choices, for a script that builds its own form.
 pub async fn form_token(req: HttpRequest, state: web::Data<AppState>) -> AppResult<HttpResponse> {
-    let page = match locate(&req, &state).await {
-        Ok(Some((page, _))) => page,
-        Ok(None) => return Err(AppError::NotFound("status page".into())),
-        Err(refused) => return Ok(refused),
-    };
+    let (page, _) = or_answer!(locate(&req, &state).await)
+        .ok_or_else(|| AppError::NotFound("status page".into()))?;
     let data = &page.data;
     let token = state.support.tokens.mint(&data.page.id, Utc::now());
     let topics: Vec<_> = Topic::ALL
@@ -345,11 +341,8 @@ pub async fn submit_json(
     state: web::Data<AppState>,
     body: web::Json<serde_json::Value>,
 ) -> AppResult<HttpResponse> {
-    let page = match locate(&req, &state).await {
-        Ok(Some((page, _))) => page,
-        Ok(None) => return Err(AppError::NotFound("status page".into())),
-        Err(refused) => return Ok(refused),
-    };
+    let (page, _) = or_answer!(locate(&req, &state).await)
+        .ok_or_else(|| AppError::NotFound("status page".into()))?;
     let support = &state.support;
     let ip = client_address(&req, &state);
     support.check_rate(ClientNet::of(ip))?;
@@ -369,16 +362,7 @@ pub async fn submit_json(
     let submission = Submission::new(&page.data.page.id, checked, Some(ip));
     let reference = submission.reference.clone();
     support.accept(&state.db, submission).await?;
-    // The submission's notices were queued in a transaction the batcher shares with other
-    // senders' (or are spooled, and queued on replay): the runner is woken for them.
-    crate::http::committed::follow(
-        &state,
-        AfterCommit {
-            jobs: true,
-            ..AfterCommit::default()
-        },
-    )
-    .await;
+    wake_for_notices(&state).await;
     Ok(HttpResponse::Created()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(json!({"reference": reference})))

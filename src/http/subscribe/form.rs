@@ -98,10 +98,7 @@ pub async fn subscribe_form(
     req: HttpRequest,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    let data = match subscribable(&req, &state, &slug).await? {
-        Ok(data) => data,
-        Err(refused) => return Ok(refused),
-    };
+    let data = or_answer!(subscribable(&req, &state, &slug).await?);
     let lang = reader_lang(&req, &data.page, true);
     let mut view = form_view(&state.site, &data, lang, &[]);
     if state.settings.smtp_url.is_none() {
@@ -118,10 +115,7 @@ pub async fn subscribe_submit(
     slug: web::Path<String>,
     body: web::Bytes,
 ) -> AppResult<HttpResponse> {
-    let data = match subscribable(&req, &state, &slug).await? {
-        Ok(data) => data,
-        Err(refused) => return Ok(refused),
-    };
+    let data = or_answer!(subscribable(&req, &state, &slug).await?);
     let lang = reader_lang(&req, &data.page, true);
     let fields: Vec<(String, String)> = url::form_urlencoded::parse(&body).into_owned().collect();
     let get = |k: &str| {
