@@ -50,6 +50,40 @@ impl FormTarget {
 #[derive(Debug, Clone, Default)]
 pub struct Submitted(pub Vec<(String, String)>);
 
+/// What a console form page shows besides what it lists: the form as typed (blank when the
+/// page is first shown), why it was refused, and a secret shown this once.
+#[derive(Debug, Default)]
+pub struct Shown<'a> {
+    pub form: Option<&'a Submitted>,
+    pub refused: Option<&'a FieldErrors>,
+    pub secret: Option<serde_json::Value>,
+}
+
+impl<'a> Shown<'a> {
+    /// The form again, with why it was refused.
+    pub fn refused(form: &'a Submitted, refused: &'a FieldErrors) -> Self {
+        Self {
+            form: Some(form),
+            refused: Some(refused),
+            secret: None,
+        }
+    }
+
+    /// A blank form, with a secret just made.
+    pub fn secret(secret: serde_json::Value) -> Self {
+        Self {
+            secret: Some(secret),
+            ..Self::default()
+        }
+    }
+
+    /// The form as typed, or a blank one.
+    pub fn form(&self) -> &Submitted {
+        const BLANK: &Submitted = &Submitted(Vec::new());
+        self.form.unwrap_or(BLANK)
+    }
+}
+
 impl FromRequest for Submitted {
     type Error = actix_web::Error;
     type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;

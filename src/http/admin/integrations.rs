@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fields::{messages, number, text, ticked, values};
-use super::form::Submitted;
+use super::form::{Shown, Submitted};
 use super::view::{TimeView, page_zone};
 use super::write::{change, form_changes, on_page, submit};
 use super::{ConsoleFrame, read_page, render_form, see_other};
@@ -103,10 +103,9 @@ async fn show(
     state: &AppState,
     auth: &Authenticated,
     slug: String,
-    form: &Submitted,
-    refused: Option<&FieldErrors>,
-    secret: Option<Value>,
+    shown: Shown<'_>,
 ) -> AppResult<HttpResponse> {
+    let (form, refused) = (shown.form(), shown.refused);
     let base_url = state.settings.public_url.trim_end_matches('/').to_owned();
     let (page, (rows, marked, drafts, template_list)) =
         read_page(state, auth, Permission::Read, slug, |c, page| {
@@ -207,7 +206,7 @@ async fn show(
         values: values(form, FIELDS),
         errors: messages(refused, FIELDS),
         page_name: page.name,
-        secret,
+        secret: shown.secret,
     };
     render_form(state, refused, "admin/integrations", &view)
 }
@@ -219,15 +218,7 @@ pub async fn show_integrations(
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    show(
-        &state,
-        &auth,
-        slug.into_inner(),
-        &Submitted::default(),
-        None,
-        None,
-    )
-    .await
+    show(&state, &auth, slug.into_inner(), Shown::default()).await
 }
 
 /// The form read as a new integration.
@@ -295,17 +286,9 @@ pub async fn create_integration(
     match made {
         Ok((name, token)) => {
             let secret = json!({"name": name, "token": token});
-            show(
-                &state,
-                &auth,
-                slug,
-                &Submitted::default(),
-                None,
-                Some(secret),
-            )
-            .await
+            show(&state, &auth, slug, Shown::secret(secret)).await
         }
-        Err(refused) => show(&state, &auth, slug, &form, Some(&refused), None).await,
+        Err(refused) => show(&state, &auth, slug, Shown::refused(&form, &refused)).await,
     }
 }
 
@@ -330,15 +313,7 @@ pub async fn renew_token(
     })
     .await?;
     let secret = json!({"name": name, "token": token});
-    show(
-        &state,
-        &auth,
-        slug,
-        &Submitted::default(),
-        None,
-        Some(secret),
-    )
-    .await
+    show(&state, &auth, slug, Shown::secret(secret)).await
 }
 
 /// Removes an integration (owners): its token stops working.

@@ -7,12 +7,12 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fields::{messages, values};
-use super::form::Submitted;
+use super::form::{Shown, Submitted};
 use super::view::{TimeView, page_zone};
 use super::write::{change, on_page};
 use super::{ConsoleFrame, read_page, render_form, see_other};
 use crate::domain::Visibility;
-use crate::error::{AppError, AppResult, FieldErrors};
+use crate::error::{AppError, AppResult};
 use crate::http::auth::{Authenticated, Permission};
 use crate::services::access;
 use crate::state::AppState;
@@ -56,10 +56,9 @@ async fn show(
     state: &AppState,
     auth: &Authenticated,
     slug: String,
-    form: &Submitted,
-    refused: Option<&FieldErrors>,
-    secret: Option<Value>,
+    shown: Shown<'_>,
 ) -> AppResult<HttpResponse> {
+    let (form, refused) = (shown.form(), shown.refused);
     let (page, tokens) = read_page(state, auth, Permission::Admin, slug, |c, page| {
         access::list_tokens(c, &page.id)
     })
@@ -87,7 +86,7 @@ async fn show(
         values: values(form, FIELDS),
         errors: messages(refused, FIELDS),
         page_name: page.name,
-        secret,
+        secret: shown.secret,
     };
     render_form(state, refused, "admin/read_tokens", &view)
 }
@@ -98,15 +97,7 @@ pub async fn show_tokens(
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    show(
-        &state,
-        &auth,
-        slug.into_inner(),
-        &Submitted::default(),
-        None,
-        None,
-    )
-    .await
+    show(&state, &auth, slug.into_inner(), Shown::default()).await
 }
 
 /// Makes a token and shows it once; or the form again with the reason (422).
@@ -134,11 +125,11 @@ pub async fn create_token(
     .await;
     match made {
         Ok((name, token)) => {
-            let secret = Some(json!({"name": name, "token": token}));
-            show(&state, &auth, slug, &Submitted::default(), None, secret).await
+            let secret = json!({"name": name, "token": token});
+            show(&state, &auth, slug, Shown::secret(secret)).await
         }
         Err(AppError::Validation(refused)) => {
-            show(&state, &auth, slug, &form, Some(&refused), None).await
+            show(&state, &auth, slug, Shown::refused(&form, &refused)).await
         }
         Err(other) => Err(other),
     }

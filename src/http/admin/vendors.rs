@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::fields::{messages, values};
-use super::form::Submitted;
+use super::form::{Shown, Submitted};
 use super::view::{TimeView, page_zone};
 use super::write::{change, form_changes, on_page, submit};
 use super::{ConsoleFrame, read_page, render_form, see_other};
@@ -66,9 +66,9 @@ async fn show(
     state: &AppState,
     auth: &Authenticated,
     slug: String,
-    form: &Submitted,
-    refused: Option<&FieldErrors>,
+    shown: Shown<'_>,
 ) -> AppResult<HttpResponse> {
+    let (form, refused) = (shown.form(), shown.refused);
     let (page, (mirrors, tree)) = read_page(state, auth, Permission::Read, slug, |c, page| {
         let mirrors = service::list(c, &page.id)?;
         Ok((mirrors, components::list_components(c, &page.id)?))
@@ -132,14 +132,7 @@ pub async fn show_vendors(
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> AppResult<HttpResponse> {
-    show(
-        &state,
-        &auth,
-        slug.into_inner(),
-        &Submitted::default(),
-        None,
-    )
-    .await
+    show(&state, &auth, slug.into_inner(), Shown::default()).await
 }
 
 /// What the form asks for, checked as far as it can be without reading the vendor's page.
@@ -220,7 +213,7 @@ pub async fn follow(
     .await?;
     match made {
         Ok(()) => Ok(see_other(&format!("/admin/pages/{slug}/vendors"))),
-        Err(refused) => show(&state, &auth, slug, &form, Some(&refused)).await,
+        Err(refused) => show(&state, &auth, slug, Shown::refused(&form, &refused)).await,
     }
 }
 
