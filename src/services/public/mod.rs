@@ -50,72 +50,63 @@ pub fn reload_page_data(
     previous: Option<&PageData>,
 ) -> AppResult<PageData> {
     crate::db::read_snapshot(conn, |conn| {
-        load_snapshot(conn, page_id, as_of, base_url, previous)
-    })
-}
-
-fn load_snapshot(
-    conn: &mut DbConn,
-    page_id: &PageId,
-    as_of: DateTime<Utc>,
-    base_url: &str,
-    previous: Option<&PageData>,
-) -> AppResult<PageData> {
-    let site_seq = public::site_seq(conn)?;
-    let page = pages::find(conn, page_id)?;
-    let info = page_info(conn, &page, base_url)?;
-    let groups = list_groups(conn, page_id)?;
-    let bar_start = as_of
-        .date_naive()
-        .checked_sub_days(Days::new(u64::from(UPTIME_DAYS)))
-        .unwrap_or_default();
-    let since = as_of.naive_utc() - chrono::Duration::days(HISTORY_DAYS as i64);
-    let history_from = bar_start.and_hms_opt(0, 0, 0).unwrap_or(since);
-    let read = read_components(conn, page_id, history_from, previous)?;
-    let comps: Vec<&Component> = read.iter().map(|r| r.row.as_ref()).collect();
-    let history = read.iter().flat_map(|r| r.history.iter());
-    let rows = public::incidents_since(
-        conn,
-        page_id,
-        since.min(bar_start.and_hms_opt(0, 0, 0).unwrap_or(since)),
-    )?;
-    let naming = naming(
-        &info,
-        comps
-            .iter()
-            .map(|c| (c.id.as_str(), &c.name, &c.region, c.position)),
-    );
-    let earlier = Earlier::of(previous, naming);
-    let (incidents, revisions) = load_incidents(conn, &info, rows, &comps, &earlier)?;
-    let mut components = component_infos(&comps, &groups, history, &incidents, as_of, previous)?;
-    let vendor_incidents = vendors(conn, page_id, &mut components)?;
-    let (maintenances, incidents): (Vec<_>, Vec<_>) = incidents
-        .into_iter()
-        .partition(|i| i.kind == IncidentKind::Maintenance);
-    let mut maintenances = maintenances;
-    maintenances.sort_by_key(|m| std::cmp::Reverse(m.scheduled_for));
-    let status = rollup(&components, &incidents, &maintenances);
-    let groups = group_infos(&groups, &components);
-    Ok(PageData {
-        page: info,
-        as_of,
-        stale_since: None,
-        status,
-        groups,
-        components,
-        incidents,
-        maintenances,
-        vendor_incidents,
-        read_from: ReadFrom {
-            incidents: revisions,
-            naming,
-            components: read
-                .into_iter()
-                .map(|r| (r.row.id.to_string(), r))
-                .collect(),
-            history_from: Some(history_from),
-            site_seq: Some(site_seq),
-        },
+        let site_seq = public::site_seq(conn)?;
+        let page = pages::find(conn, page_id)?;
+        let info = page_info(conn, &page, base_url)?;
+        let groups = list_groups(conn, page_id)?;
+        let bar_start = as_of
+            .date_naive()
+            .checked_sub_days(Days::new(u64::from(UPTIME_DAYS)))
+            .unwrap_or_default();
+        let since = as_of.naive_utc() - chrono::Duration::days(HISTORY_DAYS as i64);
+        let history_from = bar_start.and_hms_opt(0, 0, 0).unwrap_or(since);
+        let read = read_components(conn, page_id, history_from, previous)?;
+        let comps: Vec<&Component> = read.iter().map(|r| r.row.as_ref()).collect();
+        let history = read.iter().flat_map(|r| r.history.iter());
+        let rows = public::incidents_since(
+            conn,
+            page_id,
+            since.min(bar_start.and_hms_opt(0, 0, 0).unwrap_or(since)),
+        )?;
+        let naming = naming(
+            &info,
+            comps
+                .iter()
+                .map(|c| (c.id.as_str(), &c.name, &c.region, c.position)),
+        );
+        let earlier = Earlier::of(previous, naming);
+        let (incidents, revisions) = load_incidents(conn, &info, rows, &comps, &earlier)?;
+        let mut components =
+            component_infos(&comps, &groups, history, &incidents, as_of, previous)?;
+        let vendor_incidents = vendors(conn, page_id, &mut components)?;
+        let (maintenances, incidents): (Vec<_>, Vec<_>) = incidents
+            .into_iter()
+            .partition(|i| i.kind == IncidentKind::Maintenance);
+        let mut maintenances = maintenances;
+        maintenances.sort_by_key(|m| std::cmp::Reverse(m.scheduled_for));
+        let status = rollup(&components, &incidents, &maintenances);
+        let groups = group_infos(&groups, &components);
+        Ok(PageData {
+            page: info,
+            as_of,
+            stale_since: None,
+            status,
+            groups,
+            components,
+            incidents,
+            maintenances,
+            vendor_incidents,
+            read_from: ReadFrom {
+                incidents: revisions,
+                naming,
+                components: read
+                    .into_iter()
+                    .map(|r| (r.row.id.to_string(), r))
+                    .collect(),
+                history_from: Some(history_from),
+                site_seq: Some(site_seq),
+            },
+        })
     })
 }
 
