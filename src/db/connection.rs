@@ -120,16 +120,7 @@ pub fn read_snapshot<T, E>(
 where
     E: From<diesel::result::Error>,
 {
-    use diesel::connection::{AnsiTransactionManager, TransactionManager};
-    let depth = match conn {
-        DbConn::Sqlite(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
-            .transaction_depth()
-            .map_err(E::from)?,
-        DbConn::Postgres(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
-            .transaction_depth()
-            .map_err(E::from)?,
-    };
-    if depth.is_some() {
+    if in_transaction(conn)? {
         return f(conn);
     }
     conn.transaction(|c| {
@@ -160,14 +151,7 @@ where
             DbConn::Postgres(_) => None,
         }
     }
-    let outermost = match conn {
-        DbConn::Sqlite(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
-            .transaction_depth()?
-            .is_none(),
-        DbConn::Postgres(c) => AnsiTransactionManager::transaction_manager_status_mut(c)
-            .transaction_depth()?
-            .is_none(),
-    };
+    let outermost = !in_transaction(conn)?;
     // The outermost commit first asks whether anyone still waits for it (`db::may_commit`).
     let f = |conn: &mut DbConn| {
         let value = f(conn)?;
