@@ -201,23 +201,14 @@ impl Application {
     /// after `shutdown_delay`, in-flight requests get `shutdown_grace`, the job runner hands back
     /// what it holds. Returns when everything has stopped.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
-        let Self {
-            server,
-            connections,
-            listening,
-            metrics,
-            state,
-            registry,
-            runner,
-            refresher,
-            ..
-        } = self;
-        let metrics = metrics.map(|(server, _)| {
+        let metrics = self.metrics.map(|(server, _)| {
             let handle = server.handle();
             (tokio::spawn(server), handle)
         });
+        let (state, server) = (self.state, self.server);
+        let (connections, listening) = (self.connections, self.listening);
         let drain = state.drain.clone();
-        let pages = tokio::spawn(refresh::run(refresher, drain.token()));
+        let pages = tokio::spawn(refresh::run(self.refresher, drain.token()));
         tokio::spawn(workers::maintenance::run(
             state.db.clone(),
             state.site.clone(),
@@ -252,8 +243,8 @@ impl Application {
         ));
         let jobs = tokio::spawn(workers::runner::run(
             state.db.clone(),
-            registry,
-            runner,
+            self.registry,
+            self.runner,
             state.jobs.clone(),
             drain.token(),
         ));

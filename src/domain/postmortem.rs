@@ -12,26 +12,10 @@ pub const MAX_TIMELINE_DESCRIPTION_LEN: u64 = 2000;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Validate)]
 pub struct ScopeFigure {
     /// What is measured, 1 to 100 characters.
-    #[validate(
-        length(
-            min = 1,
-            max = 100,
-            message = "the label must be 1 to 100 characters long"
-        ),
-        custom(function = "not_blank", message = "the label must not be blank"),
-        custom(function = "no_nul", message = "the label must not contain U+0000")
-    )]
+    #[validate(custom(function = "label_rule"))]
     pub label: String,
     /// The figure, 1 to 200 characters.
-    #[validate(
-        length(
-            min = 1,
-            max = 200,
-            message = "the value must be 1 to 200 characters long"
-        ),
-        custom(function = "not_blank", message = "the value must not be blank"),
-        custom(function = "no_nul", message = "the value must not contain U+0000")
-    )]
+    #[validate(custom(function = "value_rule"))]
     pub value: String,
 }
 
@@ -57,15 +41,7 @@ pub struct TimelineEntry {
     /// When it happened.
     pub at: DateTime<Utc>,
     /// What happened, 1 to 2000 characters.
-    #[validate(
-        length(
-            min = 1,
-            max = MAX_TIMELINE_DESCRIPTION_LEN,
-            message = "the description must be 1 to 2000 characters long"
-        ),
-        custom(function = "not_blank", message = "the description must not be blank"),
-        custom(function = "no_nul", message = "the description must not contain U+0000")
-    )]
+    #[validate(custom(function = "description_rule"))]
     pub description: String,
 }
 
@@ -74,20 +50,36 @@ pub fn sort_timeline(entries: &mut [TimelineEntry]) {
     entries.sort_by_key(|entry| entry.at);
 }
 
-/// Refuses the NUL character, which PostgreSQL cannot store in text.
-fn no_nul(value: &str) -> Result<(), ValidationError> {
-    match value.contains('\0') {
-        true => Err(ValidationError::new("nul")),
-        false => Ok(()),
-    }
+fn label_rule(value: &str) -> Result<(), ValidationError> {
+    text_rule(value, "label", 100)
 }
 
-/// Refuses text made only of whitespace.
-fn not_blank(value: &str) -> Result<(), ValidationError> {
-    match value.trim().is_empty() {
-        true => Err(ValidationError::new("blank")),
-        false => Ok(()),
-    }
+fn value_rule(value: &str) -> Result<(), ValidationError> {
+    text_rule(value, "value", 200)
+}
+
+fn description_rule(value: &str) -> Result<(), ValidationError> {
+    text_rule(value, "description", MAX_TIMELINE_DESCRIPTION_LEN)
+}
+
+/// The rule of a postmortem's short texts: 1 to `max` characters as sent, not only whitespace,
+/// and without the NUL character (which PostgreSQL cannot store in text). The error names
+/// `what` and the first rule broken.
+fn text_rule(value: &str, what: &str, max: u64) -> Result<(), ValidationError> {
+    let length = value.chars().count() as u64;
+    let (code, message) = if !(1..=max).contains(&length) {
+        (
+            "length",
+            format!("the {what} must be 1 to {max} characters long"),
+        )
+    } else if value.trim().is_empty() {
+        ("blank", format!("the {what} must not be blank"))
+    } else if value.contains('\0') {
+        ("nul", format!("the {what} must not contain U+0000"))
+    } else {
+        return Ok(());
+    };
+    Err(ValidationError::new(code).with_message(message.into()))
 }
 
 #[cfg(test)]

@@ -44,9 +44,12 @@ pub fn parse(
     Ok(out)
 }
 
-/// The translations as stored: a JSON object (`{}` when none).
+/// No translations, as stored.
+pub const NONE: &str = "{}";
+
+/// The translations as stored: a JSON object ([`NONE`] when none).
 pub fn stored(translations: &Translations) -> String {
-    serde_json::to_string(translations).unwrap_or_else(|_| "{}".to_owned())
+    serde_json::to_string(translations).unwrap_or_else(|_| NONE.to_owned())
 }
 
 /// Stored translations read back; anything unreadable reads as none (they were written by

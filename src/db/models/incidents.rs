@@ -17,7 +17,7 @@ use crate::domain::{
 };
 
 /// An incident, advisory or maintenance as stored.
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable)]
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Identifiable, Insertable)]
 #[diesel(table_name = incidents)]
 pub struct Incident {
     pub id: IncidentId,
@@ -49,32 +49,6 @@ pub struct Incident {
     pub updated_at: NaiveDateTime,
     /// Its name in the page's other languages (`domain::translation`, as JSON).
     pub translations: String,
-}
-
-/// A new incident.
-#[derive(Debug, Insertable)]
-#[diesel(table_name = incidents)]
-pub struct NewIncident<'a> {
-    pub id: &'a IncidentId,
-    pub page_id: &'a PageId,
-    pub reference: &'a str,
-    pub name: &'a str,
-    pub kind: IncidentKind,
-    pub impact: Impact,
-    pub status: LifecycleStatus,
-    pub user_impact: Option<&'a str>,
-    pub scope: Option<&'a str>,
-    pub root_cause: Option<&'a str>,
-    pub started_at: NaiveDateTime,
-    pub identified_at: Option<NaiveDateTime>,
-    pub monitoring_at: Option<NaiveDateTime>,
-    pub resolved_at: Option<NaiveDateTime>,
-    pub scheduled_for: Option<NaiveDateTime>,
-    pub scheduled_until: Option<NaiveDateTime>,
-    pub auto_transition: bool,
-    pub next_update_by: Option<NaiveDateTime>,
-    pub created_at: NaiveDateTime,
-    pub updated_at: NaiveDateTime,
 }
 
 /// Changes to an incident: `None` leaves a column alone, `Some(None)` clears a nullable one.
@@ -146,11 +120,11 @@ pub struct IncidentUpdateComponent {
 }
 
 /// Inserts an incident and returns it.
-pub fn insert(conn: &mut DbConn, new: &NewIncident<'_>) -> QueryResult<Incident> {
+pub fn insert(conn: &mut DbConn, new: &Incident) -> QueryResult<Incident> {
     diesel::insert_into(incidents::table)
         .values(new)
         .execute(conn)?;
-    find(conn, new.id)
+    find(conn, &new.id)
 }
 
 /// The incident with this id.

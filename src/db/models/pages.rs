@@ -11,6 +11,7 @@ use chrono_tz::Tz;
 use diesel::prelude::*;
 
 use crate::db::DbConn;
+use crate::db::connection::MultiBackend;
 use crate::db::schema::status_pages;
 use crate::domain::lang::Lang;
 use crate::domain::{
@@ -197,31 +198,34 @@ pub fn find(conn: &mut DbConn, id: &PageId) -> QueryResult<StatusPage> {
         .first(conn)
 }
 
+/// The page `query` finds, if any.
+fn first(
+    conn: &mut DbConn,
+    query: status_pages::BoxedQuery<'_, MultiBackend>,
+) -> QueryResult<Option<StatusPage>> {
+    query.select(StatusPage::as_select()).first(conn).optional()
+}
+
 /// The page with this slug, if any.
 pub fn find_by_slug(conn: &mut DbConn, slug: &str) -> QueryResult<Option<StatusPage>> {
-    status_pages::table
-        .filter(status_pages::slug.eq(slug))
-        .select(StatusPage::as_select())
-        .first(conn)
-        .optional()
+    first(
+        conn,
+        status_pages::table
+            .filter(status_pages::slug.eq(slug))
+            .into_boxed(),
+    )
 }
 
 /// The page served on this custom domain (lowercase), if any.
 pub fn find_by_custom_domain(conn: &mut DbConn, domain: &str) -> QueryResult<Option<StatusPage>> {
-    status_pages::table
-        .filter(status_pages::custom_domain.eq(domain))
-        .select(StatusPage::as_select())
-        .first(conn)
-        .optional()
+    let query = status_pages::table.filter(status_pages::custom_domain.eq(domain));
+    first(conn, query.into_boxed())
 }
 
 /// The default page, if one is marked.
 pub fn find_default(conn: &mut DbConn) -> QueryResult<Option<StatusPage>> {
-    status_pages::table
-        .filter(status_pages::is_default.eq(true))
-        .select(StatusPage::as_select())
-        .first(conn)
-        .optional()
+    let query = status_pages::table.filter(status_pages::is_default.eq(true));
+    first(conn, query.into_boxed())
 }
 
 /// Every page: the default first, then by name.

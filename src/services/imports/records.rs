@@ -5,12 +5,12 @@ use chrono::{DateTime, Datelike, Utc};
 
 use crate::db::models::imports;
 use crate::db::models::incidents::{
-    self, IncidentChanges, IncidentUpdateComponent, NewIncident, NewIncidentUpdate,
+    self, Incident, IncidentChanges, IncidentUpdateComponent, NewIncidentUpdate,
 };
 use crate::db::{DbConn, new_id, now};
-use crate::domain::format_reference;
 use crate::domain::imports::statuspage::{self, SourceComponent, SourceIncident};
 use crate::domain::{ComponentId, IncidentId, IncidentKind, LifecycleStatus, PageId};
+use crate::domain::{format_reference, translation};
 use crate::error::AppResult;
 use crate::services::components::{self, GroupInput, NewComponentInput};
 use crate::services::incidents::{MAX_BODY_LEN, MAX_INCIDENT_NAME_LEN};
@@ -196,11 +196,11 @@ pub(super) fn import_incident(
             let id = IncidentId::new();
             incidents::insert(
                 conn,
-                &NewIncident {
-                    id: &id,
-                    page_id,
-                    reference: &format_reference(kind, year, seq),
-                    name: &checked.name,
+                &Incident {
+                    id: id.clone(),
+                    page_id: page_id.clone(),
+                    reference: format_reference(kind, year, seq),
+                    name: checked.name.clone(),
                     kind,
                     impact: statuspage::impact(incident.impact.as_deref()),
                     status: checked.status,
@@ -217,6 +217,7 @@ pub(super) fn import_incident(
                     next_update_by: None,
                     created_at: row_time(incident.created_at),
                     updated_at: at,
+                    translations: translation::NONE.to_owned(),
                 },
             )?;
             imports::remember(conn, page_id, label, &incident.id, id.as_str(), at)?;

@@ -9,9 +9,7 @@ use super::PostedUpdate;
 use super::changes::{
     ComponentMap, Milestones, apply_changes, impact_of, next_update_by, page_components,
 };
-use crate::db::models::incidents::{
-    self, Incident, IncidentChanges, NewIncident, NewIncidentUpdate,
-};
+use crate::db::models::incidents::{self, Incident, NewIncidentUpdate};
 use crate::db::models::pages;
 use crate::db::{DbConn, new_id, savepoint};
 use crate::domain::translation::{self, Translations};
@@ -115,29 +113,10 @@ struct Opening {
 }
 
 /// Opens an incident, advisory or maintenance on a page with its first update, allocating the
-/// next reference of the page for its kind and year (e.g. `INC-2026-0042`).
+/// next reference of the page for its kind and year (e.g. `INC-2026-0042`). All its writes are
+/// made inside the caller's transaction.
 #[tracing::instrument(skip_all, fields(page_id = %page_id))]
 pub fn open_incident(
-    conn: &mut DbConn,
-    page_id: &PageId,
-    input: &OpenIncidentInput,
-    author_id: Option<&str>,
-    now: DateTime<Utc>,
-) -> AppResult<PostedUpdate> {
-    let mut attempt = 1;
-    loop {
-        // A concurrent opening may take the same reference; the unique key refuses the second.
-        match savepoint(conn, |conn| {
-            insert_opened(conn, page_id, input, author_id, now)
-        }) {
-            Err(AppError::Conflict(_)) if attempt < REFERENCE_ATTEMPTS => attempt += 1,
-            result => return result,
-        }
-    }
-}
-
-/// All writes of an opening, inside the caller's transaction.
-fn insert_opened(
     conn: &mut DbConn,
     page_id: &PageId,
     input: &OpenIncidentInput,
@@ -163,34 +142,26 @@ fn insert_opened(
     )
     .map_err(|message| AppError::field("next_update_by", message))?;
     let at = row_time(now);
-    let incident = insert_incident(conn, page_id, &opening, impact, deadline.map(row_time), at)?;
+    let names = translation::stored(&translation::only(&translations, &["name"]));
+    let deadline = deadline.map(row_time);
+    let incident = insert_incident(conn, page_id, &opening, impact, deadline, names, at)?;
     let update = NewIncidentUpdate {
         id: &new_id(),
         incident_id: &incident.id,
         status: opening.status,
         body: &opening.body,
-        next_update_by: deadline.map(row_time),
+        next_update_by: deadline,
         author_id,
         notify: super::notify_switch(input.notify, input.deliver_notifications)?,
         created_at: at,
         updated_at: at,
     };
     let mut update = incidents::insert_update(conn, &update)?;
-    let incident = match translations.is_empty() {
-        true => incident,
-        false => {
-            let body = translation::stored(&translation::only(&translations, &["body"]));
-            incidents::set_update_translations(conn, &update.id, &body)?;
-            update.translations = body;
-            let names = translation::stored(&translation::only(&translations, &["name"]));
-            let named = IncidentChanges {
-                translations: Some(names),
-                updated_at: at,
-                ..IncidentChanges::default()
-            };
-            incidents::update(conn, &incident.id, &named)?
-        }
-    };
+    if !translations.is_empty() {
+        let body = translation::stored(&translation::only(&translations, &["body"]));
+        incidents::set_update_translations(conn, &update.id, &body)?;
+        update.translations = body;
+    }
     // A scheduled maintenance only names the components it will affect; their statuses change
     // when it starts.
     let changes = match opening.status {
@@ -211,17 +182,18 @@ fn insert_opened(
     Ok(posted)
 }
 
-/// Inserts the incident row with the page's next reference for its kind and year.
+/// Inserts the incident row with the page's next reference for its kind and year. A concurrent
+/// opening may take the same reference; the unique key refuses the second, which takes the next.
 fn insert_incident(
     conn: &mut DbConn,
     page_id: &PageId,
     opening: &Opening,
     impact: Impact,
     next_update_by: Option<NaiveDateTime>,
+    names: String,
     at: NaiveDateTime,
 ) -> AppResult<Incident> {
     let year = at.year();
-    let seq = incidents::max_reference_seq(conn, page_id, opening.kind, year)? + 1;
     let start = Milestones {
         started_at: opening.started_at,
         identified_at: None,
@@ -229,17 +201,17 @@ fn insert_incident(
         resolved_at: None,
     };
     let times = start.reach(None, opening.status, at);
-    let new = NewIncident {
-        id: &IncidentId::new(),
-        page_id,
-        reference: &format_reference(opening.kind, year, seq),
-        name: &opening.name,
+    let mut new = Incident {
+        id: IncidentId::new(),
+        page_id: page_id.clone(),
+        reference: String::new(),
+        name: opening.name.clone(),
         kind: opening.kind,
         impact,
         status: opening.status,
-        user_impact: opening.user_impact.as_deref(),
-        scope: opening.scope.as_deref(),
-        root_cause: opening.root_cause.as_deref(),
+        user_impact: opening.user_impact.clone(),
+        scope: opening.scope.clone(),
+        root_cause: opening.root_cause.clone(),
         started_at: times.started_at,
         identified_at: times.identified_at,
         monitoring_at: times.monitoring_at,
@@ -250,8 +222,17 @@ fn insert_incident(
         next_update_by,
         created_at: at,
         updated_at: at,
+        translations: names,
     };
-    Ok(incidents::insert(conn, &new)?)
+    let mut attempt = 1;
+    loop {
+        let seq = incidents::max_reference_seq(conn, page_id, opening.kind, year)? + 1;
+        new.reference = format_reference(opening.kind, year, seq);
+        match savepoint(conn, |conn| Ok(incidents::insert(conn, &new)?)) {
+            Err(AppError::Conflict(_)) if attempt < REFERENCE_ATTEMPTS => attempt += 1,
+            result => return result,
+        }
+    }
 }
 
 /// Checks the input's own fields, recording every error in `check`.
