@@ -24,7 +24,7 @@ pub mod middleware;
 pub mod public;
 pub mod read_path;
 pub mod request_span;
-pub mod subscribe;
+pub mod subscribers;
 pub mod support;
 
 /// The Content-Security-Policy of every HTML answer (one policy, the render's).
@@ -44,7 +44,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .configure(auth::login::routes)
         .configure(access::routes)
         .configure(support::routes)
-        .configure(subscribe::routes)
+        .configure(subscribers::routes)
         .configure(admin::routes)
         .configure(api::routes);
 }

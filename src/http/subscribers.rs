@@ -28,9 +28,9 @@ use crate::render::html::format::Locale;
 use crate::render::html::frame::{Frame, Section};
 use crate::render::site::{Found, PublicSite};
 use crate::services::public::data::PageData;
-use crate::services::subscriptions::token::Purpose;
-use crate::services::subscriptions::{
-    self as subscribe, Origin, SubscribeInput, Subscribed, Subscription, Target,
+use crate::services::subscribers::token::Purpose;
+use crate::services::subscribers::{
+    self as service, Origin, SubscribeInput, Subscribed, Subscription, Target,
 };
 use crate::state::AppState;
 
@@ -129,7 +129,7 @@ async fn accept(
         .run(move |c| {
             let page_id = PageId::from(page_id);
             crate::services::write::run(c, |c| {
-                subscribe::subscribe(c, &page_id, &subscription, Origin::Public, new_secret)
+                service::subscribe(c, &page_id, &subscription, Origin::Public, new_secret)
             })
         })
         .await?;
@@ -154,7 +154,7 @@ pub fn webhook_answer(
     s: &crate::db::models::notify::Subscriber,
     components: Option<Vec<String>>,
 ) -> Value {
-    let token = subscribe::link_token(
+    let token = service::link_token(
         state.secret.expose(),
         &s.id,
         &s.manage_token_id,

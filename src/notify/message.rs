@@ -16,8 +16,8 @@ use crate::delivery::webhook::WebhookRequest;
 use crate::render::mail::Mailbook;
 use crate::services::outbox::kind;
 use crate::services::signing_key::SigningKey;
-use crate::services::subscriptions::link_token;
-use crate::services::subscriptions::token::Purpose;
+use crate::services::subscribers::link_token;
+use crate::services::subscribers::token::Purpose;
 
 /// What links are made with: Herald's public base URL and the signing key.
 pub struct Links {

@@ -1,7 +1,7 @@
 //! The notification fan-out worker: the durable engine that expands the outbox's events
 //! ([`crate::services::outbox`]) into delivery rows and sends them through
 //! [`crate::delivery`], per-destination lanes, the messages and their content, and reminders.
-//! Subscribing is a use case ([`crate::services::subscriptions`]).
+//! Subscribing is a use case ([`crate::services::subscribers`]).
 
 pub mod clock;
 pub mod content;

@@ -23,7 +23,7 @@ pub mod pages;
 pub mod postmortems;
 pub mod public;
 pub mod signing_key;
-pub mod subscriptions;
+pub mod subscribers;
 pub mod templates;
 pub mod users;
 pub mod write;

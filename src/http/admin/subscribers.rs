@@ -17,7 +17,7 @@ use crate::http::auth::{Authenticated, Permission};
 use crate::services::audit::Change;
 use crate::services::deliveries;
 use crate::services::pages;
-use crate::services::subscriptions::{self as subscribe, SubscriberView};
+use crate::services::subscribers::{self as service, SubscriberView};
 use crate::state::AppState;
 
 /// Registers the console routes of subscribers and deliveries.
@@ -83,7 +83,7 @@ pub async fn show_subscribers(
         .db
         .run(move |c| {
             let page = pages::get_page_by_slug(c, &name)?;
-            let subscribers = subscribe::list(c, &page.id)?;
+            let subscribers = service::list(c, &page.id)?;
             let query = DeliveryQuery {
                 page_id: &page.id,
                 state: wanted_state,
@@ -187,7 +187,7 @@ pub async fn delete_subscriber(
     let back = format!("/admin/pages/{slug}/subscribers");
     audited(&state, &auth, move |c| {
         let page = pages::get_page_by_slug(c, &slug)?;
-        subscribe::remove(c, &page.id, &id)?;
+        service::remove(c, &page.id, &id)?;
         Ok(Change {
             action: "subscriber.delete",
             entity_type: "subscriber",

@@ -16,11 +16,9 @@ use crate::delivery::signature::new_secret;
 use crate::domain::SubscriberId;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::auth::Permission;
-use crate::http::subscribe::check_webhook_url;
+use crate::http::subscribers::check_webhook_url;
 use crate::services::deliveries;
-use crate::services::subscriptions::{
-    self as subscribe, Origin, SubscribeInput, Subscribed, Target,
-};
+use crate::services::subscribers::{self as service, Origin, SubscribeInput, Subscribed, Target};
 
 /// A subscriber of one type takes none of the other type's fields: an email subscriber has no
 /// `url` or `contact_email`, a webhook no `email` (its failure notices go to `contact_email`).
@@ -71,11 +69,11 @@ pub async fn create_subscriber(
     let components = subscription.components.clone();
     api.page_write(Permission::Write, slug, fields, move |c, page| {
         let subscribed =
-            subscribe::subscribe(c, &page.id, &subscription, Origin::Responder, new_secret)?;
+            service::subscribe(c, &page.id, &subscription, Origin::Responder, new_secret)?;
         let (body, id) = match subscribed {
-            Subscribed::Email(s) => (json!(subscribe::view(c, &s)?), s.id),
+            Subscribed::Email(s) => (json!(service::view(c, &s)?), s.id),
             Subscribed::Webhook(s) => (
-                crate::http::subscribe::webhook_answer(&app, &page.slug, &s, components),
+                crate::http::subscribers::webhook_answer(&app, &page.slug, &s, components),
                 s.id,
             ),
         };
@@ -100,7 +98,7 @@ pub async fn list_subscribers(
         Some(_) => return Err(AppError::field("format", "must be json or csv")),
     }
     api.page_read(Permission::Write, slug.into_inner(), move |c, page| {
-        Ok(json!(subscribe::list(c, &page.id)?))
+        Ok(json!(service::list(c, &page.id)?))
     })
     .await
 }
@@ -118,7 +116,7 @@ async fn export(api: &Api, slug: String) -> AppResult<HttpResponse> {
         .db
         .run(move |c| {
             let page = run::page(c, &slug)?;
-            subscribe::export_csv(c, &page.id)
+            service::export_csv(c, &page.id)
         })
         .await?;
     Ok(HttpResponse::Ok()
@@ -138,7 +136,7 @@ pub async fn delete_subscriber(
 ) -> AppResult<HttpResponse> {
     let (slug, id) = path.into_inner();
     api.page_write(Permission::Write, slug, Value::Null, move |c, page| {
-        subscribe::remove(c, &page.id, &id)?;
+        service::remove(c, &page.id, &id)?;
         run::deleted(Record::new("subscriber.delete", "subscriber", &id))
     })
     .await

@@ -10,7 +10,7 @@ pub async fn confirm(
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (data, confirmed) = follow(&state, path, |c, key, token| {
-        subscribe::confirm(c, key, token, Utc::now())
+        service::confirm(c, key, token, Utc::now())
     })
     .await?;
     let lang = reader_lang(&req, &data.page, true);
@@ -37,7 +37,7 @@ pub async fn manage(
 ) -> AppResult<HttpResponse> {
     let token = path.1.clone();
     let (data, found) = follow(&state, path, |c, key, token| {
-        subscribe::subscriber_of_token(c, key, Purpose::Manage, token, Utc::now())
+        service::subscriber_of_token(c, key, Purpose::Manage, token, Utc::now())
     })
     .await?;
     let back = &data.page.path;
@@ -85,7 +85,7 @@ pub async fn unsubscribe(
     path: web::Path<(String, String)>,
 ) -> AppResult<HttpResponse> {
     let (data, unsubscribed) = follow(&state, path, |c, key, token| {
-        subscribe::unsubscribe(c, key, token, Utc::now())
+        service::unsubscribe(c, key, token, Utc::now())
     })
     .await?;
     let lang = reader_lang(&req, &data.page, true);

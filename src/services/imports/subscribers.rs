@@ -26,7 +26,7 @@ use crate::domain::imports::subscriber_csv::{Entry, Row};
 use crate::domain::{EmailAddress, PageId, SubscriberId};
 use crate::error::{AppError, AppResult};
 use crate::services::outbox::{self as events, kind};
-use crate::services::subscriptions::MAX_URL_LEN;
+use crate::services::subscribers::MAX_URL_LEN;
 
 /// How the report counts subscribers.
 const EMAIL: &str = "email subscribers";

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use herald::config::DatabaseUrl;
 use herald::db::Db;
 use herald::domain::{EmailAddress, Role};
-use herald::services::subscriptions::{self as subscribe, Origin, SubscribeInput};
+use herald::services::subscribers::{self as subscribe, Origin, SubscribeInput};
 use serde_json::json;
 
 use super::sinks::Receiver;

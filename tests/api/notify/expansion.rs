@@ -9,7 +9,7 @@ use herald::config::DatabaseUrl;
 use herald::db::Db;
 use herald::db::models::notify::{self as rows, Audience, NotificationEvent};
 use herald::domain::SubscriberId;
-use herald::services::subscriptions::{self as subscribe, Origin, SubscribeInput};
+use herald::services::subscribers::{self as subscribe, Origin, SubscribeInput};
 use serde_json::json;
 
 use crate::helpers::TestDb;

@@ -58,10 +58,10 @@ async fn email_subscribers_confirm_first_and_the_answer_never_tells_whether_an_a
         subscriber.state,
         herald::db::states::SubscriberState::Pending
     );
-    let expired = herald::services::subscriptions::token::sign(
+    let expired = herald::services::subscribers::token::sign(
         &s.app.server_key().await,
-        herald::services::subscriptions::token::Purpose::Confirm,
-        &herald::services::subscriptions::token::Claims {
+        herald::services::subscribers::token::Purpose::Confirm,
+        &herald::services::subscribers::token::Claims {
             subscriber_id: subscriber.id.clone(),
             token_id: subscriber.manage_token_id.clone(),
             expires: chrono::Utc::now().timestamp() - 60,
@@ -293,7 +293,10 @@ async fn without_a_mail_server_email_subscription_says_so_and_webhooks_still_wor
     };
     let (status, body) = post(json!({"type": "email", "email": "ann@example.com"})).await;
     assert_eq!(status, 422, "{body}");
-    assert_eq!(body["fields"]["email"][0], herald::http::subscribe::NO_MAIL);
+    assert_eq!(
+        body["fields"]["email"][0],
+        herald::http::subscribers::NO_MAIL
+    );
     let hooks = Receiver::start();
     let url = format!("{}/hook", hooks.base);
     let (status, body) = post(json!({"type": "webhook", "url": url})).await;
