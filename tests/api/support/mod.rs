@@ -29,6 +29,20 @@ pub struct Support {
     key: TokenKey,
 }
 
+/// The key the app's support forms mint their tokens with.
+pub async fn form_key(app: &TestApp) -> TokenKey {
+    let secret = app
+        .db
+        .run(|c| Ok(herald::services::signing_key::load_or_create(c, None)?))
+        .await
+        .unwrap();
+    TokenKey::derive(
+        secret.expose(),
+        chrono::Duration::seconds(MIN_FILL_SECS),
+        chrono::Duration::hours(24),
+    )
+}
+
 impl Support {
     pub async fn spawn(db: TestDb, extra: &[(&str, &str)]) -> Self {
         let data = tempfile::tempdir().unwrap();
@@ -39,16 +53,7 @@ impl Support {
         let acme = app.acme().await;
         let (page_id, component) = (acme.id.to_string(), acme.components[0].to_string());
         app.wait_for_page("/status/acme").await;
-        let secret = app
-            .db
-            .run(|c| Ok(herald::services::signing_key::load_or_create(c, None)?))
-            .await
-            .unwrap();
-        let key = TokenKey::derive(
-            secret.expose(),
-            chrono::Duration::seconds(MIN_FILL_SECS),
-            chrono::Duration::hours(24),
-        );
+        let key = form_key(&app).await;
         Self {
             app,
             data,

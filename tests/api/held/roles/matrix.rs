@@ -369,11 +369,10 @@ pub(super) fn matrix(w: &World, r: &Records, viewer_token_id: &str) -> Vec<Route
             Empty,
             Responder,
         ),
-        // No submission is made here: the role is checked before the record is looked up.
         route(
             "patch",
             "/pages/{slug}/support/{id}",
-            format!("{p}/support/SUP-NONE"),
+            format!("{p}/support/{}", r.support),
             Json(json!({"status": "handled"})),
             Responder,
         ),
