@@ -15,6 +15,8 @@ use crate::runtime::drain;
 use crate::startup::{self, Application};
 use crate::{services, telemetry};
 
+mod backup;
+
 /// Exit status for configuration and usage errors.
 const EXIT_CONFIG: u8 = 2;
 /// Exit status for failures while running.
@@ -49,6 +51,30 @@ pub enum Command {
     /// Move from another status page.
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Write every row of the database to a file, in one consistent snapshot, while Herald
+    /// serves. Progress goes to stderr, the rows per table to stdout.
+    Backup {
+        /// The file to write (mode 0600); an existing file is not overwritten.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// Encrypt the file (age, scrypt) with the passphrase on this file's first line.
+        #[arg(long, value_name = "FILE")]
+        passphrase_file: Option<PathBuf>,
+    },
+    /// Write a backup into the configured database, which must hold no rows (either backend:
+    /// this is also the move from SQLite to PostgreSQL). An archive of an older Herald is
+    /// restored, then migrated. Nothing is written unless all of it is sound.
+    Restore {
+        /// The backup file.
+        #[arg(long, value_name = "FILE")]
+        from: PathBuf,
+        /// The passphrase of an encrypted backup, on this file's first line.
+        #[arg(long, value_name = "FILE")]
+        passphrase_file: Option<PathBuf>,
+        /// Only read the backup through and check it; no database is touched.
+        #[arg(long)]
+        verify: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -143,6 +169,15 @@ pub fn main() -> ExitCode {
             csv,
             confirmed,
         }) => import_subscribers(&settings, &page, &csv, confirmed),
+        Command::Backup {
+            out,
+            passphrase_file,
+        } => backup::backup(&settings, &out, passphrase_file.as_deref()),
+        Command::Restore {
+            from,
+            passphrase_file,
+            verify,
+        } => backup::restore(&settings, &from, passphrase_file.as_deref(), verify),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

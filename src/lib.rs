@@ -2,6 +2,7 @@
 //!
 //! Data flows one way: `http` -> `services` -> `domain` | `db` | `jobs`.
 
+pub mod backup;
 pub mod cli;
 pub mod config;
 pub mod db;

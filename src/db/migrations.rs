@@ -41,3 +41,64 @@ pub fn pending_count(conn: &mut DbConn) -> anyhow::Result<usize> {
 fn versions(applied: Vec<diesel::migration::MigrationVersion<'_>>) -> Vec<String> {
     applied.into_iter().map(|v| v.to_string()).collect()
 }
+
+/// The version of every migration this Herald carries for `backend`, oldest first.
+pub fn known(backend: super::Backend) -> anyhow::Result<Vec<String>> {
+    use diesel::migration::MigrationSource;
+    let migrations = match backend {
+        super::Backend::Sqlite => MigrationSource::<diesel::sqlite::Sqlite>::migrations(&SQLITE)
+            .map(|all| all.iter().map(|m| m.name().version().to_string()).collect()),
+        super::Backend::Postgres => MigrationSource::<diesel::pg::Pg>::migrations(&POSTGRES)
+            .map(|all| all.iter().map(|m| m.name().version().to_string()).collect()),
+    };
+    let mut versions: Vec<String> =
+        migrations.map_err(|e: BoxError| anyhow::anyhow!("reading migrations failed: {e}"))?;
+    versions.sort();
+    Ok(versions)
+}
+
+/// The versions applied to the database, newest first (none on a database never migrated).
+pub fn applied(conn: &mut DbConn) -> anyhow::Result<Vec<String>> {
+    let applied = match conn {
+        DbConn::Sqlite(c) => c.applied_migrations(),
+        DbConn::Postgres(c) => c.applied_migrations(),
+    };
+    applied
+        .map(|versions| versions.iter().map(ToString::to_string).collect())
+        .map_err(|e: BoxError| anyhow::anyhow!("reading migration state failed: {e}"))
+}
+
+/// Moves the schema to exactly `version`: reverts what is newer (a restore does this only to a
+/// database that holds no rows), then applies what is pending up to it.
+pub fn migrate_to(conn: &mut DbConn, version: &str) -> anyhow::Result<()> {
+    let moved = match conn {
+        DbConn::Sqlite(c) => to_version(c, || SQLITE, version),
+        DbConn::Postgres(c) => to_version(c, || POSTGRES, version),
+    };
+    moved.map_err(|e: BoxError| anyhow::anyhow!("migrating to {version} failed: {e}"))
+}
+
+fn to_version<DB, C>(
+    conn: &mut C,
+    source: impl Fn() -> EmbeddedMigrations,
+    version: &str,
+) -> Result<(), BoxError>
+where
+    DB: diesel::backend::Backend,
+    C: MigrationHarness<DB>,
+    EmbeddedMigrations: diesel::migration::MigrationSource<DB>,
+{
+    while let Some(newest) = conn.applied_migrations()?.first() {
+        if newest.to_string().as_str() <= version {
+            break;
+        }
+        conn.revert_last_migration(source())?;
+    }
+    for migration in conn.pending_migrations(source())? {
+        if migration.name().version().to_string().as_str() > version {
+            break;
+        }
+        conn.run_migration(&*migration)?;
+    }
+    Ok(())
+}

@@ -1,6 +1,7 @@
 //! The only place that knows SQL: connections for both backends, the pool, migrations, the
 //! schema and the row models. Every query runs through [`Db::run`], off the async threads.
 
+pub mod archive;
 pub mod connection;
 pub mod migrations;
 pub mod models;

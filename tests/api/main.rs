@@ -13,6 +13,7 @@ mod pg_server;
 mod alerts;
 mod api_v1;
 mod auth;
+mod backup;
 mod branding;
 mod browser;
 mod cli;

@@ -11,7 +11,7 @@ mod embed;
 mod links;
 mod outbound;
 mod private;
-mod roles;
+pub(crate) mod roles;
 mod svg;
 
 use std::io::{Read, Write};

@@ -25,7 +25,7 @@ on_both_backends!(
 );
 
 /// A page's records, one (or two, where one is removed) of each kind.
-struct Records {
+pub(crate) struct Records {
     component: String,
     spare_component: String,
     mirrored_component: String,
@@ -53,9 +53,9 @@ struct Records {
 
 /// An app reaching loopback (a vendor's page and a webhook receiver run there), the three
 /// roles' tokens, and the vendor's summary server.
-struct World {
-    app: TestApp,
-    owner: String,
+pub(crate) struct World {
+    pub(crate) app: TestApp,
+    pub(crate) owner: String,
     responder: String,
     viewer: String,
     vendor: Server,
@@ -63,7 +63,7 @@ struct World {
 }
 
 impl World {
-    async fn spawn(db: TestDb) -> Self {
+    pub(crate) async fn spawn(db: TestDb) -> Self {
         let extra = [("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true")];
         let app = TestApp::spawn_with(db, &extra, Registry::standard()).await;
         let owner = app.token(Role::Owner).await;
@@ -96,7 +96,7 @@ impl World {
     }
 
     /// The page `slug` with one record of each kind (made through the API).
-    async fn page(&self, slug: &str) -> Records {
+    pub(crate) async fn page(&self, slug: &str) -> Records {
         let page = self
             .app
             .page(slug)
