@@ -11,7 +11,7 @@ use super::changes::{
 };
 use crate::db::models::incidents::{self, Incident, NewIncidentUpdate};
 use crate::db::models::pages;
-use crate::db::{DbConn, new_id, savepoint};
+use crate::db::{DbConn, new_id, savepoint, write_tx};
 use crate::domain::translation::{self, Translations};
 use crate::domain::{
     Impact, IncidentId, IncidentKind, IncidentStatus, LifecycleStatus, MaintenanceStatus, PageId,
@@ -113,8 +113,7 @@ struct Opening {
 }
 
 /// Opens an incident, advisory or maintenance on a page with its first update, allocating the
-/// next reference of the page for its kind and year (e.g. `INC-2026-0042`). All its writes are
-/// made inside the caller's transaction.
+/// next reference of the page for its kind and year (e.g. `INC-2026-0042`).
 #[tracing::instrument(skip_all, fields(page_id = %page_id))]
 pub fn open_incident(
     conn: &mut DbConn,
@@ -123,63 +122,67 @@ pub fn open_incident(
     author_id: Option<&str>,
     now: DateTime<Utc>,
 ) -> AppResult<PostedUpdate> {
-    let page = found(pages::find(conn, page_id), "page")?;
-    let mut check = FieldCheck::default();
-    let opening = opening(&mut check, input, now);
-    let translations = check.check(
-        "translations",
-        checked_translations(&input.translations, OPENING_TEXTS),
-    );
-    let changes = page_components(conn, &mut check, page_id, &input.components)?;
-    let (opening, translations) = check.done((|| Some((opening?, translations?)))())?;
-    let impact = input.impact.unwrap_or_else(|| impact_of(&changes));
-    let deadline = next_update_by(
-        input.next_update_by,
-        opening.status,
-        impact,
-        &page.intervals(),
-        now,
-    )
-    .map_err(|message| AppError::field("next_update_by", message))?;
-    let at = row_time(now);
-    let names = translation::stored(&translation::only(&translations, &["name"]));
-    let deadline = deadline.map(row_time);
-    let incident = insert_incident(conn, page_id, &opening, impact, deadline, names, at)?;
-    let update = NewIncidentUpdate {
-        id: &new_id(),
-        incident_id: &incident.id,
-        status: opening.status,
-        body: &opening.body,
-        next_update_by: deadline,
-        author_id,
-        notify: super::notify_switch(input.notify, input.deliver_notifications)?,
-        created_at: at,
-        updated_at: at,
-    };
-    let mut update = incidents::insert_update(conn, &update)?;
-    if !translations.is_empty() {
-        let body = translation::stored(&translation::only(&translations, &["body"]));
-        incidents::set_update_translations(conn, &update.id, &body)?;
-        update.translations = body;
-    }
-    // A scheduled maintenance only names the components it will affect; their statuses change
-    // when it starts.
-    let changes = match opening.status {
-        LifecycleStatus::Maintenance(MaintenanceStatus::Scheduled) => {
-            for (component, _) in &changes {
-                incidents::add_affected_component(conn, &incident.id, &component.id)?;
-            }
-            Vec::new()
+    // Joins the caller's transaction, or is one: the reference's lock (PostgreSQL) is held
+    // to the commit, and an opening is all of its writes or none.
+    write_tx(conn, |conn| {
+        let page = found(pages::find(conn, page_id), "page")?;
+        let mut check = FieldCheck::default();
+        let opening = opening(&mut check, input, now);
+        let translations = check.check(
+            "translations",
+            checked_translations(&input.translations, OPENING_TEXTS),
+        );
+        let changes = page_components(conn, &mut check, page_id, &input.components)?;
+        let (opening, translations) = check.done((|| Some((opening?, translations?)))())?;
+        let impact = input.impact.unwrap_or_else(|| impact_of(&changes));
+        let deadline = next_update_by(
+            input.next_update_by,
+            opening.status,
+            impact,
+            &page.intervals(),
+            now,
+        )
+        .map_err(|message| AppError::field("next_update_by", message))?;
+        let at = row_time(now);
+        let names = translation::stored(&translation::only(&translations, &["name"]));
+        let deadline = deadline.map(row_time);
+        let incident = insert_incident(conn, page_id, &opening, impact, deadline, names, at)?;
+        let update = NewIncidentUpdate {
+            id: &new_id(),
+            incident_id: &incident.id,
+            status: opening.status,
+            body: &opening.body,
+            next_update_by: deadline,
+            author_id,
+            notify: super::notify_switch(input.notify, input.deliver_notifications)?,
+            created_at: at,
+            updated_at: at,
+        };
+        let mut update = incidents::insert_update(conn, &update)?;
+        if !translations.is_empty() {
+            let body = translation::stored(&translation::only(&translations, &["body"]));
+            incidents::set_update_translations(conn, &update.id, &body)?;
+            update.translations = body;
         }
-        _ => apply_changes(conn, &incident, &update.id, changes, at)?,
-    };
-    let posted = PostedUpdate {
-        incident,
-        update,
-        changes,
-    };
-    crate::services::outbox::incident_posted(conn, &posted, None)?;
-    Ok(posted)
+        // A scheduled maintenance only names the components it will affect; their statuses change
+        // when it starts.
+        let changes = match opening.status {
+            LifecycleStatus::Maintenance(MaintenanceStatus::Scheduled) => {
+                for (component, _) in &changes {
+                    incidents::add_affected_component(conn, &incident.id, &component.id)?;
+                }
+                Vec::new()
+            }
+            _ => apply_changes(conn, &incident, &update.id, changes, at)?,
+        };
+        let posted = PostedUpdate {
+            incident,
+            update,
+            changes,
+        };
+        crate::services::outbox::incident_posted(conn, &posted, None)?;
+        Ok(posted)
+    })
 }
 
 /// Inserts the incident row with the page's next reference for its kind and year. A concurrent
