@@ -39,7 +39,11 @@ pub enum Command {
     /// Apply pending migrations, then serve HTTP until SIGTERM or SIGINT (the default).
     Serve,
     /// Apply pending migrations and exit.
-    Migrate,
+    Migrate {
+        /// Only list each migration: applied, pending, or applied by a newer Herald.
+        #[arg(long)]
+        status: bool,
+    },
     /// Seed a realistic demo page (slug `demo`); running it again changes nothing.
     Demo,
     /// Manage responder accounts.
@@ -74,6 +78,13 @@ pub enum Command {
         /// Only read the backup through and check it; no database is touched.
         #[arg(long)]
         verify: bool,
+    },
+    /// Copy every row of the configured database into another, which must hold no rows: the
+    /// move from SQLite to PostgreSQL in one step (a backup restored at once, with no file).
+    Copy {
+        /// The database to copy into (postgres://... or sqlite://...).
+        #[arg(long, value_name = "URL")]
+        to: String,
     },
 }
 
@@ -149,7 +160,8 @@ pub fn main() -> ExitCode {
     telemetry::init_tracing(settings.log_format, &settings.log_filter);
     let outcome = match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(settings),
-        Command::Migrate => migrate(&settings),
+        Command::Migrate { status: false } => migrate(&settings),
+        Command::Migrate { status: true } => migration_status(&settings),
         Command::Demo => demo(&settings),
         Command::User(UserCommand::Add {
             email,
@@ -178,6 +190,7 @@ pub fn main() -> ExitCode {
             passphrase_file,
             verify,
         } => backup::restore(&settings, &from, passphrase_file.as_deref(), verify),
+        Command::Copy { to } => backup::copy(&settings, &to),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -275,6 +288,21 @@ fn migrate(settings: &Settings) -> Result<(), CliError> {
             println!("applied {version}");
         }
     }
+    Ok(())
+}
+
+fn migration_status(settings: &Settings) -> Result<(), CliError> {
+    let url = &settings.database_url;
+    let mut conn = crate::db::connection::establish(url)
+        .map_err(|e| anyhow::anyhow!("cannot connect to {}: {e}", url.redacted()))?;
+    let all = crate::db::migrations::status(&mut conn)?;
+    for (version, state) in &all {
+        println!("{version} {}", state.as_str());
+    }
+    let pending = all
+        .iter()
+        .filter(|(_, s)| *s == crate::db::migrations::State::Pending);
+    println!("{} pending", pending.count());
     Ok(())
 }
 

@@ -146,6 +146,8 @@ pub struct Settings {
     pub reminder_lead_minutes: u32,
     /// How often each vendor's summary a component mirrors is fetched.
     pub mirror_poll: Duration,
+    /// How long what is only history is kept.
+    pub retention: Retention,
     /// How often the notification engine polls the database for work written by other
     /// processes ([`NOTIFY_POLL`]). Not an environment setting: this process's own writes wake
     /// the engine at once, and tests lengthen the poll to show that they do.
@@ -162,6 +164,26 @@ pub const SUPPORT_SPOOL_DEFAULT_MB: u64 = 64;
 pub const REMINDER_LEAD_DEFAULT: u32 = 10;
 /// Seconds between two fetches of a vendor's summary, by default: every minute.
 pub const MIRROR_POLL_DEFAULT_SECS: u64 = 60;
+
+/// How long each kind of history is kept before it is deleted; `None` keeps it for ever (a
+/// setting of 0 days). What pages and the audit log show is not history: it stays until an
+/// owner deletes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// Deliveries in a final state (delivered, failed, dead, skipped), and then the events left
+    /// with none.
+    pub deliveries: Option<Duration>,
+    /// Jobs that ran out of attempts.
+    pub jobs: Option<Duration>,
+    /// Support submissions marked handled.
+    pub support: Option<Duration>,
+    /// Alerts that stopped firing.
+    pub alerts: Option<Duration>,
+}
+
+/// Days each kind of history is kept by default: deliveries 90 (a quarter's questions about
+/// who was told what), dead jobs 30, handled support submissions 365, resolved alerts 30.
+pub const RETENTION_DEFAULT_DAYS: [u64; 4] = [90, 30, 365, 30];
 
 impl std::fmt::Debug for Settings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -190,6 +212,7 @@ impl std::fmt::Debug for Settings {
             .field("support_spool_max_mb", &self.support_spool_max_mb)
             .field("reminder_lead_minutes", &self.reminder_lead_minutes)
             .field("mirror_poll", &self.mirror_poll)
+            .field("retention", &self.retention)
             .finish()
     }
 }
@@ -314,6 +337,28 @@ impl Settings {
             1..=3600,
             "seconds",
         )?;
+        let mut kept = [None; 4];
+        let retention_keys = [
+            RETENTION_DELIVERIES_DAYS,
+            RETENTION_JOBS_DAYS,
+            RETENTION_SUPPORT_DAYS,
+            RETENTION_ALERTS_DAYS,
+        ];
+        for ((key, default), kept) in retention_keys
+            .into_iter()
+            .zip(RETENTION_DEFAULT_DAYS)
+            .zip(&mut kept)
+        {
+            let days: u64 = src.number(key, default, 0..=36_500, "days")?;
+            *kept = (days > 0).then(|| Duration::from_secs(days * 86_400));
+        }
+        let [deliveries, jobs, support, alerts] = kept;
+        let retention = Retention {
+            deliveries,
+            jobs,
+            support,
+            alerts,
+        };
         let webhook_host_concurrency = src.number(WEBHOOK_HOST_CONCURRENCY, 8, 1..=1024, "")?;
         let webhook_ca = src
             .parsed(WEBHOOK_CA_FILE, |raw, name| {
@@ -344,6 +389,7 @@ impl Settings {
             support_spool_max_mb,
             reminder_lead_minutes,
             mirror_poll: Duration::from_secs(mirror_poll_secs),
+            retention,
             notify_poll: NOTIFY_POLL,
         })
     }

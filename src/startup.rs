@@ -222,6 +222,11 @@ impl Application {
             drain.token(),
         ));
         tokio::spawn(telemetry::upkeep(state.metrics.clone(), drain.token()));
+        tokio::spawn(workers::retention::run(
+            state.db.clone(),
+            state.settings.retention,
+            drain.token(),
+        ));
         let support = tokio::spawn(crate::support::replay::run(
             state.support.clone(),
             state.db.clone(),

@@ -269,3 +269,32 @@ fn write_table<R: BufRead>(
     progress(&format!("{}: {} rows", listed.table.name, listed.rows));
     Ok(())
 }
+
+/// Copies every row of `from` into `to` (which must hold no rows, of either backend): a backup
+/// restored as it is written, through a pipe, with no file between and memory bounded the same
+/// way. A restore that stops early closes the pipe, and the backup stops with it.
+pub fn copy(
+    from: &mut DbConn,
+    to: &mut DbConn,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Summary, BackupError> {
+    let (reader, writer) = std::io::pipe()?;
+    std::thread::scope(|scope| {
+        let backing_up = scope.spawn(move || {
+            let out = std::io::BufWriter::with_capacity(256 * 1024, writer);
+            backup(from, out, &mut |_| {}).map(|(summary, _)| summary)
+        });
+        let restored = restore(
+            to,
+            std::io::BufReader::with_capacity(256 * 1024, reader),
+            progress,
+        );
+        let backed_up = backing_up
+            .join()
+            .map_err(|_| BackupError::Failed(anyhow::anyhow!("the backup side panicked")))?;
+        // The restore's error says why; the backup's is then only the closed pipe.
+        let summary = restored?;
+        backed_up?;
+        Ok(summary)
+    })
+}

@@ -1,4 +1,4 @@
-//! `herald backup` and `herald restore`: progress on stderr, the summary on stdout; a damaged
+//! `herald backup`, `herald restore` and `herald copy`: progress on stderr, the summary on stdout; a damaged
 //! archive, a wrong passphrase or a database that is not empty exits 2.
 
 use std::path::Path;
@@ -7,7 +7,7 @@ use age::secrecy::SecretString;
 
 use super::CliError;
 use crate::backup::{self, BackupError, seal};
-use crate::config::Settings;
+use crate::config::{DatabaseUrl, Settings};
 use crate::db::DbConn;
 
 /// `herald backup --out FILE [--passphrase-file FILE]`.
@@ -17,7 +17,7 @@ pub(super) fn backup(
     passphrase_file: Option<&Path>,
 ) -> Result<(), CliError> {
     let passphrase = passphrase(passphrase_file)?;
-    let mut conn = connect(settings)?;
+    let mut conn = connect(&settings.database_url)?;
     let output = seal::Output::create(out, passphrase)
         .map_err(|e| CliError::Usage(format!("--out {}: {e}", out.display())))?;
     let partial = output.partial().to_owned();
@@ -55,7 +55,7 @@ pub(super) fn restore(
     let summary = if verify {
         backup::verify(input, &mut progress)
     } else {
-        let mut conn = connect(settings)?;
+        let mut conn = connect(&settings.database_url)?;
         backup::restore(&mut conn, input, &mut progress)
     }
     .map_err(failed)?;
@@ -70,6 +70,29 @@ pub(super) fn restore(
             settings.database_url.redacted()
         ),
     }
+    Ok(())
+}
+
+/// `herald copy --to URL`.
+pub(super) fn copy(settings: &Settings, to: &str) -> Result<(), CliError> {
+    let target = DatabaseUrl::parse(to).map_err(|e| CliError::Usage(format!("--to: {e}")))?;
+    if target == settings.database_url {
+        return Err(CliError::Usage(
+            "--to names the database Herald is configured with; copy into another one".to_owned(),
+        ));
+    }
+    let mut from = connect(&settings.database_url)?;
+    let mut into = connect(&target)?;
+    let mut progress = |line: &str| eprintln!("{line}");
+    let summary = backup::copy(&mut from, &mut into, &mut progress).map_err(failed)?;
+    for line in summary.lines() {
+        println!("{line}");
+    }
+    println!(
+        "copied {} into {}",
+        settings.database_url.redacted(),
+        target.redacted()
+    );
     Ok(())
 }
 
@@ -88,11 +111,11 @@ fn passphrase(file: Option<&Path>) -> Result<Option<SecretString>, CliError> {
     Ok(Some(SecretString::from(line.to_owned())))
 }
 
-/// A connection to the configured database, as it is: a backup reads the schema it finds, and
-/// a restore brings it to the archive's itself.
-fn connect(settings: &Settings) -> Result<DbConn, CliError> {
-    crate::db::connection::establish(&settings.database_url)
-        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot open the database: {e}")))
+/// A connection to the database at `url`, as it is: a backup reads the schema it finds, and a
+/// restore brings it to the archive's itself.
+fn connect(url: &DatabaseUrl) -> Result<DbConn, CliError> {
+    crate::db::connection::establish(url)
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot open {}: {e}", url.redacted())))
 }
 
 fn failed(e: BackupError) -> CliError {

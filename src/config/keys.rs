@@ -49,6 +49,10 @@ keys! {
     SUPPORT_SPOOL_MAX_MB = ("support_spool_max_mb", "HERALD_SUPPORT_SPOOL_MAX_MB"),
     REMINDER_LEAD_MINUTES = ("reminder_lead_minutes", "HERALD_REMINDER_LEAD_MINUTES"),
     MIRROR_POLL_SECS = ("mirror_poll_secs", "HERALD_MIRROR_POLL_SECS"),
+    RETENTION_DELIVERIES_DAYS = ("retention_deliveries_days", "HERALD_RETENTION_DELIVERIES_DAYS"),
+    RETENTION_JOBS_DAYS = ("retention_jobs_days", "HERALD_RETENTION_JOBS_DAYS"),
+    RETENTION_SUPPORT_DAYS = ("retention_support_days", "HERALD_RETENTION_SUPPORT_DAYS"),
+    RETENTION_ALERTS_DAYS = ("retention_alerts_days", "HERALD_RETENTION_ALERTS_DAYS"),
 }
 
 /// Where values come from: the environment first, then the file's table.

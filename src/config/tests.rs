@@ -204,3 +204,30 @@ fn passwords_are_masked_in_logs() {
         .contains("0123456789abcdef")
     );
 }
+
+#[test]
+fn history_is_kept_its_days_by_default_and_zero_keeps_it_for_ever() {
+    let day = Duration::from_secs(86_400);
+    let s = load("", &[]).unwrap();
+    assert_eq!(
+        s.retention,
+        Retention {
+            deliveries: Some(day * 90),
+            jobs: Some(day * 30),
+            support: Some(day * 365),
+            alerts: Some(day * 30),
+        }
+    );
+    let s = load(
+        "retention_support_days = 0",
+        &[("HERALD_RETENTION_DELIVERIES_DAYS", "7")],
+    )
+    .unwrap();
+    assert_eq!(s.retention.support, None);
+    assert_eq!(s.retention.deliveries, Some(day * 7));
+    let err = load("", &[("HERALD_RETENTION_JOBS_DAYS", "-1")]).unwrap_err();
+    assert!(
+        err.to_string().contains("HERALD_RETENTION_JOBS_DAYS"),
+        "{err}"
+    );
+}

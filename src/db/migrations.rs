@@ -15,8 +15,22 @@ const MIGRATION_LOCK_KEY: i64 = 0x4845_5241_4c44; // "HERALD"
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Applies every pending migration; returns the versions applied (empty when up to date).
+/// Applies every pending migration; returns the versions applied (empty when up to date). A
+/// database a newer Herald migrated is refused: this one would run against a schema it does not
+/// know.
 pub fn run_pending(conn: &mut DbConn) -> anyhow::Result<Vec<String>> {
+    if let Some(newer) = status(conn)?.into_iter().find_map(|(v, s)| match s {
+        State::Newer => Some(v),
+        _ => None,
+    }) {
+        let known = known(conn.backend())?;
+        anyhow::bail!(
+            "the database was migrated by a newer Herald (migration {newer}); this one knows \
+             migrations up to {}. Run the newer Herald, or restore a backup into an empty \
+             database",
+            known.last().map_or("none", String::as_str)
+        );
+    }
     let applied = match conn {
         DbConn::Sqlite(c) => c.run_pending_migrations(SQLITE).map(versions),
         DbConn::Postgres(c) => {
@@ -101,4 +115,45 @@ where
         conn.run_migration(&*migration)?;
     }
     Ok(())
+}
+
+/// Where a migration stands in a database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Applied,
+    Pending,
+    /// Applied by a Herald newer than this one.
+    Newer,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Applied => "applied",
+            Self::Pending => "pending",
+            Self::Newer => "applied by a newer Herald",
+        }
+    }
+}
+
+/// Every migration this Herald has and every one the database has applied, oldest first, with
+/// where each stands.
+pub fn status(conn: &mut DbConn) -> anyhow::Result<Vec<(String, State)>> {
+    let known = known(conn.backend())?;
+    let applied = applied(conn)?;
+    let mut all: Vec<(String, State)> = known
+        .iter()
+        .map(|v| match applied.contains(v) {
+            true => (v.clone(), State::Applied),
+            false => (v.clone(), State::Pending),
+        })
+        .collect();
+    all.extend(
+        applied
+            .into_iter()
+            .filter(|v| !known.contains(v))
+            .map(|v| (v, State::Newer)),
+    );
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(all)
 }

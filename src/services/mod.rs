@@ -22,6 +22,7 @@ pub mod page_webhooks;
 pub mod pages;
 pub mod postmortems;
 pub mod public;
+pub mod retention;
 pub mod signing_key;
 pub mod subscribers;
 pub mod templates;

@@ -11,6 +11,7 @@
 pub mod maintenance;
 pub mod mirrors;
 pub mod reader_link;
+pub mod retention;
 pub mod runner;
 pub mod settle;
 pub mod support_notice;

@@ -37,7 +37,10 @@ fn both_backends_have_the_same_migration_names() {
     }
 }
 
-on_both_backends!(migrating_twice_is_harmless);
+on_both_backends!(
+    migrating_twice_is_harmless,
+    a_database_a_newer_herald_migrated_is_refused_and_the_status_says_why,
+);
 
 async fn migrating_twice_is_harmless(db: TestDb) {
     let settings = crate::helpers::test_settings(&db, &[]);
@@ -53,4 +56,58 @@ async fn migrating_twice_is_harmless(db: TestDb) {
     })
     .await
     .unwrap();
+}
+
+async fn a_database_a_newer_herald_migrated_is_refused_and_the_status_says_why(db: TestDb) {
+    let url = db.url();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = crate::process::herald(dir.path())
+            .args(args)
+            .env("DATABASE_URL", &url)
+            .env("HERALD_BIND", "127.0.0.1:0")
+            .output()
+            .unwrap();
+        let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+        (out.status.code(), text(out.stdout), text(out.stderr))
+    };
+    let count = names("sqlite").len();
+    let (code, out, err) = run(&["migrate", "--status"]);
+    assert_eq!(code, Some(0), "{err}");
+    let listed = |out: &str, state: &str| {
+        out.lines()
+            .filter(|l| l.starts_with("20") && l.ends_with(state))
+            .count()
+    };
+    assert_eq!(listed(&out, " pending"), count, "{out}");
+    assert!(out.ends_with(&format!("{count} pending\n")), "{out}");
+    let (code, _, err) = run(&["migrate"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (_, out, _) = run(&["migrate", "--status"]);
+    assert_eq!(listed(&out, " applied"), count, "{out}");
+    assert!(out.ends_with("0 pending\n"), "{out}");
+
+    // A newer Herald's migration, applied.
+    let parsed = herald::config::DatabaseUrl::parse(&url).unwrap();
+    let mut conn = herald::db::connection::establish(&parsed).unwrap();
+    diesel::RunQueryDsl::execute(
+        diesel::sql_query(
+            "INSERT INTO __diesel_schema_migrations (version) VALUES ('29991231000001')",
+        ),
+        &mut conn,
+    )
+    .unwrap();
+    let (_, out, _) = run(&["migrate", "--status"]);
+    assert!(
+        out.contains("29991231000001 applied by a newer Herald"),
+        "{out}"
+    );
+    for command in ["serve", "migrate"] {
+        let (code, _, err) = run(&[command]);
+        assert_eq!(code, Some(1), "{command}: {err}");
+        assert!(
+            err.contains("migrated by a newer Herald (migration 29991231000001)"),
+            "{command}: {err}"
+        );
+    }
 }

@@ -16,6 +16,7 @@ pub mod page_webhooks;
 pub mod pages;
 pub mod postmortems;
 pub mod public;
+pub mod retention;
 pub mod seed;
 pub mod support;
 pub mod templates;

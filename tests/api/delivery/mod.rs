@@ -20,7 +20,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use crate::helpers::tools;
 
 mod mail;
-mod webhooks;
+pub(crate) mod webhooks;
 
 /// A CA made for one test and a certificate it issued for "localhost", as PEM files in `dir`.
 struct TestPki {

@@ -38,17 +38,17 @@ pub(crate) struct Records {
     template: String,
     spare_template: String,
     integration: String,
-    integration_endpoint: String,
-    integration_token: String,
+    pub(crate) integration_endpoint: String,
+    pub(crate) integration_token: String,
     spare_integration: String,
     draft: String,
     spare_draft: String,
-    subscriber: String,
-    spare_subscriber: String,
+    pub(crate) subscriber: String,
+    pub(crate) spare_subscriber: String,
     delivery: String,
     read_token: String,
     spare_read_token: String,
-    support: String,
+    pub(crate) support: String,
 }
 
 /// An app reaching loopback (a vendor's page and a webhook receiver run there), the three
@@ -89,7 +89,7 @@ impl World {
     }
 
     /// POSTs `body` to `path` as the owner, asserting `201`; answers the record.
-    async fn made(&self, path: &str, body: Value) -> Value {
+    pub(crate) async fn made(&self, path: &str, body: Value) -> Value {
         let (status, made) = self.app.api(&self.owner).post(path, body).await;
         assert_eq!(status, 201, "{path}: {made}");
         made
