@@ -15,7 +15,8 @@ use crate::runtime::drain;
 use crate::startup::{self, Application};
 use crate::{services, telemetry};
 
-mod backup;
+mod import;
+mod operate;
 
 /// Exit status for configuration and usage errors.
 const EXIT_CONFIG: u8 = 2;
@@ -79,6 +80,9 @@ pub enum Command {
         #[arg(long)]
         verify: bool,
     },
+    /// A subscriber's data on request: everything held about an address, or forgetting it.
+    #[command(subcommand)]
+    Subscriber(SubscriberCommand),
     /// Copy every row of the configured database into another, which must hold no rows: the
     /// move from SQLite to PostgreSQL in one step (a backup restored at once, with no file).
     Copy {
@@ -115,6 +119,21 @@ pub enum ImportCommand {
         /// The addresses were confirmed where they come from: subscribe them without a mail.
         #[arg(long)]
         confirmed: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SubscriberCommand {
+    /// Print, as JSON, everything Herald holds about an address on every page.
+    Export {
+        #[arg(long)]
+        email: String,
+    },
+    /// Forget an address on every page: subscriptions and their deliveries deleted, support
+    /// messages without their sender, every other mention replaced with [forgotten].
+    Forget {
+        #[arg(long)]
+        email: String,
     },
 }
 
@@ -161,7 +180,7 @@ pub fn main() -> ExitCode {
     let outcome = match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(settings),
         Command::Migrate { status: false } => migrate(&settings),
-        Command::Migrate { status: true } => migration_status(&settings),
+        Command::Migrate { status: true } => operate::migration_status(&settings),
         Command::Demo => demo(&settings),
         Command::User(UserCommand::Add {
             email,
@@ -174,23 +193,29 @@ pub fn main() -> ExitCode {
             expires_days,
         }) => token_create(&settings, &email, &name, expires_days),
         Command::Import(ImportCommand::Statuspage { from, page }) => {
-            import_statuspage(&settings, &from, &page)
+            import::statuspage(&settings, &from, &page)
         }
         Command::Import(ImportCommand::Subscribers {
             page,
             csv,
             confirmed,
-        }) => import_subscribers(&settings, &page, &csv, confirmed),
+        }) => import::subscribers(&settings, &page, &csv, confirmed),
         Command::Backup {
             out,
             passphrase_file,
-        } => backup::backup(&settings, &out, passphrase_file.as_deref()),
+        } => operate::backup(&settings, &out, passphrase_file.as_deref()),
         Command::Restore {
             from,
             passphrase_file,
             verify,
-        } => backup::restore(&settings, &from, passphrase_file.as_deref(), verify),
-        Command::Copy { to } => backup::copy(&settings, &to),
+        } => operate::restore(&settings, &from, passphrase_file.as_deref(), verify),
+        Command::Copy { to } => operate::copy(&settings, &to),
+        Command::Subscriber(SubscriberCommand::Export { email }) => {
+            operate::subscriber_export(&settings, &email)
+        }
+        Command::Subscriber(SubscriberCommand::Forget { email }) => {
+            operate::subscriber_forget(&settings, &email)
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -291,21 +316,6 @@ fn migrate(settings: &Settings) -> Result<(), CliError> {
     Ok(())
 }
 
-fn migration_status(settings: &Settings) -> Result<(), CliError> {
-    let url = &settings.database_url;
-    let mut conn = crate::db::connection::establish(url)
-        .map_err(|e| anyhow::anyhow!("cannot connect to {}: {e}", url.redacted()))?;
-    let all = crate::db::migrations::status(&mut conn)?;
-    for (version, state) in &all {
-        println!("{version} {}", state.as_str());
-    }
-    let pending = all
-        .iter()
-        .filter(|(_, s)| *s == crate::db::migrations::State::Pending);
-    println!("{} pending", pending.count());
-    Ok(())
-}
-
 fn demo(settings: &Settings) -> Result<(), CliError> {
     let (mut conn, _) = startup::open_connection(settings)?;
     let seeded = services::demo::seed(&mut conn, chrono::Utc::now())
@@ -318,83 +328,6 @@ fn demo(settings: &Settings) -> Result<(), CliError> {
     match seeded {
         services::demo::Seeded::Created => println!("created the demo page: {url}"),
         services::demo::Seeded::AlreadyThere => println!("the demo page already exists: {url}"),
-    }
-    Ok(())
-}
-
-/// `herald import statuspage`: reads the source page, then writes it in one transaction;
-/// progress on stderr, the summary on stdout.
-fn import_statuspage(settings: &Settings, from: &str, slug: &str) -> Result<(), CliError> {
-    let base = crate::domain::imports::statuspage::api_base(from)
-        .map_err(|e| CliError::Usage(format!("--from {e}")))?;
-    crate::domain::Slug::parse(slug).map_err(|e| CliError::Usage(format!("--page: {e}")))?;
-    let fetcher = crate::delivery::fetch::Fetcher::new(
-        crate::delivery::outbound::Policy::from_settings(settings),
-    );
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(anyhow::Error::from)?;
-    let mut progress = |line: &str| eprintln!("{line}");
-    let source = runtime
-        .block_on(crate::services::imports::fetch::read_statuspage(
-            &fetcher,
-            &base,
-            &mut progress,
-        ))
-        .map_err(|e| CliError::Failed(anyhow::anyhow!(e)))?;
-    let (mut conn, _) = startup::open_connection(settings)?;
-    let report = services::imports::import_statuspage(&mut conn, slug, &source, &mut progress)
-        .map_err(|e| anyhow::anyhow!(e.to_string()))?;
-    for line in report.lines() {
-        println!("{line}");
-    }
-    Ok(())
-}
-
-/// `herald import subscribers`: reads the file, checks its webhooks' endpoints, then writes
-/// the subscribers a thousand rows per transaction (a serving Herald's writes go on between
-/// them); progress on stderr, the summary on stdout.
-fn import_subscribers(
-    settings: &Settings,
-    slug: &str,
-    file: &std::path::Path,
-    confirmed: bool,
-) -> Result<(), CliError> {
-    crate::domain::Slug::parse(slug).map_err(|e| CliError::Usage(format!("--page: {e}")))?;
-    let shown = file.display();
-    let bytes = std::fs::read(file)
-        .map_err(|e| CliError::Usage(format!("--csv: cannot read {shown}: {e}")))?;
-    let rows = crate::domain::imports::subscriber_csv::read(&bytes)
-        .map_err(|e| CliError::Usage(format!("--csv {shown}: {e}")))?;
-    eprintln!("read {} rows from {shown}", rows.len());
-    let policy = crate::delivery::outbound::Policy::from_settings(settings);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(anyhow::Error::from)?;
-    let rows = runtime.block_on(crate::services::imports::fetch::check_webhooks(
-        rows, &policy,
-    ));
-    let (mut conn, _) = startup::open_connection(settings)?;
-    let mut progress = |line: &str| eprintln!("{line}");
-    let report = services::imports::import_subscribers(
-        &mut conn,
-        slug,
-        rows,
-        confirmed,
-        &mut crate::delivery::signature::new_secret,
-        &mut progress,
-    )
-    .map_err(|e| match e {
-        crate::error::AppError::Validation(fields) => usage_of(&fields),
-        other => CliError::Failed(anyhow::anyhow!(other.to_string())),
-    })?;
-    for line in report.lines() {
-        println!("{line}");
-    }
-    if !confirmed && report.created.contains_key("email subscribers") {
-        println!("each new email subscriber gets one mail to confirm; until then, nothing else");
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ use crate::domain::lang::Lang;
 use crate::domain::{EmailAddress, PageId, SubscriberId};
 mod links;
 mod list;
+pub mod on_request;
 pub mod token;
 
 pub use links::{confirm, link_token, subscriber_of_token, unsubscribe};

@@ -19,6 +19,7 @@ mod browser;
 mod cli;
 mod console;
 mod cost;
+mod data_requests;
 mod deadlines;
 mod delivery;
 mod embed;

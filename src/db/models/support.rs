@@ -174,3 +174,30 @@ pub fn is_signin(conn: &mut DbConn, component_id: &str) -> QueryResult<bool> {
         .select(components::signin)
         .first(conn)
 }
+
+/// The submissions sent from `email`, on any page, oldest first.
+pub fn by_email(conn: &mut DbConn, email: &str) -> QueryResult<Vec<SupportSubmission>> {
+    support_submissions::table
+        .filter(support_submissions::email.eq(email))
+        .order((
+            support_submissions::submitted_at.asc(),
+            support_submissions::id.asc(),
+        ))
+        .select(SupportSubmission::as_select())
+        .load(conn)
+}
+
+/// Clears who sent the submissions from `email` (name, address, account, network address),
+/// keeping their reference, topic, status and message (whose mentions of the address the
+/// caller scrubs); answers how many.
+pub fn forget_sender(conn: &mut DbConn, email: &str, at: NaiveDateTime) -> QueryResult<usize> {
+    diesel::update(support_submissions::table.filter(support_submissions::email.eq(email)))
+        .set((
+            support_submissions::name.eq(crate::db::archive::FORGOTTEN),
+            support_submissions::email.eq(""),
+            support_submissions::account.eq(None::<String>),
+            support_submissions::client_ip.eq(None::<String>),
+            support_submissions::updated_at.eq(at),
+        ))
+        .execute(conn)
+}

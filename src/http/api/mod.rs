@@ -93,6 +93,8 @@ api_routes! {
     get "/pages/{slug}/subscribers" => subscribers::list_subscribers,
     delete "/pages/{slug}/subscribers/{id}" => subscribers::delete_subscriber,
     get "/pages/{slug}/deliveries" => subscribers::list_deliveries,
+    get "/subscribers" => subscribers::held,
+    delete "/subscribers" => subscribers::forget,
     post "/pages/{slug}/deliveries/{id}/retry" => subscribers::retry_delivery,
     get "/pages/{slug}/support" => support::list_submissions,
     patch "/pages/{slug}/support/{id}" => support::update_submission,

@@ -17,7 +17,10 @@ use crate::domain::SubscriberId;
 use crate::error::{AppError, AppResult, FieldErrors};
 use crate::http::auth::Permission;
 use crate::http::subscribers::check_webhook_url;
+use crate::services::audit::Change;
 use crate::services::deliveries;
+use crate::services::idempotency::Answer;
+use crate::services::subscribers::on_request;
 use crate::services::subscribers::{self as service, Origin, SubscribeInput, Subscribed, Target};
 
 /// A subscriber of one type takes none of the other type's fields: an email subscriber has no
@@ -218,6 +221,50 @@ pub async fn retry_delivery(
         let again = deliveries::retry(c, &page.id, &id, now)?;
         let record = Record::new("delivery.retry", "delivery", &id).with_changes(json!({}));
         run::answered(200, delivery_view(&again), record)
+    })
+    .await
+}
+
+/// `?email=`: the address a request about a subscriber's data is about.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Address {
+    email: String,
+}
+
+/// `GET /subscribers?email=E` (owners): everything Herald holds about the address, on every
+/// page: its subscriptions with what was sent to them, and its support messages.
+#[tracing::instrument(skip_all)]
+pub async fn held(api: Api, query: super::query::Query<Address>) -> AppResult<HttpResponse> {
+    let email = on_request::address(&query.email)?;
+    api.read(Permission::Admin, move |c| {
+        Ok(json!(on_request::export(c, &email)?))
+    })
+    .await
+}
+
+/// `DELETE /subscribers?email=E` (owners): forgets the address on every page. The audit log
+/// records that it happened and how much went, not the address.
+#[tracing::instrument(skip_all)]
+pub async fn forget(api: Api, query: super::query::Query<Address>) -> AppResult<HttpResponse> {
+    let email = on_request::address(&query.email)?;
+    api.write(Permission::Admin, &Value::Null, move |c| {
+        let forgotten = on_request::forget(c, &email, chrono::Utc::now())?;
+        let counts = json!({
+            "subscriptions": forgotten.subscriptions,
+            "support_submissions": forgotten.support_submissions,
+            "mentions": forgotten.mentions.iter().map(|(_, n)| n).sum::<usize>(),
+        });
+        let audit = Change {
+            action: "subscriber.forget",
+            entity_type: "subscriber",
+            entity_id: None,
+            page_id: None,
+            changes: counts.clone(),
+        };
+        let mut body = counts;
+        body["forgotten"] = json!(true);
+        Ok((Answer::new(200, body), audit))
     })
     .await
 }

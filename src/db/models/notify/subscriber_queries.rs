@@ -239,3 +239,26 @@ pub fn count_failure(
     .execute(conn)?;
     find_subscriber(conn, id)
 }
+
+/// Every subscription, on any page, of `email`: as its address, or as its webhook's contact.
+pub fn by_address(conn: &mut DbConn, email: &str) -> QueryResult<Vec<Subscriber>> {
+    subscribers::table
+        .filter(
+            subscribers::email
+                .eq(email)
+                .or(subscribers::contact_email.eq(email)),
+        )
+        .order((subscribers::created_at.asc(), subscribers::id.asc()))
+        .select(Subscriber::as_select())
+        .load(conn)
+}
+
+/// The deliveries made for a subscriber, oldest first.
+pub fn deliveries_of(conn: &mut DbConn, id: &SubscriberId) -> QueryResult<Vec<super::Delivery>> {
+    use crate::db::schema::deliveries;
+    deliveries::table
+        .filter(deliveries::subscriber_id.eq(id))
+        .order((deliveries::created_at.asc(), deliveries::id.asc()))
+        .select(super::Delivery::as_select())
+        .load(conn)
+}

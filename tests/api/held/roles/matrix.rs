@@ -49,6 +49,20 @@ pub(super) fn matrix(w: &World, r: &Records, viewer_token_id: &str) -> Vec<Route
     vec![
         route("get", "/audit", "/audit".into(), Empty, Owner),
         route(
+            "get",
+            "/subscribers",
+            "/subscribers?email=spare@acme.example.com".into(),
+            Empty,
+            Owner,
+        ),
+        route(
+            "delete",
+            "/subscribers",
+            "/subscribers?email=nobody@acme.example.com".into(),
+            Empty,
+            Owner,
+        ),
+        route(
             "post",
             "/pages",
             "/pages".into(),

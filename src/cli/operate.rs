@@ -1,5 +1,6 @@
-//! `herald backup`, `herald restore` and `herald copy`: progress on stderr, the summary on stdout; a damaged
-//! archive, a wrong passphrase or a database that is not empty exits 2.
+//! The operator's commands on the database: `backup`, `restore` and `copy` (progress on
+//! stderr, the summary on stdout; a damaged archive, a wrong passphrase or a database that is
+//! not empty exits 2), `migrate --status`, and a subscriber's data on request.
 
 use std::path::Path;
 
@@ -9,6 +10,7 @@ use super::CliError;
 use crate::backup::{self, BackupError, seal};
 use crate::config::{DatabaseUrl, Settings};
 use crate::db::DbConn;
+use crate::services::subscribers::on_request;
 
 /// `herald backup --out FILE [--passphrase-file FILE]`.
 pub(super) fn backup(
@@ -124,4 +126,67 @@ fn failed(e: BackupError) -> CliError {
         BackupError::Refused(why) => CliError::Usage(why),
         BackupError::Failed(e) => CliError::Failed(e),
     }
+}
+
+pub(super) fn migration_status(settings: &Settings) -> Result<(), CliError> {
+    let url = &settings.database_url;
+    let mut conn = crate::db::connection::establish(url)
+        .map_err(|e| anyhow::anyhow!("cannot connect to {}: {e}", url.redacted()))?;
+    let all = crate::db::migrations::status(&mut conn)?;
+    for (version, state) in &all {
+        println!("{version} {}", state.as_str());
+    }
+    let pending = all
+        .iter()
+        .filter(|(_, s)| *s == crate::db::migrations::State::Pending);
+    println!("{} pending", pending.count());
+    Ok(())
+}
+
+/// `herald subscriber export --email E`: the JSON on stdout.
+pub(super) fn subscriber_export(settings: &Settings, email: &str) -> Result<(), CliError> {
+    let email = on_request::address(email).map_err(|e| CliError::Usage(format!("--email: {e}")))?;
+    let (mut conn, _) = crate::startup::open_connection(settings)?;
+    let held = on_request::export(&mut conn, &email)
+        .map_err(|e| CliError::Failed(anyhow::anyhow!(e.to_string())))?;
+    let json = serde_json::to_string_pretty(&held).map_err(anyhow::Error::from)?;
+    println!("{json}");
+    Ok(())
+}
+
+/// `herald subscriber forget --email E`: in one transaction with its audit row (which names no
+/// address); the counts on stdout.
+pub(super) fn subscriber_forget(settings: &Settings, email: &str) -> Result<(), CliError> {
+    let email = on_request::address(email).map_err(|e| CliError::Usage(format!("--email: {e}")))?;
+    let (mut conn, _) = crate::startup::open_connection(settings)?;
+    let forgotten = crate::db::write_tx(&mut conn, |c| {
+        let forgotten = on_request::forget(c, &email, chrono::Utc::now())?;
+        let entry = crate::services::audit::Change {
+            action: "subscriber.forget",
+            entity_type: "subscriber",
+            entity_id: None,
+            page_id: None,
+            changes: serde_json::json!({
+                "subscriptions": forgotten.subscriptions,
+                "support_submissions": forgotten.support_submissions,
+            }),
+        };
+        // The operator at a terminal: the audit log names the command, as it names a vendor
+        // or an alert source for their changes.
+        let actor = crate::services::audit::Actor {
+            user_id: String::new(),
+            email: "cli:herald subscriber forget".to_owned(),
+        };
+        crate::services::audit::record(c, &actor, &entry)?;
+        Ok::<_, crate::error::AppError>(forgotten)
+    })
+    .map_err(|e| CliError::Failed(anyhow::anyhow!(e.to_string())))?;
+    println!("subscriptions deleted: {}", forgotten.subscriptions);
+    println!(
+        "support messages without their sender: {}",
+        forgotten.support_submissions
+    );
+    let mentions: usize = forgotten.mentions.iter().map(|(_, n)| n).sum();
+    println!("other rows that mentioned it: {mentions}");
+    Ok(())
 }
