@@ -22,6 +22,7 @@ mod cost;
 mod data_requests;
 mod deadlines;
 mod delivery;
+mod deploy;
 mod embed;
 mod error_pages;
 mod health;
