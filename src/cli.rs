@@ -80,6 +80,9 @@ pub enum Command {
         #[arg(long)]
         verify: bool,
     },
+    /// Delete now what is past its time (the retention_*_days settings), as a serving Herald
+    /// does every ten minutes; the rows deleted per table on stdout.
+    Retention,
     /// A subscriber's data on request: everything held about an address, or forgetting it.
     #[command(subcommand)]
     Subscriber(SubscriberCommand),
@@ -210,6 +213,7 @@ pub fn main() -> ExitCode {
             verify,
         } => operate::restore(&settings, &from, passphrase_file.as_deref(), verify),
         Command::Copy { to } => operate::copy(&settings, &to),
+        Command::Retention => operate::retention(&settings),
         Command::Subscriber(SubscriberCommand::Export { email }) => {
             operate::subscriber_export(&settings, &email)
         }

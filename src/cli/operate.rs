@@ -190,3 +190,47 @@ pub(super) fn subscriber_forget(settings: &Settings, email: &str) -> Result<(), 
     println!("other rows that mentioned it: {mentions}");
     Ok(())
 }
+
+/// `herald retention`: deletes now what is past its time, as the serving process does every
+/// ten minutes (batch after batch, a pause between, beside a serving Herald's writes); the
+/// rows deleted per table on stdout.
+pub(super) fn retention(settings: &Settings) -> Result<(), CliError> {
+    use crate::services::retention::{self, Batch};
+    let (mut conn, _) = crate::startup::open_connection(settings)?;
+    let mut deleted: std::collections::BTreeMap<&str, usize> = Default::default();
+    // A serving Herald's writes go first: a batch that found the database busy waits and tries
+    // again, up to BUSY_TRIES times in a row.
+    const BUSY_TRIES: u32 = 20;
+    let mut busy = 0;
+    loop {
+        let batch =
+            match retention::delete_batch(&mut conn, &settings.retention, chrono::Utc::now()) {
+                Err(crate::error::AppError::Unavailable { .. }) if busy < BUSY_TRIES => {
+                    busy += 1;
+                    std::thread::sleep(crate::workers::retention::PAUSE * 10);
+                    continue;
+                }
+                other => other.map_err(|e| CliError::Failed(anyhow::anyhow!(e.to_string())))?,
+            };
+        busy = 0;
+        match &batch {
+            Batch::Deleted(counts) => {
+                for (table, n) in counts {
+                    *deleted.entry(table).or_default() += n;
+                }
+            }
+            Batch::NotOurTurn => {
+                eprintln!("another process is deleting now; nothing was done");
+                break;
+            }
+        }
+        if !batch.more() {
+            break;
+        }
+        std::thread::sleep(crate::workers::retention::PAUSE);
+    }
+    for (table, n) in &deleted {
+        println!("{table}: {n} deleted");
+    }
+    Ok(())
+}

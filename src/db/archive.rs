@@ -356,7 +356,7 @@ pub fn write_rows(conn: &mut DbConn, table: &Table, rows: &[String]) -> QueryRes
                 .map(|(i, c)| postgres_stored(c.kind, &format!("r->>{i}")))
                 .collect();
             format!(
-                "INSERT INTO {name} ({names}) SELECT {} FROM json_array_elements($1::json) AS r",
+                "INSERT INTO {name} ({names}) SELECT {} FROM jsonb_array_elements($1::jsonb) AS r",
                 values.join(", ")
             )
         }

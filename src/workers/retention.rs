@@ -14,7 +14,7 @@ use crate::services::retention::{self, Batch, Sizes};
 /// How often a pass runs.
 pub const EVERY: Duration = Duration::from_secs(600);
 /// The pause between two batches: writers waiting for the database go first.
-const PAUSE: Duration = Duration::from_millis(20);
+pub const PAUSE: Duration = Duration::from_millis(20);
 
 /// Runs until `stop` is cancelled: the sizes at start, then a pass every [`EVERY`].
 pub async fn run(db: Db, retention: Retention, stop: CancellationToken) {

@@ -8,16 +8,27 @@ use crate::helpers::tools;
 
 #[test]
 fn the_systemd_units_verify() {
-    if Command::new("systemd-analyze").arg("--version").output().is_err() {
+    if Command::new("systemd-analyze")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         tools::missing("systemd-analyze", "apt-get install systemd");
         return;
     }
     let deploy = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy");
     let units = tempfile::tempdir().unwrap();
-    let names = ["herald.service", "herald-backup.service", "herald-backup.timer"];
+    let names = [
+        "herald.service",
+        "herald-backup.service",
+        "herald-backup.timer",
+    ];
     for name in names {
         let text = std::fs::read_to_string(deploy.join(name)).unwrap();
-        assert!(text.contains("/usr/local/bin/herald") || name.ends_with(".timer"), "{name}");
+        assert!(
+            text.contains("/usr/local/bin/herald") || name.ends_with(".timer"),
+            "{name}"
+        );
         let text = text.replace("/usr/local/bin/herald", env!("CARGO_BIN_EXE_herald"));
         std::fs::write(units.path().join(name), text).unwrap();
     }
