@@ -26,6 +26,7 @@ on_both_backends!(
     a_backup_taken_while_writes_go_on_restores_into_the_other_backend_row_for_row,
     what_a_restore_must_refuse_it_refuses_and_writes_nothing,
     after_a_move_in_one_step_links_tokens_sessions_and_signatures_still_work,
+    an_archive_of_an_older_schema_is_restored_then_migrated,
 );
 
 /// A new database of the other backend than `url`'s (SQLite when there is no PostgreSQL).
@@ -332,7 +333,7 @@ async fn what_a_restore_must_refuse_it_refuses_and_writes_nothing(db: TestDb) {
 }
 
 async fn after_a_move_in_one_step_links_tokens_sessions_and_signatures_still_work(db: TestDb) {
-    let w = World::spawn(db).await;
+    let mut w = World::spawn(db).await;
     w.page("acme").await;
     let source = w.app.test_db.url();
     // A reader's webhook subscription: its signing secret and its manage link are the reader's.
@@ -375,12 +376,47 @@ async fn after_a_move_in_one_step_links_tokens_sessions_and_signatures_still_wor
         base: app.address.clone(),
     };
 
+    // A notification the reader's receiver cannot take yet: still trying when the source stops.
+    hooks.answer(503);
+    w.made(
+        "/pages/acme/incidents",
+        json!({"name": "Before the move", "body": "Looking.", "impact": "minor"}),
+    )
+    .await;
+    w.app.deliver_pending().await;
+    let before_the_move = |hooks: &Receiver| {
+        hooks
+            .at("/moved")
+            .iter()
+            .filter(|h| String::from_utf8_lossy(&h.body).contains("Before the move"))
+            .count()
+    };
+    let tried = before_the_move(&hooks);
+    assert!(tried >= 1, "the source tried it");
+    w.app.stop().await.unwrap();
+
     let target = other_backend(&source);
     let (code, stdout, stderr) = run(&source, &["copy", "--to", &target.url()]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("copied"), "{stdout}");
     let extra = [("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true")];
     let there = TestApp::spawn_with(target, &extra, Registry::standard()).await;
+    // The pending notification goes out from the new database, once.
+    hooks.answer(200);
+    there
+        .clock
+        .advance(std::time::Duration::from_secs(24 * 3600));
+    there.deliver_pending().await;
+    assert_eq!(
+        before_the_move(&hooks),
+        tried + 1,
+        "sent once after the move"
+    );
+    there
+        .clock
+        .advance(std::time::Duration::from_secs(24 * 3600));
+    there.deliver_pending().await;
+    assert_eq!(before_the_move(&hooks), tried + 1, "and not again");
 
     // The manage link opens the subscription; a made-up one does not.
     let res = there.get(&manage).await;
@@ -417,4 +453,54 @@ async fn after_a_move_in_one_step_links_tokens_sessions_and_signatures_still_wor
     .await
     .unwrap();
     assert_eq!(verdict, "valid");
+}
+
+async fn an_archive_of_an_older_schema_is_restored_then_migrated(db: TestDb) {
+    // An older Herald's database: its schema as it was before the page languages
+    // (2026-12-03-000003), with a page of that time.
+    let url = db.url();
+    let parsed = herald::config::DatabaseUrl::parse(&url).unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let file = files.path().join("older.herald");
+    let (older, out) = (String::from("20261203000002"), file.clone());
+    let summary = tokio::task::spawn_blocking(move || {
+        let mut conn = herald::db::connection::establish(&parsed).unwrap();
+        herald::db::migrations::migrate_to(&mut conn, &older).unwrap();
+        diesel::RunQueryDsl::execute(
+            diesel::sql_query(
+                "INSERT INTO status_pages (id, slug, name, created_at, updated_at) VALUES \
+                 ('0193a0a0-0000-7000-8000-000000000001', 'older', 'The older page', \
+                 '2026-12-02 09:00:00', '2026-12-02 09:00:00')",
+            ),
+            &mut conn,
+        )
+        .unwrap();
+        let output = seal::Output::create(&out, None).unwrap();
+        let (summary, output) = herald::backup::backup(&mut conn, output, &mut |_| {}).unwrap();
+        output.finish().unwrap();
+        summary
+    })
+    .await
+    .unwrap();
+    assert_eq!(summary.schema, "20261203000002");
+
+    let target = other_backend(&url);
+    let (code, stdout, stderr) = run(
+        &target.url(),
+        &["restore", "--from", file.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("schema 20261203000002"), "{stdout}");
+    assert!(
+        stderr.contains("applied migration 20261203000003"),
+        "{stderr}"
+    );
+    let (_, status, _) = run(&target.url(), &["migrate", "--status"]);
+    assert!(status.ends_with("0 pending\n"), "{status}");
+    let there = TestApp::spawn(target).await;
+    let page = there.wait_for_text("/status/older", "The older page").await;
+    assert!(
+        page.contains("lang=\"en\""),
+        "the languages migration gave it its default"
+    );
 }
