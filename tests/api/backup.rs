@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::delivery::webhooks::verified_by_the_reference_library;
 use crate::held::roles::World;
 use crate::helpers::{Console, TestApp, TestDb};
-use crate::notify::sinks::Receiver;
+use crate::notify::sinks::{Receiver, SmtpSink};
 use crate::process::herald;
 
 on_both_backends!(
@@ -285,6 +285,22 @@ async fn what_a_restore_must_refuse_it_refuses_and_writes_nothing(db: TestDb) {
     let middle = changed.len() / 2;
     changed[middle] ^= 0x20;
     std::fs::write(&flipped, &changed).unwrap();
+    // The same archive, made by a newer Herald: its manifest names a schema this one lacks.
+    let newer = files.path().join("newer.herald");
+    {
+        let mut reader = Reader::open(seal::open(&plain, None).unwrap()).unwrap();
+        let mut manifest = reader.manifest().clone();
+        manifest.schema = "29991231000001".to_owned();
+        let out = seal::Output::create(&newer, None).unwrap();
+        let mut writer = herald::backup::archive::Writer::new(out, &manifest).unwrap();
+        for listed in &manifest.tables {
+            for _ in 0..listed.rows {
+                writer.row(reader.row(&listed.table).unwrap()).unwrap();
+            }
+        }
+        reader.finish().unwrap();
+        writer.finish().unwrap().finish().unwrap();
+    }
     let wrong = files.path().join("wrong");
     std::fs::write(&wrong, "wrong horse\n").unwrap();
     let sealed_s = sealed.to_str().unwrap();
@@ -318,6 +334,21 @@ async fn what_a_restore_must_refuse_it_refuses_and_writes_nothing(db: TestDb) {
             assert!(tables.is_empty() && !migrated, "{all:?} left {tables:?}");
         }
     }
+    // A newer Herald's archive is sound (--verify says so) but is not restored by this one.
+    let (code, _, stderr) = run(
+        "",
+        &["restore", "--verify", "--from", newer.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let target = other_backend(&source);
+    let (code, _, stderr) = run(
+        &target.url(),
+        &["restore", "--from", newer.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("from a newer Herald"), "{stderr}");
+    let (tables, migrated) = schema_in(&target.url());
+    assert!(tables.is_empty() && !migrated, "{tables:?}");
     // The right passphrase opens it.
     let target = other_backend(&source);
     let pass = passphrase.to_str().unwrap();
@@ -333,8 +364,10 @@ async fn what_a_restore_must_refuse_it_refuses_and_writes_nothing(db: TestDb) {
 }
 
 async fn after_a_move_in_one_step_links_tokens_sessions_and_signatures_still_work(db: TestDb) {
-    let mut w = World::spawn(db).await;
-    w.page("acme").await;
+    let smtp = SmtpSink::start();
+    let smtp_url = smtp.url();
+    let mut w = World::spawn_with(db, &[("HERALD_SMTP_URL", smtp_url.as_str())]).await;
+    let r = w.page("acme").await;
     let source = w.app.test_db.url();
     // A reader's webhook subscription: its signing secret and its manage link are the reader's.
     let hooks = Receiver::start();
@@ -376,6 +409,17 @@ async fn after_a_move_in_one_step_links_tokens_sessions_and_signatures_still_wor
         base: app.address.clone(),
     };
 
+    // A reader subscribes by mail, and is sent the link to confirm (followed after the move).
+    let res = w
+        .app
+        .client
+        .post(format!("{}/status/acme/api/subscribe", w.app.address))
+        .json(&json!({"type": "email", "email": "reader@example.com"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 202);
+    let mail = smtp.wait_for("reader@example.com", 1).await;
     // A notification the reader's receiver cannot take yet: still trying when the source stops.
     hooks.answer(503);
     w.made(
@@ -383,7 +427,7 @@ async fn after_a_move_in_one_step_links_tokens_sessions_and_signatures_still_wor
         json!({"name": "Before the move", "body": "Looking.", "impact": "minor"}),
     )
     .await;
-    w.app.deliver_pending().await;
+    hooks.wait_for("/moved", 1).await;
     let before_the_move = |hooks: &Receiver| {
         hooks
             .at("/moved")
@@ -391,15 +435,18 @@ async fn after_a_move_in_one_step_links_tokens_sessions_and_signatures_still_wor
             .filter(|h| String::from_utf8_lossy(&h.body).contains("Before the move"))
             .count()
     };
+    w.app.stop().await.unwrap();
     let tried = before_the_move(&hooks);
     assert!(tried >= 1, "the source tried it");
-    w.app.stop().await.unwrap();
 
     let target = other_backend(&source);
     let (code, stdout, stderr) = run(&source, &["copy", "--to", &target.url()]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("copied"), "{stdout}");
-    let extra = [("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true")];
+    let extra = [
+        ("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true"),
+        ("HERALD_SMTP_URL", smtp_url.as_str()),
+    ];
     let there = TestApp::spawn_with(target, &extra, Registry::standard()).await;
     // The pending notification goes out from the new database, once.
     hooks.answer(200);
@@ -418,6 +465,27 @@ async fn after_a_move_in_one_step_links_tokens_sessions_and_signatures_still_wor
     there.deliver_pending().await;
     assert_eq!(before_the_move(&hooks), tried + 1, "and not again");
 
+    // The link the reader was mailed before the move confirms them after it.
+    let link = mail[0].link("/confirm/").expect("a confirmation link");
+    let res = there.get(&link[link.find("/status/").unwrap()..]).await;
+    assert_eq!(res.status(), 200);
+    let (_, listed) = there.api(&w.owner).get("/pages/acme/subscribers").await;
+    let reader = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["email"] == "reader@example.com")
+        .expect("the reader");
+    assert_eq!(reader["state"], "confirmed", "{reader}");
+    // The integration's token still opens its endpoint.
+    let (status, body) = there
+        .api(&r.integration_token)
+        .post(
+            &r.integration_endpoint,
+            json!({"component": "API", "status": "operational"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
     // The manage link opens the subscription; a made-up one does not.
     let res = there.get(&manage).await;
     assert_eq!(res.status(), 200, "{manage}");

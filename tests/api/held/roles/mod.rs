@@ -64,7 +64,13 @@ pub(crate) struct World {
 
 impl World {
     pub(crate) async fn spawn(db: TestDb) -> Self {
-        let extra = [("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true")];
+        Self::spawn_with(db, &[]).await
+    }
+
+    /// [`World::spawn`] with settings added.
+    pub(crate) async fn spawn_with(db: TestDb, settings: &[(&str, &str)]) -> Self {
+        let mut extra = vec![("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true")];
+        extra.extend_from_slice(settings);
         let app = TestApp::spawn_with(db, &extra, Registry::standard()).await;
         let owner = app.token(Role::Owner).await;
         let responder = app.token(Role::Responder).await;
