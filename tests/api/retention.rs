@@ -19,6 +19,7 @@ use crate::notify::sinks::Receiver;
 on_both_backends!(
     history_is_deleted_once_past_its_own_time_and_what_pages_need_stays,
     metrics_show_rows_per_table_and_the_oldest_history_kept,
+    the_command_line_deletes_what_is_past_its_time_now,
 );
 
 /// Rows of each table.
@@ -192,4 +193,53 @@ async fn metrics_show_rows_per_table_and_the_oldest_history_kept(db: TestDb) {
     ] {
         assert!(text.contains(line), "{line} missing: {text}");
     }
+}
+
+async fn the_command_line_deletes_what_is_past_its_time_now(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    // Two jobs that died: one 31 days ago (its death moved back, as time would have), one now.
+    for _ in 0..2 {
+        app.db
+            .run(|c| {
+                let job = NewJob::new("retired-kind", json!({})).max_attempts(1);
+                Ok(queue::enqueue(c, &job)?)
+            })
+            .await
+            .unwrap();
+    }
+    app.run_pending_jobs().await;
+    let long_ago = herald::db::now() - Duration::days(31);
+    app.db
+        .run(move |c| {
+            use diesel::prelude::*;
+            use herald::db::schema::jobs;
+            let first: String = jobs::table
+                .filter(jobs::dead_at.is_not_null())
+                .select(jobs::id)
+                .order(jobs::id.asc())
+                .first(c)?;
+            Ok(diesel::update(jobs::table.find(first))
+                .set(jobs::dead_at.eq(Some(long_ago)))
+                .execute(c)?)
+        })
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::process::herald(dir.path())
+        .arg("retention")
+        .env("DATABASE_URL", app.test_db.url())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8(out.stdout).unwrap();
+    assert!(said.contains("jobs: 1 deleted"), "{said}");
+    assert_eq!(
+        counts(&app).await["jobs"],
+        1,
+        "the job that died today stays"
+    );
 }
