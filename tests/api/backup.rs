@@ -20,7 +20,7 @@ use crate::delivery::webhooks::verified_by_the_reference_library;
 use crate::held::roles::World;
 use crate::helpers::{Console, TestApp, TestDb};
 use crate::notify::sinks::{Receiver, SmtpSink};
-use crate::process::herald;
+use crate::process::run_on as run;
 
 on_both_backends!(
     a_backup_taken_while_writes_go_on_restores_into_the_other_backend_row_for_row,
@@ -45,21 +45,6 @@ fn schema_in(url: &str) -> (Vec<String>, bool) {
     let tables = herald::db::archive::tables(&mut conn).unwrap();
     let migrated = herald::db::archive::schema_version(&mut conn).is_ok();
     (tables.into_iter().map(|t| t.name).collect(), migrated)
-}
-
-/// Runs `herald <args>` on `database_url`; answers the exit code, stdout and stderr.
-fn run(database_url: &str, args: &[&str]) -> (Option<i32>, String, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = herald(dir.path())
-        .args(args)
-        .env("DATABASE_URL", database_url)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
 }
 
 /// Each table's rows in the backup at `path`, sorted.

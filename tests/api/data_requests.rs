@@ -9,37 +9,19 @@ use serde_json::json;
 
 use crate::helpers::{TestApp, TestDb};
 use crate::notify::sinks::Receiver;
-use crate::process::herald;
+use crate::process::run_on;
 use crate::support::form_key;
 
 on_both_backends!(an_address_is_exported_across_pages_then_forgotten_everywhere);
 
 const ADDRESS: &str = "ada.lovelace@example.com";
 
-/// `herald <args>` on the database at `url`.
-fn cli(url: &str, args: &[&str]) -> std::process::Output {
-    let dir = tempfile::tempdir().unwrap();
-    herald(dir.path())
-        .args(args)
-        .env("DATABASE_URL", url)
-        .output()
-        .unwrap()
-}
-
 /// Every row of the database as text, from a backup taken with the real command.
 fn every_row(url: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("all.herald");
-    let out = herald(dir.path())
-        .args(["backup", "--out", file.to_str().unwrap()])
-        .env("DATABASE_URL", url)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, _, stderr) = run_on(url, &["backup", "--out", file.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
     let mut text = String::new();
     std::io::Read::read_to_string(
         &mut herald::backup::seal::open(&file, None).unwrap(),
@@ -141,13 +123,9 @@ async fn an_address_is_exported_across_pages_then_forgotten_everywhere(db: TestD
     assert_eq!(held["support_submissions"][0]["account"], "acct-1815");
     // The command line says the same.
     let url = app.test_db.url();
-    let out = cli(&url, &["subscriber", "export", "--email", ADDRESS]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let exported: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, stdout, stderr) = run_on(&url, &["subscriber", "export", "--email", ADDRESS]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let exported: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(exported, held);
     assert!(every_row(&url).to_lowercase().contains(ADDRESS));
 
@@ -178,18 +156,11 @@ async fn an_address_is_exported_across_pages_then_forgotten_everywhere(db: TestD
     assert_eq!(message, "Please write to [forgotten], not my work address.");
 
     // The command line forgets too.
-    let out = cli(
-        &url,
-        &["subscriber", "forget", "--email", "Grace@Example.com"],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let said = String::from_utf8(out.stdout).unwrap();
+    let forget = ["subscriber", "forget", "--email", "Grace@Example.com"];
+    let (code, said, stderr) = run_on(&url, &forget);
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(said.contains("subscriptions deleted: 1"), "{said}");
     assert!(!every_row(&url).to_lowercase().contains("grace@example.com"));
-    let out = cli(&url, &["subscriber", "forget", "--email", "not an address"]);
-    assert_eq!(out.status.code(), Some(2));
+    let (code, _, _) = run_on(&url, &["subscriber", "forget", "--email", "not an address"]);
+    assert_eq!(code, Some(2));
 }

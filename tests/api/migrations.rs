@@ -60,17 +60,7 @@ async fn migrating_twice_is_harmless(db: TestDb) {
 
 async fn a_database_a_newer_herald_migrated_is_refused_and_the_status_says_why(db: TestDb) {
     let url = db.url();
-    let dir = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        let out = crate::process::herald(dir.path())
-            .args(args)
-            .env("DATABASE_URL", &url)
-            .env("HERALD_BIND", "127.0.0.1:0")
-            .output()
-            .unwrap();
-        let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
-        (out.status.code(), text(out.stdout), text(out.stderr))
-    };
+    let run = |args: &[&str]| crate::process::run_on(&url, args);
     let count = names("sqlite").len();
     let (code, out, err) = run(&["migrate", "--status"]);
     assert_eq!(code, Some(0), "{err}");

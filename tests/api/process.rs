@@ -13,6 +13,20 @@ pub fn herald(dir: &Path) -> Command {
     cmd
 }
 
+/// Runs `herald <args>` on the database at `database_url`, as an operator would, in a folder of
+/// its own (and, for `serve`, on a free port): its exit code, stdout and stderr.
+pub fn run_on(database_url: &str, args: &[&str]) -> (Option<i32>, String, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = herald(dir.path())
+        .args(args)
+        .env("DATABASE_URL", database_url)
+        .env("HERALD_BIND", "127.0.0.1:0")
+        .output()
+        .expect("herald runs");
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("UTF-8");
+    (out.status.code(), text(out.stdout), text(out.stderr))
+}
+
 /// Adds the owner `email` as an operator does: `herald user add`, the password on stdin.
 pub fn add_owner(dir: &Path, database_url: &str, email: &str) {
     use std::io::Write;

@@ -224,18 +224,8 @@ async fn the_command_line_deletes_what_is_past_its_time_now(db: TestDb) {
         })
         .await
         .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let out = crate::process::herald(dir.path())
-        .arg("retention")
-        .env("DATABASE_URL", app.test_db.url())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let said = String::from_utf8(out.stdout).unwrap();
+    let (code, said, stderr) = crate::process::run_on(&app.test_db.url(), &["retention"]);
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(said.contains("jobs: 1 deleted"), "{said}");
     assert_eq!(
         counts(&app).await["jobs"],
