@@ -189,6 +189,7 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         translations -> Text,
+        metadata -> Text,
     }
 }
 
@@ -211,6 +212,7 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         translations -> Text,
+        display_at -> Nullable<Timestamp>,
     }
 }
 

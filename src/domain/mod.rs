@@ -18,6 +18,7 @@ pub mod image;
 pub mod imports;
 pub mod lang;
 pub mod markdown;
+pub mod metadata;
 pub mod naming;
 pub mod password;
 pub mod postmortem;

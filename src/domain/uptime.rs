@@ -171,6 +171,49 @@ pub fn stretches(
     out
 }
 
+/// Outage within a range of time, as Statuspage's uptime answer gives it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outage {
+    pub major_secs: i64,
+    pub partial_secs: i64,
+    /// Availability in percent, with [`downtime_weight`]'s weights (as the uptime bars).
+    pub percent: f64,
+}
+
+/// The outage in `[from, until)` of a component whose status changed at each of `changes`
+/// (oldest first, the change in force at `from` included; operational before the first).
+pub fn outage(
+    changes: &[(DateTime<Utc>, ComponentStatus)],
+    from: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Outage {
+    let (mut major, mut partial, mut weighted) = (0i64, 0i64, 0f64);
+    for (i, (at, status)) in changes.iter().enumerate() {
+        let start = (*at).max(from);
+        let end = changes
+            .get(i + 1)
+            .map_or(until, |(next, _)| *next)
+            .min(until);
+        let secs = (end - start).num_seconds();
+        if secs <= 0 {
+            continue;
+        }
+        match status {
+            ComponentStatus::MajorOutage => major += secs,
+            ComponentStatus::PartialOutage => partial += secs,
+            _ => {}
+        }
+        weighted += secs as f64 * downtime_weight(*status);
+    }
+    let total = (until - from).num_seconds().max(1) as f64;
+    let percent = ((1.0 - weighted / total) * 10_000.0).round() / 100.0;
+    Outage {
+        major_secs: major,
+        partial_secs: partial,
+        percent,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,5 +369,23 @@ mod tests {
                     .all(|r| r.len() == 1 || r.clone().all(|i| i % every != 0))
             );
         }
+    }
+
+    #[test]
+    fn outage_counts_each_kind_within_the_range_only() {
+        use chrono::TimeZone;
+        let at = |h: u32| Utc.with_ymd_and_hms(2026, 1, 1, h, 0, 0).unwrap();
+        let changes = [
+            (at(0), ComponentStatus::Operational),
+            (at(2), ComponentStatus::MajorOutage),
+            (at(3), ComponentStatus::PartialOutage),
+            (at(5), ComponentStatus::Operational),
+        ];
+        let o = outage(&changes, at(1), at(11));
+        assert_eq!((o.major_secs, o.partial_secs), (3600, 7200));
+        // 1 h at weight 1 and 2 h at 0.3 of 10 h: 84 % available.
+        assert_eq!(o.percent, 84.0);
+        let before = outage(&changes, at(2) + chrono::Duration::minutes(30), at(3));
+        assert_eq!((before.major_secs, before.percent), (1800, 0.0));
     }
 }

@@ -39,11 +39,13 @@ pub enum Reader {
 
 impl Reader {
     /// The reader of `path`, sent with the body type `content_type`: the API (`/api/` at the
-    /// root or below a page), `.json` documents, the health checks and JSON bodies are read by
+    /// root or below a page), Statuspage's API (`/v1/`), `.json` documents, the health checks and JSON bodies are read by
     /// programs; everything else by people.
     pub fn of(path: &str, content_type: &str) -> Self {
         let program = path.starts_with("/api/")
             || path.contains("/api/")
+            || path == "/v1"
+            || path.starts_with("/v1/")
             || path.ends_with(".json")
             || matches!(path, "/healthz" | "/readyz")
             || content_type.eq_ignore_ascii_case("application/json");

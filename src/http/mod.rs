@@ -24,6 +24,7 @@ pub mod middleware;
 pub mod public;
 pub mod read_path;
 pub mod request_span;
+pub mod statuspage_v1;
 pub mod subscribers;
 pub mod support;
 
@@ -46,5 +47,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .configure(support::routes)
         .configure(subscribers::routes)
         .configure(admin::routes)
-        .configure(api::routes);
+        .configure(api::routes)
+        .configure(statuspage_v1::routes);
 }

@@ -74,7 +74,7 @@ fn token_route(path: &str) -> Option<&'static str> {
 }
 
 /// `path?query` with each segment the route `pattern` names `{token}` (or a token route's, when
-/// `path` has its shape) and each `token=` query value replaced by [`REDACTED`].
+/// `path` has its shape) and each `token=` (and `api_key=`, Statuspage's) query value replaced by [`REDACTED`].
 pub fn redacted_target<'a>(pattern: Option<&str>, path: &'a str, query: &'a str) -> Cow<'a, str> {
     let pattern = match pattern {
         Some(p) if p.contains("{token}") => Some(p),
@@ -113,7 +113,9 @@ fn redact_query(query: &str) -> Cow<'_, str> {
             .next()
             .map(|(name, _)| name.trim().to_owned())
             .unwrap_or_default();
-        decoded.eq_ignore_ascii_case("token") || decoded.eq_ignore_ascii_case("form_token")
+        decoded.eq_ignore_ascii_case("token")
+            || decoded.eq_ignore_ascii_case("form_token")
+            || decoded.eq_ignore_ascii_case("api_key")
     };
     if !query.split('&').any(secret) {
         return Cow::Borrowed(query);
@@ -163,6 +165,11 @@ mod tests {
             Cow::Borrowed("/status/a")
         ));
         assert_eq!(redacted_target(None, "/x", "page=2"), "/x?page=2");
+        // Statuspage's key in the query.
+        assert_eq!(
+            redacted_target(Some("/v1/pages/{page_id}"), "/v1/pages/a", "api_key=s3cret"),
+            "/v1/pages/a?api_key=[redacted]"
+        );
     }
 
     #[test]

@@ -6,12 +6,14 @@
 //! component changes (old → new) with their history rows and the affected-components list.
 
 mod changes;
+mod edit;
 mod open;
 mod query;
 mod update;
 
 use crate::db::models::incidents::{Incident, IncidentUpdate, IncidentUpdateComponent};
 
+pub use edit::{UpdateEdit, delete_incident, edit_update, set_metadata};
 pub use open::{GivenTranslations, OpenIncidentInput, checked_translations, open_incident};
 pub(crate) use open::{MAX_BODY_LEN, MAX_INCIDENT_NAME_LEN, translated_body};
 pub use query::{

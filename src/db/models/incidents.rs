@@ -49,6 +49,8 @@ pub struct Incident {
     pub updated_at: NaiveDateTime,
     /// Its name in the page's other languages (`domain::translation`, as JSON).
     pub translations: String,
+    /// What an integration attached (Statuspage's `metadata`): a JSON object of objects.
+    pub metadata: String,
 }
 
 /// Changes to an incident: `None` leaves a column alone, `Some(None)` clears a nullable one.
@@ -70,6 +72,7 @@ pub struct IncidentChanges {
     pub auto_transition: Option<bool>,
     pub next_update_by: Option<Option<NaiveDateTime>>,
     pub translations: Option<String>,
+    pub metadata: Option<String>,
     /// Always set, so a change set is never empty.
     pub updated_at: NaiveDateTime,
 }
@@ -92,6 +95,8 @@ pub struct IncidentUpdate {
     pub updated_at: NaiveDateTime,
     /// Its body in the page's other languages (`domain::translation`, as JSON).
     pub translations: String,
+    /// When it is shown to have happened, if a responder set it apart from `created_at`.
+    pub display_at: Option<NaiveDateTime>,
 }
 
 /// A new update.
@@ -338,4 +343,94 @@ pub fn affected_by_other_open(
         .count()
         .get_result(conn)?;
     Ok(count > 0)
+}
+
+/// Deletes an incident; its updates, affected components, postmortem and pending
+/// notifications go with it (their foreign keys cascade). The number of incidents deleted.
+pub fn delete(conn: &mut DbConn, id: &IncidentId) -> QueryResult<usize> {
+    diesel::delete(incidents::table.find(id)).execute(conn)
+}
+
+/// The update `update_id` of the incident `incident_id`, if it is one of its.
+pub fn find_update(
+    conn: &mut DbConn,
+    incident_id: &IncidentId,
+    update_id: &str,
+) -> QueryResult<Option<IncidentUpdate>> {
+    incident_updates::table
+        .find(update_id)
+        .filter(incident_updates::incident_id.eq(incident_id))
+        .select(IncidentUpdate::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// Sets an update's body and display time (`None` leaves either as it is).
+pub fn edit_update(
+    conn: &mut DbConn,
+    update_id: &str,
+    body: Option<&str>,
+    display_at: Option<NaiveDateTime>,
+    at: NaiveDateTime,
+) -> QueryResult<usize> {
+    let target = incident_updates::table.find(update_id);
+    if let Some(body) = body {
+        diesel::update(target)
+            .set(incident_updates::body.eq(body))
+            .execute(conn)?;
+    }
+    if let Some(display_at) = display_at {
+        diesel::update(target)
+            .set(incident_updates::display_at.eq(display_at))
+            .execute(conn)?;
+    }
+    diesel::update(target)
+        .set(incident_updates::updated_at.eq(at))
+        .execute(conn)
+}
+
+diesel::define_sql_function! {
+    /// SQL's `lower`, the same on both backends.
+    fn lower(text: diesel::sql_types::Text) -> diesel::sql_types::Text;
+}
+
+/// A page's incidents whose name, status or an update's body holds `text` (any case), most
+/// recently started first, `limit` rows from `offset`.
+pub fn search(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    text: &str,
+    limit: i64,
+    offset: i64,
+) -> QueryResult<Vec<Incident>> {
+    let escaped: String = text
+        .to_lowercase()
+        .chars()
+        .flat_map(|c| match c {
+            '%' | '_' | '\\' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    let pattern = format!("%{escaped}%");
+    let in_updates = incident_updates::table
+        .filter(
+            lower(incident_updates::body)
+                .like(pattern.clone())
+                .escape('\\'),
+        )
+        .select(incident_updates::incident_id);
+    incidents::table
+        .filter(incidents::page_id.eq(page_id))
+        .filter(
+            lower(incidents::name)
+                .like(pattern)
+                .escape('\\')
+                .or(incidents::status.eq(text.to_lowercase()))
+                .or(incidents::id.eq_any(in_updates)),
+        )
+        .order((incidents::started_at.desc(), incidents::id.desc()))
+        .limit(limit)
+        .offset(offset)
+        .select(Incident::as_select())
+        .load(conn)
 }

@@ -196,6 +196,7 @@ async fn list(
         kind,
         limit: query.limit,
         offset: query.offset,
+        search: None,
     };
     // The deadline lists take the same window as the plain list.
     let (limit, offset) = filter.window()?;

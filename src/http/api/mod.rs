@@ -18,12 +18,12 @@ mod pages;
 mod postmortems;
 pub mod query;
 mod read_tokens;
-mod run;
+pub mod run;
 mod subscribers;
 mod support;
 mod templates;
 pub mod tokens;
-mod views;
+pub mod views;
 
 use actix_web::middleware::Compress;
 use actix_web::web;

@@ -103,7 +103,7 @@ async fn authenticate(req: &HttpRequest, held: Option<Held>) -> AppResult<Authen
     Ok(auth)
 }
 
-async fn bearer(state: &AppState, token: &str) -> AppResult<Authenticated> {
+pub(crate) async fn bearer(state: &AppState, token: &str) -> AppResult<Authenticated> {
     let claims = jwt::verify(token, state.secret.expose(), Kind::Api).ok_or_else(|| {
         tracing::debug!("refused a bearer token");
         AppError::Unauthorized

@@ -218,6 +218,7 @@ pub(super) fn import_incident(
                     created_at: row_time(incident.created_at),
                     updated_at: at,
                     translations: translation::NONE.to_owned(),
+                    metadata: crate::domain::metadata::NONE.to_owned(),
                 },
             )?;
             imports::remember(conn, page_id, label, &incident.id, id.as_str(), at)?;

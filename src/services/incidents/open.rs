@@ -226,6 +226,7 @@ fn insert_incident(
         created_at: at,
         updated_at: at,
         translations: names,
+        metadata: crate::domain::metadata::NONE.to_owned(),
     };
     let mut attempt = 1;
     loop {

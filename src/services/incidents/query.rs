@@ -32,6 +32,9 @@ pub struct IncidentFilter {
     pub limit: Option<i64>,
     /// Skip this many first.
     pub offset: Option<i64>,
+    /// Only those whose name, status or an update's text holds this (any case).
+    #[serde(default)]
+    pub search: Option<String>,
 }
 
 /// An update with the component changes it made.
@@ -114,6 +117,15 @@ pub fn list_incidents(
 ) -> AppResult<Vec<Incident>> {
     let (limit, offset) = filter.window()?;
     found(pages::find(conn, page_id), "page")?;
+    if let Some(text) = filter.search.as_deref().filter(|t| !t.trim().is_empty()) {
+        return Ok(incidents::search(
+            conn,
+            page_id,
+            text.trim(),
+            limit,
+            offset,
+        )?);
+    }
     Ok(incidents::list(
         conn,
         page_id,

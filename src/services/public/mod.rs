@@ -155,13 +155,18 @@ fn vendors(
     Ok(incidents)
 }
 
-fn page_info(conn: &mut DbConn, page: &StatusPage, base_url: &str) -> AppResult<PageInfo> {
-    let path = format!("/status/{}", page.slug);
-    let url = match (&page.public_url, &page.custom_domain) {
+/// Where a page is served: its own public URL or domain, else below Herald's base URL.
+pub fn page_url(page: &StatusPage, base_url: &str) -> String {
+    match (&page.public_url, &page.custom_domain) {
         (Some(url), _) => url.trim_end_matches('/').to_owned(),
         (None, Some(domain)) => format!("https://{domain}"),
-        (None, None) => format!("{base_url}{path}"),
-    };
+        (None, None) => format!("{base_url}/status/{}", page.slug),
+    }
+}
+
+fn page_info(conn: &mut DbConn, page: &StatusPage, base_url: &str) -> AppResult<PageInfo> {
+    let path = format!("/status/{}", page.slug);
+    let url = page_url(page, base_url);
     Ok(PageInfo {
         id: page.id.to_string(),
         slug: page.slug.clone(),

@@ -1,0 +1,2 @@
+ALTER TABLE incident_updates DROP COLUMN display_at;
+ALTER TABLE incidents DROP COLUMN metadata;

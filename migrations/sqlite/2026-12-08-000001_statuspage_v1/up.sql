@@ -1,0 +1,6 @@
+-- Statuspage's manage API (issue 43): an incident's metadata (a JSON object of objects, kept
+-- as given and answered back), and an update's display time, which a responder may set apart
+-- from when it was posted (NULL: the time it was posted). Keep in step with the other
+-- backend's folder of the same name.
+ALTER TABLE incidents ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE incident_updates ADD COLUMN display_at TIMESTAMP;

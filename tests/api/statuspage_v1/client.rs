@@ -1,0 +1,215 @@
+//! atlassian-python-api's `StatusPage`, unchanged, against Herald (`client.py` runs it).
+
+use herald::domain::Role;
+use serde_json::Value;
+
+use crate::helpers::{TestApp, TestDb, tools};
+
+on_both_backends!(the_statuspage_python_client_drives_a_page_and_herald_shows_it);
+
+/// Runs `client.py` against the app with `token` on the page `slug`; what it printed.
+async fn run_client(app: &TestApp, token: &str, slug: &str) -> Value {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/api/statuspage_v1/client.py"
+    );
+    let (base, token, slug) = (app.address.clone(), token.to_owned(), slug.to_owned());
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(tools::python_bin().join("python"))
+            .args([script, &base, &token, &slug])
+            .output()
+            .expect("the test tools' python starts")
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "the client failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the client prints JSON")
+}
+
+fn named<'a>(list: &'a Value, name: &str) -> Option<&'a Value> {
+    list.as_array()?.iter().find(|item| item["name"] == name)
+}
+
+async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: TestDb) {
+    let app = TestApp::spawn(db).await;
+    let owner = app.token(Role::Owner).await;
+    app.page("acme").through_api(&owner).create().await;
+    let out = run_client(&app, &owner, "acme").await;
+    let page_id = out["page"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        out["page_by_slug"],
+        page_id.as_str(),
+        "a page is named by its slug too"
+    );
+
+    // The page as Herald's own API has it.
+    let (status, page) = app.api(&owner).get("/pages/acme").await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(
+        (page["name"].as_str(), page["time_zone"].as_str()),
+        (Some("Acme Cloud"), Some("Europe/Berlin"))
+    );
+
+    // The components: one deleted, one degraded, both others in the renamed group.
+    let (_, components) = app.api(&owner).get("/pages/acme/components").await;
+    let api = named(&components, "API").expect("API is a component");
+    let db = named(&components, "Database").expect("Database is a component");
+    assert!(
+        named(&components, "Website").is_none(),
+        "Website was deleted: {components}"
+    );
+    assert_eq!(api["status"], "degraded_performance");
+    assert_eq!(db["status"], "operational", "resolving set it back");
+    assert_eq!(api["description"], "The REST API");
+    let (_, groups) = app.api(&owner).get("/pages/acme/component-groups").await;
+    let group = named(&groups, "Core platform").expect("the group, renamed");
+    assert_eq!(group["description"], "The core");
+    assert_eq!(
+        group["components"],
+        serde_json::json!([api["id"], db["id"]])
+    );
+    assert_eq!(out["group_read"]["id"], group["id"]);
+    assert_eq!(api["group_id"], group["id"]);
+    assert_eq!(out["uptime"]["id"], api["id"]);
+    assert!(
+        out["uptime"]["uptime_percentage"].is_number(),
+        "{}",
+        out["uptime"]
+    );
+
+    // The incident: opened with component statuses, updated, corrected, resolved.
+    let incident_id = out["incident"]["id"].as_str().unwrap();
+    let (status, incident) = app
+        .api(&owner)
+        .get(&format!("/pages/acme/incidents/{incident_id}"))
+        .await;
+    assert_eq!(status, 200, "{incident}");
+    assert_eq!(
+        (incident["status"].as_str(), incident["impact"].as_str()),
+        (Some("resolved"), Some("major"))
+    );
+    let bodies: Vec<&str> = incident["incident_updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["body"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        bodies,
+        [
+            "Space was freed; errors stopped.",
+            "A full disk on the primary.",
+            "We are looking into errors from the primary database.",
+        ],
+        "three updates, newest first, the first corrected"
+    );
+    assert_eq!(
+        out["incident_read"]["metadata"]["jira"]["issue_id"],
+        "OPS-12"
+    );
+    assert_eq!(
+        out["incident"]["incident_updates"][0]["deliver_notifications"],
+        true
+    );
+    let found: Vec<&Value> = out["search"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| &i["id"])
+        .collect();
+    assert_eq!(found, [&out["incident"]["id"]], "q finds the update's text");
+    assert_eq!(out["unresolved"], serde_json::json!([]));
+
+    // The maintenance starts and completes by itself.
+    let mid = out["maintenance"]["id"].as_str().unwrap();
+    let (_, maintenance) = app
+        .api(&owner)
+        .get(&format!("/pages/acme/incidents/{mid}"))
+        .await;
+    assert_eq!(
+        (
+            maintenance["kind"].as_str(),
+            maintenance["auto_transition"].as_bool()
+        ),
+        (Some("maintenance"), Some(true))
+    );
+    for list in ["scheduled", "upcoming"] {
+        assert_eq!(out[list][0]["id"], mid, "{list}: {}", out[list]);
+    }
+    assert_eq!(out["active_maintenance"], serde_json::json!([]));
+
+    // The backfill happened on its own date and told nobody.
+    let backfill = &out["backfill"];
+    assert_eq!(backfill["status"], "resolved");
+    assert_eq!(backfill["created_at"], "2026-04-02T00:00:00.000Z");
+    assert_eq!(
+        backfill["incident_updates"][0]["deliver_notifications"],
+        false
+    );
+
+    // The public page shows all of it; the deleted incident is gone.
+    app.refreshed().await;
+    let res = app.get("/status/acme/api/v2/incidents.json").await;
+    let public: Value = res.json().await.unwrap();
+    let names: Vec<&str> = public["incidents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    for name in ["Database errors", "Outage last spring"] {
+        assert!(names.contains(&name), "{name} is public: {names:?}");
+    }
+    assert!(!names.contains(&"Opened by mistake"), "{names:?}");
+    let res = app
+        .get("/status/acme/api/v2/scheduled-maintenances/upcoming.json")
+        .await;
+    let upcoming: Value = res.json().await.unwrap();
+    assert_eq!(
+        upcoming["scheduled_maintenances"][0]["name"], "Database upgrade",
+        "{upcoming}"
+    );
+    assert_eq!(out["deleted"]["name"], "Opened by mistake");
+    let res = app.get("/status/acme/api/v2/components.json").await;
+    let public: Value = res.json().await.unwrap();
+    let api_public = named(&public["components"], "API").expect("API is public");
+    assert_eq!(api_public["status"], "degraded_performance");
+
+    // Templates; and what Herald does not have is refused, in the document's shape.
+    assert_eq!(out["templates"][0]["name"], "DB down");
+    assert_eq!(out["templates"][0]["components"][0]["id"], db["id"]);
+    assert_eq!(out["metrics_refused"]["status"], 501);
+    assert!(
+        out["metrics_refused"]["body"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("metrics")
+    );
+
+    // Every write is audited as the token's owner.
+    let (status, audit) = app.api(&owner).get("/audit?page=acme&limit=100").await;
+    assert_eq!(status, 200, "{audit}");
+    let actions: Vec<&str> = audit.as_array().map_or(vec![], |a| {
+        a.iter().filter_map(|e| e["action"].as_str()).collect()
+    });
+    for action in [
+        "page.update",
+        "component.create",
+        "component_group.create",
+        "incident.create",
+        "incident.update",
+        "incident.update_edited",
+        "incident.delete",
+        "template.create",
+    ] {
+        assert!(
+            actions.contains(&action),
+            "{action} is audited: {actions:?}"
+        );
+    }
+}
