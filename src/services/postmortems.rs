@@ -94,6 +94,52 @@ pub fn save_postmortem(
     })
 }
 
+/// Saves only the report's text (the root cause, in markdown) of a resolved incident's
+/// postmortem, keeping its summary, figures, timeline and follow-ups: Statuspage's postmortem
+/// is one text, which is this one. A published postmortem stays published.
+#[tracing::instrument(skip_all, fields(incident_id = %incident_id))]
+pub fn save_postmortem_text(
+    conn: &mut DbConn,
+    incident_id: &IncidentId,
+    text: &str,
+) -> AppResult<PostmortemDetail> {
+    if text.chars().count() > MAX_TEXT_LEN {
+        return Err(AppError::field(
+            "body_draft",
+            format!("must be at most {MAX_TEXT_LEN} characters"),
+        ));
+    }
+    if text.contains('\0') {
+        return Err(AppError::field(
+            "body_draft",
+            "must not contain the NUL character",
+        ));
+    }
+    write_tx(conn, |conn| {
+        let kept = match postmortems::find_by_incident(conn, incident_id)? {
+            Some(existing) => get_postmortem(conn, incident_id).map(|d| (existing, d))?,
+            None => {
+                return save_postmortem(
+                    conn,
+                    incident_id,
+                    &PostmortemInput {
+                        root_cause: text.to_owned(),
+                        ..PostmortemInput::default()
+                    },
+                );
+            }
+        };
+        let (existing, before) = kept;
+        let changes = PostmortemChanges {
+            root_cause: Some(text),
+            updated_at: now(),
+            ..PostmortemChanges::default()
+        };
+        let postmortem = postmortems::update(conn, &existing.id, &changes)?;
+        detail(conn, before.incident, postmortem)
+    })
+}
+
 /// Writes the draft's own columns over the incident's postmortem, creating it (unpublished)
 /// when there is none.
 fn upsert(conn: &mut DbConn, incident_id: &IncidentId, draft: &Draft) -> AppResult<Postmortem> {
@@ -148,6 +194,18 @@ pub fn publish_postmortem(
     incident_id: &IncidentId,
     now: DateTime<Utc>,
 ) -> AppResult<PostmortemDetail> {
+    publish_postmortem_telling(conn, incident_id, now, true)
+}
+
+/// [`publish_postmortem`], telling the subscribers only when `notify` is set (Statuspage's
+/// `notify_subscribers`).
+#[tracing::instrument(skip_all, fields(incident_id = %incident_id))]
+pub fn publish_postmortem_telling(
+    conn: &mut DbConn,
+    incident_id: &IncidentId,
+    now: DateTime<Utc>,
+    notify: bool,
+) -> AppResult<PostmortemDetail> {
     write_tx(conn, |conn| {
         let incident = found(incidents::find(conn, incident_id), "incident")?;
         let postmortem = postmortems::find_by_incident(conn, incident_id)?.ok_or_else(|| {
@@ -176,9 +234,71 @@ pub fn publish_postmortem(
             ..IncidentChanges::default()
         };
         let incident = incidents::update(conn, incident_id, &moved)?;
-        crate::services::outbox::postmortem_published(conn, &incident)?;
+        if notify {
+            crate::services::outbox::postmortem_published(conn, &incident)?;
+        }
         detail(conn, incident, postmortem)
     })
+}
+
+/// Takes a published postmortem back to a draft: it leaves the public page, and its incident
+/// goes back from postmortem to resolved. A draft stays as it is.
+#[tracing::instrument(skip_all, fields(incident_id = %incident_id))]
+pub fn unpublish_postmortem(
+    conn: &mut DbConn,
+    incident_id: &IncidentId,
+    now: DateTime<Utc>,
+) -> AppResult<PostmortemDetail> {
+    write_tx(conn, |conn| {
+        let incident = found(incidents::find(conn, incident_id), "incident")?;
+        let postmortem = postmortems::find_by_incident(conn, incident_id)?
+            .ok_or_else(|| AppError::NotFound(format!("postmortem of {}", incident.reference)))?;
+        let at = row_time(now);
+        let changes = PostmortemChanges {
+            published: Some(false),
+            published_at: Some(None),
+            updated_at: at,
+            ..PostmortemChanges::default()
+        };
+        let postmortem = postmortems::update(conn, &postmortem.id, &changes)?;
+        let incident = back_to_resolved(conn, incident, at)?;
+        detail(conn, incident, postmortem)
+    })
+}
+
+/// Deletes the postmortem of an incident (its timeline and follow-ups too); an incident in
+/// postmortem goes back to resolved.
+#[tracing::instrument(skip_all, fields(incident_id = %incident_id))]
+pub fn delete_postmortem(
+    conn: &mut DbConn,
+    incident_id: &IncidentId,
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    write_tx(conn, |conn| {
+        let incident = found(incidents::find(conn, incident_id), "incident")?;
+        let postmortem = postmortems::find_by_incident(conn, incident_id)?
+            .ok_or_else(|| AppError::NotFound(format!("postmortem of {}", incident.reference)))?;
+        postmortems::delete(conn, &postmortem.id)?;
+        back_to_resolved(conn, incident, row_time(now))?;
+        Ok(())
+    })
+}
+
+/// An incident in postmortem moved back to resolved; any other as it is.
+fn back_to_resolved(
+    conn: &mut DbConn,
+    incident: Incident,
+    at: chrono::NaiveDateTime,
+) -> AppResult<Incident> {
+    if incident.status != LifecycleStatus::Incident(IncidentStatus::Postmortem) {
+        return Ok(incident);
+    }
+    let moved = IncidentChanges {
+        status: Some(LifecycleStatus::Incident(IncidentStatus::Resolved)),
+        updated_at: at,
+        ..IncidentChanges::default()
+    };
+    Ok(incidents::update(conn, &incident.id, &moved)?)
 }
 
 /// Refuses to publish unless the incident is resolved (or back in postmortem after a reopen)

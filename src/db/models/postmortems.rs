@@ -195,3 +195,9 @@ pub fn follow_ups(conn: &mut DbConn, postmortem_id: &str) -> QueryResult<Vec<Fol
         .select(FollowUp::as_select())
         .load(conn)
 }
+
+/// Deletes a postmortem with its timeline and follow-ups (their keys cascade).
+pub fn delete(conn: &mut DbConn, id: &str) -> QueryResult<usize> {
+    delete_children(conn, id)?;
+    diesel::delete(postmortems::table.find(id)).execute(conn)
+}

@@ -16,6 +16,7 @@ mod error;
 mod flex;
 mod incidents;
 mod pages;
+mod postmortems;
 mod request;
 mod templates;
 mod unsupported;
@@ -83,6 +84,15 @@ v1_routes! {
     put "/pages/{page_id}/incidents/{incident_id}/incident_updates/{incident_update_id}" => incidents::edit_update,
     // atlassian-python-api's spelling of the path above.
     patch "/pages/{page_id}/incidents/{incident_id}/incidents_update/{incident_update_id}" => incidents::edit_update,
+
+    get "/pages/{page_id}/incidents/{incident_id}/postmortem" => postmortems::get,
+    put "/pages/{page_id}/incidents/{incident_id}/postmortem" => postmortems::put,
+    post "/pages/{page_id}/incidents/{incident_id}/postmortem" => postmortems::put,
+    delete "/pages/{page_id}/incidents/{incident_id}/postmortem" => postmortems::delete,
+    put "/pages/{page_id}/incidents/{incident_id}/postmortem/publish" => postmortems::publish,
+    post "/pages/{page_id}/incidents/{incident_id}/postmortem/publish" => postmortems::publish,
+    put "/pages/{page_id}/incidents/{incident_id}/postmortem/revert" => postmortems::revert,
+    post "/pages/{page_id}/incidents/{incident_id}/postmortem/revert" => postmortems::revert,
 
     get "/pages/{page_id}/incident_templates" => templates::list,
     post "/pages/{page_id}/incident_templates" => templates::create,

@@ -70,6 +70,11 @@ fn key(req: &HttpRequest) -> Option<String> {
 
 /// The page a path names, by its Herald id or its slug (404 when neither).
 pub fn page(conn: &mut DbConn, id_or_slug: &str) -> AppResult<StatusPage> {
+    // A slug has no room for a UUID's shape (it is at most 64 of `[a-z0-9-]`, but never
+    // 8-4-4-4-12 hex: Herald's ids are), so one lookup is enough.
+    if uuid::Uuid::try_parse(id_or_slug).is_err() {
+        return pages::get_page_by_slug(conn, id_or_slug);
+    }
     match pages::get_page(conn, &PageId::from(id_or_slug.to_owned())) {
         Err(AppError::NotFound(_)) => pages::get_page_by_slug(conn, id_or_slug),
         found => found,

@@ -162,3 +162,21 @@ pub fn template(t: &IncidentTemplate, components: &[Component]) -> Value {
         "impact": t.impact,
     }))
 }
+
+/// A postmortem: Statuspage's one text is Herald's report (its root cause); the draft is the
+/// text, and the body is the same text once published (Herald's postmortem has no separate
+/// published copy).
+pub fn postmortem(d: &crate::services::postmortems::PostmortemDetail) -> Value {
+    let p = &d.postmortem;
+    compact(json!({
+        "body_draft": p.root_cause,
+        "body_draft_updated_at": time(p.updated_at),
+        "body": p.published.then_some(&p.root_cause),
+        "body_updated_at": p.published.then(|| time(p.updated_at)),
+        "published_at": p.published_at.map(time),
+        "notify_twitter": false,
+        "created_at": time(p.created_at), "updated_at": time(p.updated_at),
+        // Herald's own.
+        "summary": (!p.summary.is_empty()).then_some(&p.summary),
+    }))
+}

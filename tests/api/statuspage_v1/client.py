@@ -75,6 +75,11 @@ out["resolved"] = sp.page_update_incident(page_id, incident["id"], {
     "body": "Space was freed; errors stopped.",
     "components": {db["id"]: "operational"},
 })
+out["postmortem_draft"] = sp.page_create_postmortem(page_id, incident["id"], "A full disk stopped the primary database.")
+out["postmortem_published"] = sp.page_publish_postmortem(page_id, incident["id"], {"notify_subscribers": True})
+out["postmortem_reverted"] = sp.page_revert_postmortem(page_id, incident["id"])
+out["postmortem_republished"] = sp.page_publish_postmortem(page_id, incident["id"], {"notify_subscribers": False})
+out["postmortem_read"] = sp.page_get_postmortem(page_id, incident["id"])
 out["incident_read"] = sp.page_get_incident(page_id, incident["id"])
 out["search"] = sp.page_list_incidents(page_id, "primary")
 out["unresolved"] = sp.page_list_unresolved_incidents(page_id)
@@ -104,6 +109,10 @@ out["backfill"] = sp.page_create_incident(page_id, {
     "backfill_date": "2026-04-02",
     "deliver_notifications": True,
 })
+
+sp.page_create_postmortem(page_id, out["backfill"]["id"], "Written and then withdrawn.")
+sp.page_delete_postmortem(page_id, out["backfill"]["id"])
+out["postmortem_deleted"] = refused(lambda: sp.page_get_postmortem(page_id, out["backfill"]["id"]))
 
 # An incident deleted.
 doomed = sp.page_create_incident(page_id, {"name": "Opened by mistake", "deliver_notifications": False})

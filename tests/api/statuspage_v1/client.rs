@@ -91,7 +91,8 @@ async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: Test
     assert_eq!(status, 200, "{incident}");
     assert_eq!(
         (incident["status"].as_str(), incident["impact"].as_str()),
-        (Some("resolved"), Some("major"))
+        (Some("postmortem"), Some("major")),
+        "resolved, and its postmortem published"
     );
     let bodies: Vec<&str> = incident["incident_updates"]
         .as_array()
@@ -124,6 +125,46 @@ async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: Test
         .collect();
     assert_eq!(found, [&out["incident"]["id"]], "q finds the update's text");
     assert_eq!(out["unresolved"], serde_json::json!([]));
+
+    // Its postmortem: written, published, reverted, published again (without telling anyone).
+    assert_eq!(
+        out["postmortem_draft"]["body_draft"],
+        "A full disk stopped the primary database."
+    );
+    assert!(
+        out["postmortem_published"]["published_at"].is_string(),
+        "{}",
+        out["postmortem_published"]
+    );
+    assert!(
+        out["postmortem_reverted"].get("published_at").is_none(),
+        "{}",
+        out["postmortem_reverted"]
+    );
+    assert!(
+        out["postmortem_reverted"].get("body").is_none(),
+        "a draft has no public body"
+    );
+    assert_eq!(
+        out["postmortem_read"]["body"],
+        "A full disk stopped the primary database."
+    );
+    let (status, postmortem) = app
+        .api(&owner)
+        .get(&format!("/pages/acme/incidents/{incident_id}/postmortem"))
+        .await;
+    assert_eq!(status, 200, "{postmortem}");
+    assert_eq!(
+        (
+            postmortem["published"].as_bool(),
+            postmortem["root_cause"].as_str()
+        ),
+        (
+            Some(true),
+            Some("A full disk stopped the primary database.")
+        )
+    );
+    assert_eq!(out["postmortem_deleted"]["status"], 404);
 
     // The maintenance starts and completes by itself.
     let mid = out["maintenance"]["id"].as_str().unwrap();
@@ -206,6 +247,10 @@ async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: Test
         "incident.update_edited",
         "incident.delete",
         "template.create",
+        "postmortem.save",
+        "postmortem.publish",
+        "postmortem.revert",
+        "postmortem.delete",
     ] {
         assert!(
             actions.contains(&action),
