@@ -3,6 +3,8 @@
  * page (and to the support form when signing in is affected). No cookies, nothing loaded from
  * anywhere else. Options on the script tag: data-target="CSS selector" (where the banner goes;
  * default: the top of the body), data-position="bottom" (a bar fixed at the bottom).
+ * Without data-position, the page's own embed look applies (set by its owner: a corner, where
+ * a bottom corner is a card fixed there, and colours for incidents and maintenances).
  * Theme it with CSS custom properties on any ancestor: --herald-embed-bg, --herald-embed-fg,
  * --herald-embed-link, --herald-embed-border, --herald-embed-font, --herald-embed-radius.
  * The element carries data-status (none, minor, major, critical, maintenance) once read. */
@@ -17,7 +19,29 @@
   host.setAttribute("data-herald-embed", "");
   host.hidden = true;
   var root = host.attachShadow ? host.attachShadow({ mode: "open" }) : host;
-  var bottom = script.getAttribute("data-position") === "bottom";
+  var given = script.getAttribute("data-position");
+  var bottom = given === "bottom";
+  var hex = /^#[0-9a-f]{6}$/;
+  /* The owner's look: a bottom corner's card, and the colours of each kind of event. */
+  function lookCss(look) {
+    if (!look) return "";
+    var rules = "";
+    var corner = look.position || "";
+    if (!given && /^bottom-(left|right)$/.test(corner)) {
+      var side = corner === "bottom-left" ? "left" : "right";
+      rules += ".bar{position:fixed;bottom:1em;" + side + ":1em;width:auto;" +
+        "max-width:min(26em,calc(100% - 2em));border-radius:var(--herald-embed-radius,8px);" +
+        "z-index:2147483000}";
+    }
+    var kinds = [["incident", ".minor,.major,.critical"], ["maintenance", ".maintenance"]];
+    kinds.forEach(function (kind) {
+      var bg = look[kind[0] + "_background_color"], fg = look[kind[0] + "_text_color"];
+      var decl = (hex.test(bg || "") ? "--tone:" + bg + ";" : "") +
+        (hex.test(fg || "") ? "color:var(--herald-embed-fg," + fg + ");" : "");
+      if (decl) rules += kind[1] + "{" + decl + "}";
+    });
+    return rules;
+  }
   var css =
     ":host{all:initial}" +
     ".bar{display:flex;gap:.75em;align-items:center;box-sizing:border-box;width:100%;" +
@@ -72,7 +96,7 @@
     });
     bar.appendChild(text);
     bar.appendChild(close);
-    root.appendChild(el("style", css));
+    root.appendChild(el("style", css + lookCss(widget.look)));
     root.appendChild(bar);
     host.hidden = false;
   }

@@ -49,6 +49,7 @@ diesel::table! {
         custom_css -> Nullable<Text>,
         default_language -> Text,
         languages -> Text,
+        embed_look -> Text,
     }
 }
 

@@ -93,6 +93,87 @@ pub fn frame_ancestors(origins: &[String]) -> String {
     }
 }
 
+/// The corner of the host page a status embed sits in. At the top, it is a banner across the
+/// top of the host page; at the bottom, a card fixed in that corner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Corner {
+    TopLeft,
+    TopRight,
+    BottomLeft,
+    BottomRight,
+}
+
+impl Corner {
+    /// Its name (`bottom-right`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::TopLeft => "top-left",
+            Self::TopRight => "top-right",
+            Self::BottomLeft => "bottom-left",
+            Self::BottomRight => "bottom-right",
+        }
+    }
+
+    /// The corner of this name.
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "top-left" => Ok(Self::TopLeft),
+            "top-right" => Ok(Self::TopRight),
+            "bottom-left" => Ok(Self::BottomLeft),
+            "bottom-right" => Ok(Self::BottomRight),
+            _ => Err("must be top-left, top-right, bottom-left or bottom-right".to_owned()),
+        }
+    }
+}
+
+/// How a page's status embed looks, as its owner set it (Statuspage's status embed config):
+/// what is not set is the embed's own default (and what the host page's CSS says wins).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Look {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Corner>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incident_background_color: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incident_text_color: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maintenance_background_color: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maintenance_text_color: Option<String>,
+}
+
+impl Look {
+    /// The stored look (the default when none is, or it cannot be read).
+    pub fn read(stored: &str) -> Self {
+        serde_json::from_str(stored).unwrap_or_default()
+    }
+
+    /// As stored.
+    pub fn stored(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".to_owned())
+    }
+
+    /// Whether nothing is set.
+    pub fn is_default(&self) -> bool {
+        self == &Self::default()
+    }
+}
+
+/// A colour of the embed: `#rrggbb` or `#rgb` (stored as `#rrggbb`, lower case).
+pub fn colour(given: &str) -> Result<String, String> {
+    let hex = given.trim().strip_prefix('#').unwrap_or(given.trim());
+    let full: String = match hex.len() {
+        3 => hex.chars().flat_map(|c| [c, c]).collect(),
+        6 => hex.to_owned(),
+        _ => String::new(),
+    };
+    match super::brand::Rgb::parse(&format!("#{full}")) {
+        Some(_) => Ok(format!("#{}", full.to_ascii_lowercase())),
+        None => Err("must be a colour as #rrggbb or #rgb".to_owned()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +252,26 @@ mod tests {
             .map(|i| format!("https://s{i}.example.com"))
             .collect();
         assert!(parse_origins(&too_many).is_err());
+    }
+
+    #[test]
+    fn an_embed_look_takes_corners_and_colours_and_refuses_the_rest() {
+        assert_eq!(Corner::parse("bottom-right"), Ok(Corner::BottomRight));
+        assert!(Corner::parse("middle").is_err());
+        assert_eq!(colour("#ABC").unwrap(), "#aabbcc");
+        assert_eq!(colour("ff0000").unwrap(), "#ff0000");
+        assert!(colour("red").is_err());
+        assert!(colour("#12345").is_err());
+        let look = Look {
+            position: Some(Corner::TopLeft),
+            incident_background_color: Some("#ffebe9".into()),
+            ..Look::default()
+        };
+        assert_eq!(
+            look.stored(),
+            r##"{"position":"top-left","incident_background_color":"#ffebe9"}"##
+        );
+        assert_eq!(Look::read(&look.stored()), look);
+        assert!(Look::read("not json").is_default());
     }
 }

@@ -30,6 +30,10 @@ pub struct Widget<'a> {
     /// to the support form, which needs no account.
     pub signin_affected: bool,
     pub support_url: String,
+    /// How the embed looks, when its owner set anything (the script tag's options and the
+    /// host page's CSS win over it).
+    #[serde(skip_serializing_if = "crate::domain::embed::Look::is_default")]
+    pub look: &'a crate::domain::embed::Look,
 }
 
 #[derive(Debug, Serialize)]
@@ -88,6 +92,7 @@ impl<'a> Widget<'a> {
                 .collect(),
             signin_affected: data.signin_affected(),
             support_url: format!("{}/support", data.page.url),
+            look: &data.page.embed_look,
         }
     }
 }

@@ -235,6 +235,20 @@ fn ensure_unique(
     check.taken()
 }
 
+/// Sets how the page's status embed looks.
+pub fn set_embed_look(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    look: &crate::domain::embed::Look,
+) -> AppResult<StatusPage> {
+    let changes = pages::StatusPageChanges {
+        embed_look: Some(look.stored()),
+        updated_at: now(),
+        ..pages::StatusPageChanges::default()
+    };
+    found(pages::update(conn, page_id, &changes), "page")
+}
+
 /// The page with this id.
 pub fn get_page(conn: &mut DbConn, page_id: &PageId) -> AppResult<StatusPage> {
     found(pages::find(conn, page_id), "page")

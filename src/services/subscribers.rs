@@ -10,11 +10,16 @@ use crate::domain::lang::Lang;
 use crate::domain::{EmailAddress, PageId, SubscriberId};
 mod links;
 mod list;
+mod manage;
 pub mod on_request;
 pub mod token;
 
 pub use links::{confirm, link_token, subscriber_of_token, unsubscribe};
 pub use list::{SubscriberView, export_csv, list, remove, view};
+pub use manage::{
+    counts, of_page, reactivate, resend_confirmation, search, set_chosen_components,
+    unsubscribe_by_id,
+};
 
 use crate::db::models::notify::{self as rows, Subscriber};
 use crate::db::models::{components, pages};
@@ -314,7 +319,11 @@ fn check_language(conn: &mut DbConn, page_id: &PageId, language: Option<Lang>) -
 }
 
 /// Refuses component ids that are not the page's.
-fn check_components(conn: &mut DbConn, page_id: &PageId, ids: Option<&[String]>) -> AppResult<()> {
+pub(crate) fn check_components(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    ids: Option<&[String]>,
+) -> AppResult<()> {
     let Some(ids) = ids else { return Ok(()) };
     let wanted: Vec<&str> = ids.iter().map(String::as_str).collect();
     let found = components::find_on_page(conn, page_id, &wanted)?;

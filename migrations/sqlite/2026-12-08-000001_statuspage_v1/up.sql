@@ -4,3 +4,6 @@
 -- backend's folder of the same name.
 ALTER TABLE incidents ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
 ALTER TABLE incident_updates ADD COLUMN display_at TIMESTAMP;
+-- The look of a page's status embed (Statuspage's status_embed_config): the corner it sits in
+-- and its colours for incidents and maintenances, a JSON object (domain::embed::Look).
+ALTER TABLE status_pages ADD COLUMN embed_look TEXT NOT NULL DEFAULT '{}';

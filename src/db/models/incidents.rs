@@ -394,6 +394,19 @@ diesel::define_sql_function! {
     fn lower(text: diesel::sql_types::Text) -> diesel::sql_types::Text;
 }
 
+/// A `LIKE` pattern (escaped with `\\`) of text that holds `text`, in lower case.
+pub fn holding(text: &str) -> String {
+    let escaped: String = text
+        .to_lowercase()
+        .chars()
+        .flat_map(|c| match c {
+            '%' | '_' | '\\' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    format!("%{escaped}%")
+}
+
 /// A page's incidents whose name, status or an update's body holds `text` (any case), most
 /// recently started first, `limit` rows from `offset`.
 pub fn search(
@@ -403,15 +416,7 @@ pub fn search(
     limit: i64,
     offset: i64,
 ) -> QueryResult<Vec<Incident>> {
-    let escaped: String = text
-        .to_lowercase()
-        .chars()
-        .flat_map(|c| match c {
-            '%' | '_' | '\\' => vec!['\\', c],
-            c => vec![c],
-        })
-        .collect();
-    let pattern = format!("%{escaped}%");
+    let pattern = holding(text);
     let in_updates = incident_updates::table
         .filter(
             lower(incident_updates::body)

@@ -78,6 +78,8 @@ pub struct StatusPage {
     pub default_language: Lang,
     /// The languages it is read in (a JSON array of codes, holding the default).
     pub languages: String,
+    /// The look of its status embed (`domain::embed::Look`, as JSON).
+    pub embed_look: String,
 }
 
 impl StatusPage {
@@ -142,6 +144,7 @@ pub struct NewStatusPage<'a> {
 #[derive(Debug, Default, AsChangeset)]
 #[diesel(table_name = status_pages)]
 pub struct StatusPageChanges {
+    pub embed_look: Option<String>,
     pub slug: Option<String>,
     pub name: Option<String>,
     pub description: Option<Option<String>>,

@@ -12,12 +12,14 @@
 //! Every path is also served with `.json` at its end, as Statuspage serves it.
 
 mod components;
+mod embed;
 mod error;
 mod flex;
 mod incidents;
 mod pages;
 mod postmortems;
 mod request;
+mod subscribers;
 mod templates;
 mod unsupported;
 mod views;
@@ -49,6 +51,10 @@ v1_routes! {
     get "/pages/{page_id}" => pages::get,
     patch "/pages/{page_id}" => pages::update,
     put "/pages/{page_id}" => pages::update,
+
+    get "/pages/{page_id}/status_embed_config" => embed::get,
+    patch "/pages/{page_id}/status_embed_config" => embed::update,
+    put "/pages/{page_id}/status_embed_config" => embed::update,
 
     get "/pages/{page_id}/components" => components::list,
     post "/pages/{page_id}/components" => components::create,
@@ -93,6 +99,28 @@ v1_routes! {
     post "/pages/{page_id}/incidents/{incident_id}/postmortem/publish" => postmortems::publish,
     put "/pages/{page_id}/incidents/{incident_id}/postmortem/revert" => postmortems::revert,
     post "/pages/{page_id}/incidents/{incident_id}/postmortem/revert" => postmortems::revert,
+
+    get "/pages/{page_id}/incidents/{incident_id}/subscribers" => subscribers::of_incident,
+    post "/pages/{page_id}/incidents/{incident_id}/subscribers" => subscribers::incident_subscription,
+    get "/pages/{page_id}/incidents/{incident_id}/subscribers/{subscriber_id}" => subscribers::of_incident_one,
+    delete "/pages/{page_id}/incidents/{incident_id}/subscribers/{subscriber_id}" => subscribers::incident_subscription,
+    post "/pages/{page_id}/incidents/{incident_id}/subscribers/{subscriber_id}/resend_confirmation" => subscribers::incident_subscription,
+
+    post "/pages/{page_id}/subscribers/resend_confirmation" => subscribers::resend_many,
+    post "/pages/{page_id}/subscribers/unsubscribe" => subscribers::unsubscribe_many,
+    post "/pages/{page_id}/subscribers/reactivate" => subscribers::reactivate,
+    get "/pages/{page_id}/subscribers/histogram_by_state" => subscribers::histogram,
+    // atlassian-python-api's paths for the two below.
+    get "/pages/{page_id}/subscribers/histogram" => subscribers::histogram,
+    get "/pages/{page_id}/unsubscribed" => subscribers::unsubscribed,
+    get "/pages/{page_id}/subscribers/count" => subscribers::count,
+    get "/pages/{page_id}/subscribers/unsubscribed" => subscribers::unsubscribed,
+    get "/pages/{page_id}/subscribers" => subscribers::list,
+    post "/pages/{page_id}/subscribers" => subscribers::create,
+    get "/pages/{page_id}/subscribers/{subscriber_id}" => subscribers::get,
+    patch "/pages/{page_id}/subscribers/{subscriber_id}" => subscribers::update,
+    delete "/pages/{page_id}/subscribers/{subscriber_id}" => subscribers::delete,
+    post "/pages/{page_id}/subscribers/{subscriber_id}/resend_confirmation" => subscribers::resend_one,
 
     get "/pages/{page_id}/incident_templates" => templates::list,
     post "/pages/{page_id}/incident_templates" => templates::create,

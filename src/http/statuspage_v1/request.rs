@@ -166,6 +166,11 @@ impl Body {
         typed(&inner).map_err(|e| within(root, e))
     }
 
+    /// The whole body as `T`, whose fields are the body's top-level ones.
+    pub fn whole<T: DeserializeOwned>(&self) -> AppResult<T> {
+        typed(&self.0)
+    }
+
     /// Refuses a top-level field that is none of `known`.
     fn top_level<'a>(&self, known: impl Iterator<Item = &'a str> + Clone) -> AppResult<()> {
         let Some(object) = self.0.as_object() else {

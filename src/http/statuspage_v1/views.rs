@@ -180,3 +180,34 @@ pub fn postmortem(d: &crate::services::postmortems::PostmortemDetail) -> Value {
         "summary": (!p.summary.is_empty()).then_some(&p.summary),
     }))
 }
+
+/// A subscriber: `mode` is its kind; a webhook's `email` is where its failure notices go.
+/// Herald's own: `state`.
+pub fn subscriber(s: &crate::services::subscribers::SubscriberView) -> Value {
+    use crate::db::states::{Channel, SubscriberState};
+    let email = match s.kind {
+        Channel::Email => s.email.as_ref(),
+        Channel::Webhook => s.contact_email.as_ref(),
+    };
+    compact(json!({
+        "id": s.id, "mode": s.kind, "email": email, "endpoint": s.url,
+        "components": s.components,
+        "quarantined_at": (s.state == SubscriberState::Quarantined)
+            .then(|| s.confirmed_at.map(|t| time(t.naive_utc())))
+            .flatten(),
+        "created_at": time(s.created_at.naive_utc()),
+        // Herald's own.
+        "state": statuspage_state(s.state),
+    }))
+}
+
+/// A subscriber's state in Statuspage's words.
+pub fn statuspage_state(state: crate::db::states::SubscriberState) -> &'static str {
+    use crate::db::states::SubscriberState;
+    match state {
+        SubscriberState::Confirmed => "active",
+        SubscriberState::Pending => "unconfirmed",
+        SubscriberState::Quarantined => "quarantined",
+        SubscriberState::Unsubscribed => "unsubscribed",
+    }
+}

@@ -139,6 +139,7 @@ pub(super) fn page_changes(input: &UpdatePageInput) -> AppResult<StatusPageChang
     let color = |v: &str| BrandColor::parse(v).map(|c| c.to_string());
     let description = |v: &str| required_text(v, MAX_DESCRIPTION_LEN);
     let changes = StatusPageChanges {
+        embed_look: None,
         slug: check.check("slug", slug).flatten(),
         name: check
             .check("name", line(&input.name, MAX_NAME_LEN))

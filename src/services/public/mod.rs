@@ -180,6 +180,7 @@ fn page_info(conn: &mut DbConn, page: &StatusPage, base_url: &str) -> AppResult<
         created_at: utc(page.created_at),
         updated_at: utc(page.updated_at),
         embed_origins: crate::domain::embed::listed(&page.embed_origins),
+        embed_look: crate::domain::embed::Look::read(&page.embed_look),
         brand: brand(conn, page)?,
         languages: page.enabled_languages(),
         default_language: page.default_language,

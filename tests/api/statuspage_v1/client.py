@@ -1,9 +1,9 @@
 """Drives Herald's /v1 with atlassian-python-api's StatusPage client, unchanged, through every
 method that maps onto an operation Herald supports (pages, components and groups, incidents and
-their updates, templates). Prints one JSON object of what it made and read, for the Rust test to
+their updates, postmortems, templates, subscribers, the embed's look). Prints one JSON object of what it made and read, for the Rust test to
 check against Herald's own /api/v1 and public pages.
 
-Usage: python client.py BASE_URL TOKEN PAGE_SLUG
+Usage: python client.py BASE_URL TOKEN PAGE_SLUG WEBHOOK_URL
 """
 
 import json
@@ -13,7 +13,18 @@ from datetime import datetime, timedelta, timezone
 from atlassian.statuspage import StatusPage
 from requests import HTTPError
 
-base, token, slug = sys.argv[1:4]
+
+
+def explain(kind, value, trace):
+    """A refused call names its request and Herald's answer."""
+    if isinstance(value, HTTPError):
+        request, response = value.request, value.response
+        print(request.method, request.url, response.status_code, response.text, file=sys.stderr)
+    sys.__excepthook__(kind, value, trace)
+
+
+sys.excepthook = explain
+base, token, slug, hook_url = sys.argv[1:5]
 sp = StatusPage(url=base, token=token)
 out = {}
 
@@ -51,6 +62,11 @@ out["group_uptime"] = sp.page_get_uptime_for_component_group(page_id, group["id"
 sp.page_delete_component(page_id, web["id"])
 out["deleted_component"] = web["id"]
 
+# Subscribers before the incident: a mail one to confirm, one confirmed at once, a webhook.
+out["pending"] = sp.page_create_subscriber(page_id, {"email": "ops@example.com", "component_ids": [db["id"]]})
+out["direct"] = sp.page_create_subscriber(page_id, {"email": "direct@example.com", "skip_confirmation_notification": True})
+out["hook"] = sp.page_create_subscriber(page_id, {"endpoint": hook_url, "email": "hooks@example.com", "component_ids": [db["id"]]})
+
 # An incident with component statuses and notifications, updated, resolved.
 incident = sp.page_create_incident(page_id, {
     "name": "Database errors",
@@ -83,6 +99,28 @@ out["postmortem_read"] = sp.page_get_postmortem(page_id, incident["id"])
 out["incident_read"] = sp.page_get_incident(page_id, incident["id"])
 out["search"] = sp.page_list_incidents(page_id, "primary")
 out["unresolved"] = sp.page_list_unresolved_incidents(page_id)
+
+# Subscribers: counted, listed, searched, read, changed, reminded, unsubscribed.
+out["incident_subscribers"] = sp.page_list_incident_subscribers(page_id, incident["id"])
+out["incident_subscriber_refused"] = refused(lambda: sp.page_create_incident_subscriber(page_id, incident["id"], {"email": "one@example.com"}))
+out["count_active"] = sp.page_count_subscribers_by_type(page_id, "email", "active")
+out["count_all"] = sp.page_count_subscribers_by_type(page_id, "email", "all")
+out["count_webhooks"] = sp.page_count_subscribers_by_type(page_id, "webhook", "all")
+out["histogram"] = sp.page_get_histogram_of_subscribers_with_state(page_id)
+out["listed"] = sp.page_get_subscribers(page_id, {"subscriber_state": "all", "sort_field": "created_at"})
+out["searched"] = sp.page_get_subscribers(page_id, {"q": "DIRECT@", "subscriber_type": "email"})
+out["read"] = sp.page_get_subscriber(page_id, out["pending"]["id"])
+out["updated"] = sp.page_update_subscriber(page_id, out["pending"]["id"], [db["id"], api["id"]])
+sp.page_resend_confirmation_subscribers(page_id, out["pending"]["id"])
+sp.page_resend_confirmations_to_subscribers(page_id, [out["pending"]["id"]])
+sp.page_reactivate_subscribers(page_id, [out["hook"]["id"]], "webhook")
+out["unsubscribed"] = sp.page_unsubscribe_subscriber(page_id, out["direct"]["id"])
+out["unsubscribed_list"] = sp.page_get_list_unsubscribed(page_id)
+out["count_after"] = sp.page_count_subscribers_by_type(page_id, "email", "active")
+
+# The embed's look.
+out["embed_before"] = sp.page_get_embed_config_settings(page_id)
+out["embed"] = sp.page_update_embed_config_settings(page_id, {"position": "bottom-right", "incident_background_color": "#FFAA00", "maintenance_text_color": "#123"})
 
 # A maintenance that starts and completes by itself.
 now = datetime.now(timezone.utc)

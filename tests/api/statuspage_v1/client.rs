@@ -4,19 +4,23 @@ use herald::domain::Role;
 use serde_json::Value;
 
 use crate::helpers::{TestApp, TestDb, tools};
+use crate::notify::sinks::{Receiver, SmtpSink};
+use herald::workers::Registry;
 
 on_both_backends!(the_statuspage_python_client_drives_a_page_and_herald_shows_it);
 
-/// Runs `client.py` against the app with `token` on the page `slug`; what it printed.
-async fn run_client(app: &TestApp, token: &str, slug: &str) -> Value {
+/// Runs `client.py` against the app with `token` on the page `slug`, its webhook subscriber
+/// at `hook`; what it printed.
+async fn run_client(app: &TestApp, token: &str, slug: &str, hook: &str) -> Value {
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/api/statuspage_v1/client.py"
     );
     let (base, token, slug) = (app.address.clone(), token.to_owned(), slug.to_owned());
+    let hook = hook.to_owned();
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new(tools::python_bin().join("python"))
-            .args([script, &base, &token, &slug])
+            .args([script, &base, &token, &slug, &hook])
             .output()
             .expect("the test tools' python starts")
     })
@@ -36,10 +40,21 @@ fn named<'a>(list: &'a Value, name: &str) -> Option<&'a Value> {
 }
 
 async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: TestDb) {
-    let app = TestApp::spawn(db).await;
+    // Herald mails a real SMTP server and posts to a real receiver.
+    let smtp = SmtpSink::start();
+    let hooks = Receiver::start();
+    let settings = crate::helpers::test_settings(
+        &db,
+        &[
+            ("HERALD_SMTP_URL", smtp.url().as_str()),
+            ("HERALD_MAIL_FROM", "Acme status <status@example.com>"),
+            ("HERALD_ALLOW_PRIVATE_WEBHOOKS", "true"),
+        ],
+    );
+    let app = TestApp::spawn_with_settings(db, settings, Registry::standard()).await;
     let owner = app.token(Role::Owner).await;
     app.page("acme").through_api(&owner).create().await;
-    let out = run_client(&app, &owner, "acme").await;
+    let out = run_client(&app, &owner, "acme", &hooks.url("/statuspage")).await;
     let page_id = out["page"]["id"].as_str().unwrap().to_owned();
     assert_eq!(
         out["page_by_slug"],
@@ -221,6 +236,107 @@ async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: Test
     let api_public = named(&public["components"], "API").expect("API is public");
     assert_eq!(api_public["status"], "degraded_performance");
 
+    // Subscribers: the pending one was asked to confirm three times (made, and resent twice);
+    // the confirmed one and the webhook heard of the incident; the confirmed one then left.
+    app.deliver_pending().await;
+    let asked = smtp.wait_for("ops@example.com", 3).await;
+    assert!(
+        asked
+            .iter()
+            .all(|m| m.raw.to_lowercase().contains("confirm")),
+        "confirmations"
+    );
+    let told = smtp.wait_for("direct@example.com", 1).await;
+    assert!(
+        told.iter().any(|m| m.raw.contains("Database errors")),
+        "the incident's mail"
+    );
+    let posted = hooks.wait_for("/statuspage", 1).await;
+    assert!(
+        posted
+            .iter()
+            .any(|h| h.json().to_string().contains("Database errors")),
+        "the incident's webhook"
+    );
+    assert_eq!(out["pending"]["state"], "unconfirmed");
+    assert_eq!(out["direct"]["state"], "active");
+    assert_eq!(
+        (out["hook"]["mode"].as_str(), out["hook"]["email"].as_str()),
+        (Some("webhook"), Some("hooks@example.com"))
+    );
+    assert!(
+        out["hook"]["secret"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("whsec_")),
+        "a webhook's secret, once"
+    );
+    let reached: Vec<&Value> = out["incident_subscribers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["id"])
+        .collect();
+    for who in ["pending", "direct", "hook"] {
+        assert!(
+            reached.contains(&&out[who]["id"]),
+            "{who} follows the database: {reached:?}"
+        );
+    }
+    assert_eq!(out["incident_subscriber_refused"]["status"], 400);
+    assert_eq!(out["count_active"], serde_json::json!({"email": 1}));
+    assert_eq!(out["count_all"], serde_json::json!({"email": 2}));
+    assert_eq!(out["count_webhooks"], serde_json::json!({"webhook": 1}));
+    assert_eq!(
+        out["histogram"]["email"],
+        serde_json::json!({"active": 1, "unconfirmed": 1, "quarantined": 0, "total": 2})
+    );
+    assert_eq!(
+        out["listed"].as_array().unwrap().len(),
+        3,
+        "{}",
+        out["listed"]
+    );
+    assert_eq!(out["searched"][0]["email"], "direct@example.com");
+    assert_eq!(out["searched"].as_array().unwrap().len(), 1);
+    assert_eq!(out["read"]["id"], out["pending"]["id"]);
+    assert_eq!(out["updated"]["components"].as_array().unwrap().len(), 2);
+    assert_eq!(out["unsubscribed"]["state"], "unsubscribed");
+    assert_eq!(out["unsubscribed_list"][0]["id"], out["direct"]["id"]);
+    assert_eq!(out["count_after"], serde_json::json!({"email": 0}));
+    let (_, listed) = app.api(&owner).get("/pages/acme/subscribers").await;
+    let states: Vec<(&str, &str)> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let who = s["email"].as_str().or(s["url"].as_str()).unwrap();
+            (who, s["state"].as_str().unwrap())
+        })
+        .collect();
+    assert!(
+        states.contains(&("ops@example.com", "pending")),
+        "{states:?}"
+    );
+    assert!(
+        !states.iter().any(|(who, _)| *who == "direct@example.com"),
+        "unsubscribed: {states:?}"
+    );
+
+    // The embed's look: Herald's own by default, then the owner's, in widget.json.
+    assert_eq!(out["embed_before"]["position"], "top-left");
+    assert_eq!(out["embed"]["position"], "bottom-right");
+    assert_eq!(out["embed"]["incident_background_color"], "#ffaa00");
+    assert_eq!(out["embed"]["maintenance_text_color"], "#112233");
+    app.refreshed().await;
+    let widget: Value = app
+        .get("/status/acme/widget.json")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(widget["look"]["position"], "bottom-right", "{widget}");
+    assert_eq!(widget["look"]["incident_background_color"], "#ffaa00");
+
     // Templates; and what Herald does not have is refused, in the document's shape.
     assert_eq!(out["templates"][0]["name"], "DB down");
     assert_eq!(out["templates"][0]["components"][0]["id"], db["id"]);
@@ -251,6 +367,12 @@ async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: Test
         "postmortem.publish",
         "postmortem.revert",
         "postmortem.delete",
+        "subscriber.create",
+        "subscriber.update",
+        "subscriber.unsubscribe",
+        "subscriber.resend_confirmation",
+        "subscriber.reactivate",
+        "page.embed_look",
     ] {
         assert!(
             actions.contains(&action),

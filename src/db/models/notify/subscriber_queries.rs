@@ -262,3 +262,95 @@ pub fn deliveries_of(conn: &mut DbConn, id: &SubscriberId) -> QueryResult<Vec<su
         .select(super::Delivery::as_select())
         .load(conn)
 }
+
+/// The order of a subscriber search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchOrder {
+    /// By address (the mail address, else the webhook's URL).
+    #[default]
+    Address,
+    Created,
+    /// By the last change of state (a quarantine's time for the quarantined).
+    Changed,
+}
+
+/// Which of a page's subscribers a search returns.
+#[derive(Debug, Clone, Default)]
+pub struct Search {
+    pub kind: Option<Channel>,
+    /// Any of these states (every state when empty).
+    pub states: Vec<SubscriberState>,
+    /// Only those whose address or URL holds this (any case).
+    pub text: Option<String>,
+    pub order: SearchOrder,
+    pub descending: bool,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// A page's subscribers that `search` selects, in its order.
+pub fn search(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    search: &Search,
+) -> QueryResult<Vec<Subscriber>> {
+    use crate::db::models::incidents::{holding, lower};
+    let mut query = subscribers::table
+        .filter(subscribers::page_id.eq(page_id))
+        .into_boxed();
+    if let Some(kind) = search.kind {
+        query = query.filter(subscribers::kind.eq(kind));
+    }
+    if !search.states.is_empty() {
+        query = query.filter(subscribers::state.eq_any(search.states.clone()));
+    }
+    if let Some(text) = search.text.as_deref().filter(|t| !t.trim().is_empty()) {
+        let pattern = holding(text.trim());
+        query = query.filter(
+            lower(subscribers::email.assume_not_null())
+                .like(pattern.clone())
+                .escape('\\')
+                .or(lower(subscribers::url.assume_not_null())
+                    .like(pattern)
+                    .escape('\\')),
+        );
+    }
+    let address = diesel::dsl::sql::<Text>("coalesce(subscribers.email, subscribers.url, '')");
+    query = match (search.order, search.descending) {
+        (SearchOrder::Address, false) => query.order((address.asc(), subscribers::id.asc())),
+        (SearchOrder::Address, true) => query.order((address.desc(), subscribers::id.desc())),
+        (SearchOrder::Created, false) => {
+            query.order((subscribers::created_at.asc(), subscribers::id.asc()))
+        }
+        (SearchOrder::Created, true) => {
+            query.order((subscribers::created_at.desc(), subscribers::id.desc()))
+        }
+        (SearchOrder::Changed, false) => {
+            query.order((subscribers::updated_at.asc(), subscribers::id.asc()))
+        }
+        (SearchOrder::Changed, true) => {
+            query.order((subscribers::updated_at.desc(), subscribers::id.desc()))
+        }
+    };
+    query
+        .limit(search.limit)
+        .offset(search.offset)
+        .select(Subscriber::as_select())
+        .load(conn)
+}
+
+/// How many subscribers a page has of each kind in each state.
+pub fn count_by_kind_and_state(
+    conn: &mut DbConn,
+    page_id: &PageId,
+) -> QueryResult<Vec<(Channel, SubscriberState, i64)>> {
+    subscribers::table
+        .filter(subscribers::page_id.eq(page_id))
+        .group_by((subscribers::kind, subscribers::state))
+        .select((
+            subscribers::kind,
+            subscribers::state,
+            diesel::dsl::count_star(),
+        ))
+        .load(conn)
+}

@@ -62,6 +62,8 @@ pub struct PageInfo {
     pub updated_at: DateTime<Utc>,
     /// The sites that may frame the page's status embed (none when empty).
     pub embed_origins: Vec<String>,
+    /// How its status embed looks, as its owner set it.
+    pub embed_look: crate::domain::embed::Look,
     /// Its own look.
     #[serde(skip)]
     pub brand: Brand,
