@@ -5,6 +5,7 @@
 
 mod client;
 mod refusals;
+mod schemathesis;
 
 use serde_json::Value;
 
