@@ -137,9 +137,7 @@ impl Api {
         self.write(permission, &given, move |c| {
             let page = page(c, &slug)?;
             let (answer, record) = write_in_page(c, &page)?;
-            let changes = record.changes.unwrap_or(fields);
-            let audit = change(record.action, record.entity, &record.id, &page.id, changes);
-            Ok((answer, audit))
+            Ok((answer, record.change_on(&page.id, fields)))
         })
         .await
     }
@@ -168,6 +166,12 @@ impl Record {
     pub fn with_changes(mut self, changes: Value) -> Self {
         self.changes = Some(changes);
         self
+    }
+
+    /// Its audit change on the page `page_id`: its changes, or `given` (the body as sent).
+    pub fn change_on(self, page_id: &PageId, given: Value) -> Change {
+        let changes = self.changes.unwrap_or(given);
+        change(self.action, self.entity, &self.id, page_id, changes)
     }
 }
 

@@ -16,7 +16,7 @@ use crate::db::models::pages::StatusPage;
 use crate::domain::uptime;
 use crate::domain::{ComponentId, ComponentStatus, GroupId};
 use crate::error::{AppError, AppResult};
-use crate::http::api::run;
+use crate::http::api::run::{self, Record};
 use crate::http::auth::Permission;
 use crate::services::components::{
     self as service, GroupInput, NewComponentInput, UpdateComponentInput,
@@ -141,13 +141,11 @@ pub async fn list(
 ) -> V1Result<HttpResponse> {
     let page_id = page_id.into_inner();
     let paging = paging.0;
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = page_of(c, &page_id)?;
-            let tree = service::list_components(c, &page.id)?;
-            Ok(paging.cut(tree.components().map(views::component))?.into())
-        })
-        .await?)
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        let tree = service::list_components(c, &page.id)?;
+        Ok(paging.cut(tree.components().map(views::component))?.into())
+    })
+    .await
 }
 
 /// `POST /pages/{page_id}/components` with `{"component": {...}}` (owners).
@@ -169,36 +167,32 @@ pub async fn create(v1: V1, page_id: web::Path<String>, body: Body) -> V1Result<
         showcase: fields.showcase.map(|f| f.0),
     };
     let page_id = page_id.into_inner();
-    Ok(v1
-        .write(Permission::Admin, &body.0.clone(), move |c| {
-            let page = page_of(c, &page_id)?;
-            group_of_page(c, &page, input.group_id.as_deref())?;
+    v1.write_in_page(
+        Permission::Admin,
+        page_id,
+        body.0.clone(),
+        move |c, page| {
+            group_of_page(c, page, input.group_id.as_deref())?;
             let component = service::create_component(c, &page.id, &input)
                 .map_err(|e| within("component", e))?;
-            let answer = Answer::new(201, views::component(&component));
-            let audit = run::change(
-                "component.create",
-                "component",
-                component.id.as_str(),
-                &page.id,
-                body.0,
-            );
-            Ok((answer, audit))
-        })
-        .await?)
+            Ok((
+                Answer::new(201, views::component(&component)),
+                Record::new("component.create", "component", component.id.as_str()),
+            ))
+        },
+    )
+    .await
 }
 
 /// `GET /pages/{page_id}/components/{component_id}`.
 pub async fn get(v1: V1, path: web::Path<(String, ComponentId)>) -> V1Result<HttpResponse> {
     let (page_id, id) = path.into_inner();
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = page_of(c, &page_id)?;
-            Ok(views::component(&service::get_page_component(
-                c, &page.id, &id,
-            )?))
-        })
-        .await?)
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        Ok(views::component(&service::get_page_component(
+            c, &page.id, &id,
+        )?))
+    })
+    .await
 }
 
 /// `PATCH` or `PUT /pages/{page_id}/components/{component_id}`: a status alone is a
@@ -369,14 +363,12 @@ pub async fn uptime(
 ) -> V1Result<HttpResponse> {
     let (page_id, id) = path.into_inner();
     let range = range.0.instants(Utc::now())?;
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = page_of(c, &page_id)?;
-            let component = service::get_page_component(c, &page.id, &id)?;
-            let outage = outage_of(c, &id, range.0, range.1)?;
-            Ok(uptime_answer(id.as_str(), &component.name, range, outage))
-        })
-        .await?)
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        let component = service::get_page_component(c, &page.id, &id)?;
+        let outage = outage_of(c, &id, range.0, range.1)?;
+        Ok(uptime_answer(id.as_str(), &component.name, range, outage))
+    })
+    .await
 }
 
 /// A group with its members, or 404.
@@ -407,19 +399,17 @@ pub async fn list_groups(
 ) -> V1Result<HttpResponse> {
     let page_id = page_id.into_inner();
     let paging = paging.0;
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = page_of(c, &page_id)?;
-            let tree = service::list_components(c, &page.id)?;
-            let groups = tree.entries.iter().filter_map(|entry| match entry {
-                service::ComponentEntry::Group { group, components } => {
-                    Some(group_view(group, components))
-                }
-                service::ComponentEntry::Component(_) => None,
-            });
-            Ok(paging.cut(groups)?.into())
-        })
-        .await?)
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        let tree = service::list_components(c, &page.id)?;
+        let groups = tree.entries.iter().filter_map(|entry| match entry {
+            service::ComponentEntry::Group { group, components } => {
+                Some(group_view(group, components))
+            }
+            service::ComponentEntry::Component(_) => None,
+        });
+        Ok(paging.cut(groups)?.into())
+    })
+    .await
 }
 
 /// `{"description": ..., "component_group": {"name": ..., "components": [ids]}}`
@@ -513,36 +503,36 @@ pub async fn create_group(
         position: fields.position.map(|p| p.0),
     };
     let page_id = page_id.into_inner();
-    Ok(v1
-        .write(Permission::Admin, &body.0.clone(), move |c| {
-            let page = page_of(c, &page_id)?;
+    v1.write_in_page(
+        Permission::Admin,
+        page_id,
+        body.0.clone(),
+        move |c, page| {
             let group = service::create_group(c, &page.id, &input)
                 .map_err(|e| within("component_group", e))?;
-            set_members(c, &page, &group.id, &members)?;
-            let (group, members) = group_with_members(c, &page, &group.id)?;
-            let answer = Answer::new(201, group_view(&group, &members));
-            let audit = run::change(
-                "component_group.create",
-                "component_group",
-                group.id.as_str(),
-                &page.id,
-                body.0,
-            );
-            Ok((answer, audit))
-        })
-        .await?)
+            set_members(c, page, &group.id, &members)?;
+            let (group, members) = group_with_members(c, page, &group.id)?;
+            Ok((
+                Answer::new(201, group_view(&group, &members)),
+                Record::new(
+                    "component_group.create",
+                    "component_group",
+                    group.id.as_str(),
+                ),
+            ))
+        },
+    )
+    .await
 }
 
 /// `GET /pages/{page_id}/component-groups/{id}`.
 pub async fn get_group(v1: V1, path: web::Path<(String, GroupId)>) -> V1Result<HttpResponse> {
     let (page_id, id) = path.into_inner();
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = page_of(c, &page_id)?;
-            let (group, members) = group_with_members(c, &page, &id)?;
-            Ok(group_view(&group, &members))
-        })
-        .await?)
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        let (group, members) = group_with_members(c, page, &id)?;
+        Ok(group_view(&group, &members))
+    })
+    .await
 }
 
 /// `PATCH` or `PUT /pages/{page_id}/component-groups/{id}` (owners): name, description, and
@@ -561,26 +551,24 @@ pub async fn update_group(
     };
     let members = fields.components.clone();
     let (page_id, id) = path.into_inner();
-    Ok(v1
-        .write(Permission::Admin, &body.0.clone(), move |c| {
-            let page = page_of(c, &page_id)?;
+    v1.write_in_page(
+        Permission::Admin,
+        page_id,
+        body.0.clone(),
+        move |c, page| {
             page_admin::update_group(c, &page.id, &id, &patch)
                 .map_err(|e| within("component_group", e))?;
             if let Some(members) = &members {
-                set_members(c, &page, &id, members)?;
+                set_members(c, page, &id, members)?;
             }
-            let (group, members) = group_with_members(c, &page, &id)?;
-            let answer = Answer::new(200, group_view(&group, &members));
-            let audit = run::change(
-                "component_group.update",
-                "component_group",
-                id.as_str(),
-                &page.id,
-                body.0,
-            );
-            Ok((answer, audit))
-        })
-        .await?)
+            let (group, members) = group_with_members(c, page, &id)?;
+            Ok((
+                Answer::new(200, group_view(&group, &members)),
+                Record::new("component_group.update", "component_group", id.as_str()),
+            ))
+        },
+    )
+    .await
 }
 
 /// `DELETE /pages/{page_id}/component-groups/{id}` (owners): the group as it was; its
@@ -615,27 +603,24 @@ pub async fn group_uptime(
 ) -> V1Result<HttpResponse> {
     let (page_id, id) = path.into_inner();
     let range = range.0.instants(Utc::now())?;
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = page_of(c, &page_id)?;
-            let (group, members) = group_with_members(c, &page, &id)?;
-            let mut outages = Vec::new();
-            for member in &members {
-                outages.push(outage_of(c, &member.id, range.0, range.1)?);
-            }
-            let count = outages.len().max(1) as f64;
-            let outage = uptime::Outage {
-                major_secs: outages.iter().map(|o| o.major_secs).max().unwrap_or(0),
-                partial_secs: outages.iter().map(|o| o.partial_secs).max().unwrap_or(0),
-                percent: match outages.is_empty() {
-                    true => 100.0,
-                    false => {
-                        (outages.iter().map(|o| o.percent).sum::<f64>() / count * 100.0).round()
-                            / 100.0
-                    }
-                },
-            };
-            Ok(uptime_answer(id.as_str(), &group.name, range, outage))
-        })
-        .await?)
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        let (group, members) = group_with_members(c, page, &id)?;
+        let mut outages = Vec::new();
+        for member in &members {
+            outages.push(outage_of(c, &member.id, range.0, range.1)?);
+        }
+        let count = outages.len().max(1) as f64;
+        let outage = uptime::Outage {
+            major_secs: outages.iter().map(|o| o.major_secs).max().unwrap_or(0),
+            partial_secs: outages.iter().map(|o| o.partial_secs).max().unwrap_or(0),
+            percent: match outages.is_empty() {
+                true => 100.0,
+                false => {
+                    (outages.iter().map(|o| o.percent).sum::<f64>() / count * 100.0).round() / 100.0
+                }
+            },
+        };
+        Ok(uptime_answer(id.as_str(), &group.name, range, outage))
+    })
+    .await
 }

@@ -27,7 +27,7 @@ use crate::domain::{
     ComponentId, ComponentStatus, Impact, IncidentKind, LifecycleStatus, MaintenanceStatus,
 };
 use crate::error::{AppError, AppResult};
-use crate::http::api::run;
+use crate::http::api::run::{self, Record};
 use crate::http::auth::Permission;
 use crate::services::components as components_service;
 use crate::services::idempotency::Answer;
@@ -291,17 +291,15 @@ pub async fn list(
         ..IncidentFilter::default()
     };
     let (base, page_id) = (base_url(&v1), page_id.into_inner());
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = request::page(c, &page_id)?;
-            let found = service::list_incidents(c, &page.id, &filter)?;
-            let mut answers = Vec::with_capacity(found.len());
-            for incident in &found {
-                answers.push(answer_of(c, &page, incident, &base)?);
-            }
-            Ok(answers.into())
-        })
-        .await?)
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        let found = service::list_incidents(c, &page.id, &filter)?;
+        let mut answers = Vec::with_capacity(found.len());
+        for incident in &found {
+            answers.push(answer_of(c, page, incident, &base)?);
+        }
+        Ok(answers.into())
+    })
+    .await
 }
 
 /// Which open incidents a fixed list holds.
@@ -343,23 +341,21 @@ async fn open_list(
 ) -> V1Result<HttpResponse> {
     let (skip, take) = paging.window()?;
     let base = base_url(&v1);
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = request::page(c, &page_id)?;
-            let now = Utc::now();
-            let open = crate::db::models::incidents::list_open(c, &page.id)?;
-            let mut answers = Vec::new();
-            for incident in open
-                .iter()
-                .filter(|i| which.holds(i, now))
-                .skip(skip)
-                .take(take)
-            {
-                answers.push(answer_of(c, &page, incident, &base)?);
-            }
-            Ok(answers.into())
-        })
-        .await?)
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        let now = Utc::now();
+        let open = crate::db::models::incidents::list_open(c, &page.id)?;
+        let mut answers = Vec::new();
+        for incident in open
+            .iter()
+            .filter(|i| which.holds(i, now))
+            .skip(skip)
+            .take(take)
+        {
+            answers.push(answer_of(c, page, incident, &base)?);
+        }
+        Ok(answers.into())
+    })
+    .await
 }
 
 /// `GET /pages/{page_id}/incidents/unresolved`: open incidents (not maintenances).
@@ -428,65 +424,56 @@ pub async fn create(v1: V1, page_id: web::Path<String>, body: Body) -> V1Result<
     let author = v1.auth().user_id.clone();
     let (base, page_id) = (base_url(&v1), page_id.into_inner());
     let given = body.0.clone();
-    Ok(v1
-        .write(Permission::Write, &given, move |c| {
-            let page = request::page(c, &page_id)?;
-            let components = fields.component_map(c, &page).map_err(inside)?;
-            let input = OpenIncidentInput {
-                name,
-                kind: Some(match maintenance {
-                    true => IncidentKind::Maintenance,
-                    false => IncidentKind::Incident,
-                }),
-                impact: fields.impact_override,
-                status: Some(status.clone()),
-                body: body_or_status(&fields.body, &status),
-                components,
-                next_update_by: fields.next_update_by,
-                user_impact: None,
-                scope: None,
-                root_cause: None,
-                started_at: backfill.filter(|_| !maintenance),
-                scheduled_for: fields.scheduled_for,
-                scheduled_until: fields.scheduled_until,
-                auto_transition: auto_transition.unwrap_or(false),
-                notify: backfill.map(|_| false),
-                deliver_notifications: match backfill {
-                    Some(_) => None,
-                    None => fields.deliver_notifications.map(|f| f.0),
-                },
-                translations: None,
-            };
-            let now = backfill.unwrap_or_else(Utc::now);
-            let posted =
-                service::open_incident(c, &page.id, &input, Some(&author), now).map_err(inside)?;
-            let mut incident = posted.incident;
-            if let Some(metadata) = &fields.metadata {
-                incident = service::set_metadata(c, &incident.id, metadata).map_err(inside)?;
-            }
-            let answer = Answer::new(201, answer_of(c, &page, &incident, &base)?);
-            let audit = run::change(
-                "incident.create",
-                "incident",
-                incident.id.as_str(),
-                &page.id,
-                body.0,
-            );
-            Ok((answer, audit))
-        })
-        .await?)
+    v1.write_in_page(Permission::Write, page_id, given, move |c, page| {
+        let components = fields.component_map(c, page).map_err(inside)?;
+        let input = OpenIncidentInput {
+            name,
+            kind: Some(match maintenance {
+                true => IncidentKind::Maintenance,
+                false => IncidentKind::Incident,
+            }),
+            impact: fields.impact_override,
+            status: Some(status.clone()),
+            body: body_or_status(&fields.body, &status),
+            components,
+            next_update_by: fields.next_update_by,
+            user_impact: None,
+            scope: None,
+            root_cause: None,
+            started_at: backfill.filter(|_| !maintenance),
+            scheduled_for: fields.scheduled_for,
+            scheduled_until: fields.scheduled_until,
+            auto_transition: auto_transition.unwrap_or(false),
+            notify: backfill.map(|_| false),
+            deliver_notifications: match backfill {
+                Some(_) => None,
+                None => fields.deliver_notifications.map(|f| f.0),
+            },
+            translations: None,
+        };
+        let now = backfill.unwrap_or_else(Utc::now);
+        let posted =
+            service::open_incident(c, &page.id, &input, Some(&author), now).map_err(inside)?;
+        let mut incident = posted.incident;
+        if let Some(metadata) = &fields.metadata {
+            incident = service::set_metadata(c, &incident.id, metadata).map_err(inside)?;
+        }
+        Ok((
+            Answer::new(201, answer_of(c, page, &incident, &base)?),
+            Record::new("incident.create", "incident", incident.id.as_str()),
+        ))
+    })
+    .await
 }
 
 /// `GET /pages/{page_id}/incidents/{incident_id}` (its id or its reference).
 pub async fn get(v1: V1, path: web::Path<(String, String)>) -> V1Result<HttpResponse> {
     let ((page_id, id), base) = (path.into_inner(), base_url(&v1));
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = request::page(c, &page_id)?;
-            let incident = service::get_page_incident(c, &page.id, &id)?;
-            answer_of(c, &page, &incident, &base)
-        })
-        .await?)
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        let incident = service::get_page_incident(c, &page.id, &id)?;
+        answer_of(c, page, &incident, &base)
+    })
+    .await
 }
 
 /// `PATCH` or `PUT /pages/{page_id}/incidents/{incident_id}` with `{"incident": {...}}`.
@@ -521,48 +508,39 @@ pub async fn update(
     let author = v1.auth().user_id.clone();
     let ((page_id, id), base) = (path.into_inner(), base_url(&v1));
     let given = body.0.clone();
-    Ok(v1
-        .write(Permission::Write, &given, move |c| {
-            let page = request::page(c, &page_id)?;
-            let mut incident = service::get_page_incident(c, &page.id, &id)?;
-            if changes_own {
-                incident =
-                    service::update_incident_fields(c, &incident.id, &own).map_err(inside)?;
-            }
-            if fields.posts() {
-                let status = fields
-                    .status
-                    .clone()
-                    .unwrap_or_else(|| views::status(incident.status).to_owned());
-                let input = PostUpdateInput {
-                    status: fields.status.clone(),
-                    body: body_or_status(&fields.body, &status),
-                    components: fields.component_map(c, &page).map_err(inside)?,
-                    next_update_by: fields.next_update_by,
-                    reopen: true,
-                    notify: None,
-                    deliver_notifications: fields.deliver_notifications.map(|f| f.0),
-                    translations: None,
-                };
-                let posted =
-                    service::post_update(c, &incident.id, &input, Some(&author), Utc::now())
-                        .map_err(inside)?;
-                incident = posted.incident;
-            }
-            if let Some(metadata) = &fields.metadata {
-                incident = service::set_metadata(c, &incident.id, metadata).map_err(inside)?;
-            }
-            let answer = Answer::new(200, answer_of(c, &page, &incident, &base)?);
-            let audit = run::change(
-                "incident.update",
-                "incident",
-                incident.id.as_str(),
-                &page.id,
-                body.0,
-            );
-            Ok((answer, audit))
-        })
-        .await?)
+    v1.write_in_page(Permission::Write, page_id, given, move |c, page| {
+        let mut incident = service::get_page_incident(c, &page.id, &id)?;
+        if changes_own {
+            incident = service::update_incident_fields(c, &incident.id, &own).map_err(inside)?;
+        }
+        if fields.posts() {
+            let status = fields
+                .status
+                .clone()
+                .unwrap_or_else(|| views::status(incident.status).to_owned());
+            let input = PostUpdateInput {
+                status: fields.status.clone(),
+                body: body_or_status(&fields.body, &status),
+                components: fields.component_map(c, page).map_err(inside)?,
+                next_update_by: fields.next_update_by,
+                reopen: true,
+                notify: None,
+                deliver_notifications: fields.deliver_notifications.map(|f| f.0),
+                translations: None,
+            };
+            let posted = service::post_update(c, &incident.id, &input, Some(&author), Utc::now())
+                .map_err(inside)?;
+            incident = posted.incident;
+        }
+        if let Some(metadata) = &fields.metadata {
+            incident = service::set_metadata(c, &incident.id, metadata).map_err(inside)?;
+        }
+        Ok((
+            Answer::new(200, answer_of(c, page, &incident, &base)?),
+            Record::new("incident.update", "incident", incident.id.as_str()),
+        ))
+    })
+    .await
 }
 
 /// `DELETE /pages/{page_id}/incidents/{incident_id}`: the incident as it was.
@@ -621,42 +599,35 @@ pub async fn edit_update(
     let notify = fields.deliver_notifications.map(|f| f.0);
     let (page_id, id, update_id) = path.into_inner();
     let given = body.0.clone();
-    Ok(v1
-        .write(Permission::Write, &given, move |c| {
-            let page = request::page(c, &page_id)?;
-            let incident = service::get_page_incident(c, &page.id, &id)?;
-            let before = crate::db::models::incidents::find_update(c, &incident.id, &update_id)?
-                .ok_or_else(|| AppError::NotFound("incident update".into()))?;
-            if notify.is_some_and(|n| n != before.notify) {
-                return Err(AppError::field(
-                    "incident_update[deliver_notifications]",
-                    "an update already posted is not sent again; leave it as it was",
-                ));
-            }
-            let update = service::edit_update(c, &incident.id, &update_id, &edit)
-                .map_err(|e| within("incident_update", e))?;
-            let detail = service::incident_with_updates(c, &incident.id)?;
-            let names = |cid: &str| {
-                detail
-                    .affected
-                    .iter()
-                    .find(|x| x.id.as_str() == cid)
-                    .map(|x| x.name.clone())
-            };
-            let with = detail
-                .updates
+    v1.write_in_page(Permission::Write, page_id, given, move |c, page| {
+        let incident = service::get_page_incident(c, &page.id, &id)?;
+        let before = crate::db::models::incidents::find_update(c, &incident.id, &update_id)?
+            .ok_or_else(|| AppError::NotFound("incident update".into()))?;
+        if notify.is_some_and(|n| n != before.notify) {
+            return Err(AppError::field(
+                "incident_update[deliver_notifications]",
+                "an update already posted is not sent again; leave it as it was",
+            ));
+        }
+        let update = service::edit_update(c, &incident.id, &update_id, &edit)
+            .map_err(|e| within("incident_update", e))?;
+        let detail = service::incident_with_updates(c, &incident.id)?;
+        let names = |cid: &str| {
+            detail
+                .affected
                 .iter()
-                .find(|u| u.update.id == update.id)
-                .ok_or_else(|| AppError::NotFound("incident update".into()))?;
-            let answer = Answer::new(200, views::update(with, &names));
-            let audit = run::change(
-                "incident.update_edited",
-                "incident",
-                incident.id.as_str(),
-                &page.id,
-                body.0,
-            );
-            Ok((answer, audit))
-        })
-        .await?)
+                .find(|x| x.id.as_str() == cid)
+                .map(|x| x.name.clone())
+        };
+        let with = detail
+            .updates
+            .iter()
+            .find(|u| u.update.id == update.id)
+            .ok_or_else(|| AppError::NotFound("incident update".into()))?;
+        Ok((
+            Answer::new(200, views::update(with, &names)),
+            Record::new("incident.update_edited", "incident", incident.id.as_str()),
+        ))
+    })
+    .await
 }

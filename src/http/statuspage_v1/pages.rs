@@ -30,12 +30,10 @@ pub async fn list(v1: V1) -> V1Result<HttpResponse> {
 pub async fn get(v1: V1, page_id: web::Path<String>) -> V1Result<HttpResponse> {
     let base = base_url(&v1);
     let page_id = page_id.into_inner();
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = request::page(c, &page_id)?;
-            Ok(views::page(&page, &page_url(&page, &base)))
-        })
-        .await?)
+    v1.in_page(Permission::Read, page_id, move |_, page| {
+        Ok(views::page(page, &page_url(page, &base)))
+    })
+    .await
 }
 
 /// Herald's base URL, for the pages' public addresses.

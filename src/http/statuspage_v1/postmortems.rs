@@ -12,7 +12,7 @@ use super::flex::Flag;
 use super::request::{self, Body, V1};
 use super::views;
 use crate::error::AppError;
-use crate::http::api::run;
+use crate::http::api::run::{self, Record};
 use crate::http::auth::Permission;
 use crate::services::idempotency::Answer;
 use crate::services::incidents as incidents_service;
@@ -21,16 +21,14 @@ use crate::services::postmortems as service;
 /// `GET .../postmortem`.
 pub async fn get(v1: V1, path: web::Path<(String, String)>) -> V1Result<HttpResponse> {
     let (page_id, id) = path.into_inner();
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = request::page(c, &page_id)?;
-            let incident = incidents_service::get_page_incident(c, &page.id, &id)?;
-            Ok(views::postmortem(&service::get_postmortem(
-                c,
-                &incident.id,
-            )?))
-        })
-        .await?)
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        let incident = incidents_service::get_page_incident(c, &page.id, &id)?;
+        Ok(views::postmortem(&service::get_postmortem(
+            c,
+            &incident.id,
+        )?))
+    })
+    .await
 }
 
 #[derive(Debug, Deserialize)]
@@ -47,23 +45,16 @@ pub async fn put(v1: V1, path: web::Path<(String, String)>, body: Body) -> V1Res
         .ok_or_else(|| AppError::field("postmortem[body_draft]", "is required"))?;
     let (page_id, id) = path.into_inner();
     let given = body.0.clone();
-    Ok(v1
-        .write(Permission::Write, &given, move |c| {
-            let page = request::page(c, &page_id)?;
-            let incident = incidents_service::get_page_incident(c, &page.id, &id)?;
-            let detail = service::save_postmortem_text(c, &incident.id, &text)
-                .map_err(|e| within("postmortem", e))?;
-            let answer = Answer::new(200, views::postmortem(&detail));
-            let audit = run::change(
-                "postmortem.save",
-                "incident",
-                incident.id.as_str(),
-                &page.id,
-                body.0,
-            );
-            Ok((answer, audit))
-        })
-        .await?)
+    v1.write_in_page(Permission::Write, page_id, given, move |c, page| {
+        let incident = incidents_service::get_page_incident(c, &page.id, &id)?;
+        let detail = service::save_postmortem_text(c, &incident.id, &text)
+            .map_err(|e| within("postmortem", e))?;
+        Ok((
+            Answer::new(200, views::postmortem(&detail)),
+            Record::new("postmortem.save", "incident", incident.id.as_str()),
+        ))
+    })
+    .await
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -97,12 +88,10 @@ pub async fn publish(
     let notify = publish.notify_subscribers.is_none_or(|f| f.0);
     let (page_id, id) = path.into_inner();
     let given = body.0.clone();
-    Ok(v1
-        .write(Permission::Write, &given, move |c| {
-            let page = request::page(c, &page_id)?;
-            let incident = incidents_service::get_page_incident(c, &page.id, &id)?;
-            let detail = service::publish_postmortem_telling(c, &incident.id, Utc::now(), notify)
-                .map_err(|e| match e {
+    v1.write_in_page(Permission::Write, page_id, given, move |c, page| {
+        let incident = incidents_service::get_page_incident(c, &page.id, &id)?;
+        let detail = service::publish_postmortem_telling(c, &incident.id, Utc::now(), notify)
+            .map_err(|e| match e {
                 // The report is Statuspage's body_draft.
                 AppError::Validation(_) => AppError::field(
                     "postmortem[body_draft]",
@@ -110,17 +99,12 @@ pub async fn publish(
                 ),
                 other => other,
             })?;
-            let answer = Answer::new(200, views::postmortem(&detail));
-            let audit = run::change(
-                "postmortem.publish",
-                "incident",
-                incident.id.as_str(),
-                &page.id,
-                body.0,
-            );
-            Ok((answer, audit))
-        })
-        .await?)
+        Ok((
+            Answer::new(200, views::postmortem(&detail)),
+            Record::new("postmortem.publish", "incident", incident.id.as_str()),
+        ))
+    })
+    .await
 }
 
 /// `PUT .../postmortem/revert`: back to a draft, off the public page.

@@ -16,10 +16,13 @@ use crate::db::models::pages::StatusPage;
 use crate::domain::PageId;
 use crate::error::{AppError, AppResult};
 use crate::http::api::body::Parts;
-use crate::http::api::run::Api;
+use crate::http::api::run::{Api, Record};
+use crate::http::auth::Permission;
 use crate::http::auth::extract;
+use crate::services::idempotency::Answer;
 use crate::services::pages;
 use crate::state::AppState;
+use actix_web::HttpResponse;
 
 /// The largest body `/v1` reads, in bytes (the same as `/api/v1`).
 const BODY_LIMIT: usize = crate::http::api::BODY_LIMIT;
@@ -50,6 +53,52 @@ impl FromRequest for V1 {
             req.extensions_mut().insert(auth);
             Ok(Self(Api::from_request(&req, &mut Payload::None).await?))
         })
+    }
+}
+
+impl V1 {
+    /// A read needing `permission` within the page `page_id` names (by id or slug); its JSON
+    /// answered with 200.
+    pub async fn in_page<F>(
+        &self,
+        permission: Permission,
+        page_id: String,
+        read: F,
+    ) -> Result<HttpResponse, V1Error>
+    where
+        F: FnOnce(&mut DbConn, &StatusPage) -> AppResult<Value> + Send + 'static,
+    {
+        Ok(self
+            .0
+            .read(permission, move |c| {
+                let page = page(c, &page_id)?;
+                read(c, &page)
+            })
+            .await?)
+    }
+
+    /// A write needing `permission` within the page `page_id` names: `write` answers and names
+    /// the record it wrote; the audit row carries its changes, by default `given` (the body as
+    /// sent). One transaction, as every write of `/api/v1`.
+    pub async fn write_in_page<F>(
+        &self,
+        permission: Permission,
+        page_id: String,
+        given: Value,
+        write: F,
+    ) -> Result<HttpResponse, V1Error>
+    where
+        F: FnOnce(&mut DbConn, &StatusPage) -> AppResult<(Answer, Record)> + Send + 'static,
+    {
+        let body = given.clone();
+        Ok(self
+            .0
+            .write(permission, &body, move |c| {
+                let page = page(c, &page_id)?;
+                let (answer, record) = write(c, &page)?;
+                Ok((answer, record.change_on(&page.id, given)))
+            })
+            .await?)
     }
 }
 

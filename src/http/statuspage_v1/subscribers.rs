@@ -132,12 +132,10 @@ pub async fn list(
 ) -> V1Result<HttpResponse> {
     let search = query.0.search()?;
     let page_id = page_id.into_inner();
-    Ok(v1
-        .read(Permission::Write, move |c| {
-            let page = request::page(c, &page_id)?;
-            listed(c, &page, &search)
-        })
-        .await?)
+    v1.in_page(Permission::Write, page_id, move |c, page| {
+        listed(c, page, &search)
+    })
+    .await
 }
 
 /// `GET /pages/{page_id}/subscribers/unsubscribed?page=&per_page=` (also
@@ -157,12 +155,10 @@ pub async fn unsubscribed(
         ..Search::default()
     };
     let page_id = page_id.into_inner();
-    Ok(v1
-        .read(Permission::Write, move |c| {
-            let page = request::page(c, &page_id)?;
-            listed(c, &page, &search)
-        })
-        .await?)
+    v1.in_page(Permission::Write, page_id, move |c, page| {
+        listed(c, page, &search)
+    })
+    .await
 }
 
 /// `{"subscriber": {...}}` of a create.
@@ -279,13 +275,11 @@ pub async fn create(v1: V1, page_id: web::Path<String>, body: Body) -> V1Result<
 /// `GET /pages/{page_id}/subscribers/{subscriber_id}`.
 pub async fn get(v1: V1, path: web::Path<(String, SubscriberId)>) -> V1Result<HttpResponse> {
     let (page_id, id) = path.into_inner();
-    Ok(v1
-        .read(Permission::Write, move |c| {
-            let page = request::page(c, &page_id)?;
-            let subscriber = service::of_page(c, &page.id, &id)?;
-            Ok(views::subscriber(&service::view(c, &subscriber)?))
-        })
-        .await?)
+    v1.in_page(Permission::Write, page_id, move |c, page| {
+        let subscriber = service::of_page(c, &page.id, &id)?;
+        Ok(views::subscriber(&service::view(c, &subscriber)?))
+    })
+    .await
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -552,49 +546,45 @@ pub async fn count(
     let kind = kind_of("type", query.0.kind.as_deref())?;
     let states = states_of(query.0.state.as_deref())?;
     let page_id = page_id.into_inner();
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = request::page(c, &page_id)?;
-            let mut per_kind =
-                json!({"email": 0, "webhook": 0, "sms": 0, "slack": 0, "integration_partner": 0});
-            for (k, state, n) in service::counts(c, &page.id)? {
-                if states.contains(&state) && kind.is_none_or(|want| want == k) {
-                    let key = k.as_str();
-                    per_kind[key] = json!(per_kind[key].as_i64().unwrap_or(0) + n);
-                }
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        let mut per_kind =
+            json!({"email": 0, "webhook": 0, "sms": 0, "slack": 0, "integration_partner": 0});
+        for (k, state, n) in service::counts(c, &page.id)? {
+            if states.contains(&state) && kind.is_none_or(|want| want == k) {
+                let key = k.as_str();
+                per_kind[key] = json!(per_kind[key].as_i64().unwrap_or(0) + n);
             }
-            if let Some(kind) = kind {
-                per_kind = json!({kind.as_str(): per_kind[kind.as_str()].clone()});
-            }
-            Ok(per_kind)
-        })
-        .await?)
+        }
+        if let Some(kind) = kind {
+            per_kind = json!({kind.as_str(): per_kind[kind.as_str()].clone()});
+        }
+        Ok(per_kind)
+    })
+    .await
 }
 
 /// `GET /pages/{page_id}/subscribers/histogram_by_state` (also `.../histogram`): per type,
 /// per state, with totals.
 pub async fn histogram(v1: V1, page_id: web::Path<String>) -> V1Result<HttpResponse> {
     let page_id = page_id.into_inner();
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = request::page(c, &page_id)?;
-            let zero = json!({"active": 0, "unconfirmed": 0, "quarantined": 0, "total": 0});
-            let mut histogram = json!({
-                "email": zero, "webhook": zero, "sms": zero, "slack": zero,
-                "integration_partner": zero,
-            });
-            for (kind, state, n) in service::counts(c, &page.id)? {
-                let word = views::statuspage_state(state);
-                if word == "unsubscribed" {
-                    continue;
-                }
-                let row = &mut histogram[kind.as_str()];
-                row[word] = json!(row[word].as_i64().unwrap_or(0) + n);
-                row["total"] = json!(row["total"].as_i64().unwrap_or(0) + n);
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        let zero = json!({"active": 0, "unconfirmed": 0, "quarantined": 0, "total": 0});
+        let mut histogram = json!({
+            "email": zero, "webhook": zero, "sms": zero, "slack": zero,
+            "integration_partner": zero,
+        });
+        for (kind, state, n) in service::counts(c, &page.id)? {
+            let word = views::statuspage_state(state);
+            if word == "unsubscribed" {
+                continue;
             }
-            Ok(histogram)
-        })
-        .await?)
+            let row = &mut histogram[kind.as_str()];
+            row[word] = json!(row[word].as_i64().unwrap_or(0) + n);
+            row["total"] = json!(row["total"].as_i64().unwrap_or(0) + n);
+        }
+        Ok(histogram)
+    })
+    .await
 }
 
 /// The components an incident affects, and the page's subscribers its news reaches: those of
@@ -629,13 +619,11 @@ pub async fn of_incident(
 ) -> V1Result<HttpResponse> {
     let (page_id, incident_id) = path.into_inner();
     let paging = paging.0;
-    Ok(v1
-        .read(Permission::Write, move |c| {
-            let page = request::page(c, &page_id)?;
-            let reached = reached(c, &page, &incident_id)?;
-            Ok(paging.cut(reached.into_iter())?.into())
-        })
-        .await?)
+    v1.in_page(Permission::Write, page_id, move |c, page| {
+        let reached = reached(c, page, &incident_id)?;
+        Ok(paging.cut(reached.into_iter())?.into())
+    })
+    .await
 }
 
 /// `GET /pages/{page_id}/incidents/{incident_id}/subscribers/{subscriber_id}`: one the
@@ -645,15 +633,13 @@ pub async fn of_incident_one(
     path: web::Path<(String, String, String)>,
 ) -> V1Result<HttpResponse> {
     let (page_id, incident_id, id) = path.into_inner();
-    Ok(v1
-        .read(Permission::Write, move |c| {
-            let page = request::page(c, &page_id)?;
-            reached(c, &page, &incident_id)?
-                .into_iter()
-                .find(|s| s["id"] == id.as_str())
-                .ok_or_else(|| AppError::NotFound("subscriber of this incident".into()))
-        })
-        .await?)
+    v1.in_page(Permission::Write, page_id, move |c, page| {
+        reached(c, page, &incident_id)?
+            .into_iter()
+            .find(|s| s["id"] == id.as_str())
+            .ok_or_else(|| AppError::NotFound("subscriber of this incident".into()))
+    })
+    .await
 }
 
 /// Subscribing to one incident, or unsubscribing from one: refused, saying what Herald does.

@@ -6,11 +6,11 @@ use serde::Deserialize;
 use super::components::Paging;
 use super::error::{V1Result, within};
 use super::flex::{self, Flag};
-use super::request::{self, Body, Query, V1};
+use super::request::{Body, Query, V1};
 use super::views;
 use crate::domain::{ComponentId, ComponentStatus};
 use crate::error::{AppError, AppResult};
-use crate::http::api::run;
+use crate::http::api::run::Record;
 use crate::http::auth::Permission;
 use crate::services::components as components_service;
 use crate::services::idempotency::Answer;
@@ -23,18 +23,16 @@ pub async fn list(
     paging: Query<Paging>,
 ) -> V1Result<HttpResponse> {
     let (page_id, paging) = (page_id.into_inner(), paging.0);
-    Ok(v1
-        .read(Permission::Read, move |c| {
-            let page = request::page(c, &page_id)?;
-            let components: Vec<_> = components_service::list_components(c, &page.id)?
-                .components()
-                .cloned()
-                .collect();
-            let templates = service::list_templates(c, &page.id)?;
-            let listed = templates.iter().map(|t| views::template(t, &components));
-            Ok(paging.cut(listed)?.into())
-        })
-        .await?)
+    v1.in_page(Permission::Read, page_id, move |c, page| {
+        let components: Vec<_> = components_service::list_components(c, &page.id)?
+            .components()
+            .cloned()
+            .collect();
+        let templates = service::list_templates(c, &page.id)?;
+        let listed = templates.iter().map(|t| views::template(t, &components));
+        Ok(paging.cut(listed)?.into())
+    })
+    .await
 }
 
 /// `{"template": {...}}`.
@@ -103,42 +101,35 @@ pub async fn create(v1: V1, page_id: web::Path<String>, body: Body) -> V1Result<
     let ids = fields.component_ids.clone().unwrap_or_default();
     let page_id = page_id.into_inner();
     let given = body.0.clone();
-    Ok(v1
-        .write(Permission::Write, &given, move |c| {
-            let page = request::page(c, &page_id)?;
-            let mut components = std::collections::BTreeMap::new();
-            for id in &ids {
-                components_service::get_page_component(c, &page.id, &ComponentId::from(id.clone()))
-                    .map_err(|_| {
-                        AppError::field(
-                            "template[component_ids]",
-                            format!("{id} is not a component of this page"),
-                        )
-                    })?;
-                components.insert(id.clone(), ComponentStatus::Operational);
-            }
-            let input = TemplateInput {
-                name,
-                title,
-                impact: None,
-                body: text,
-                components,
-            };
-            let template =
-                service::create_template(c, &page.id, &input).map_err(|e| within("template", e))?;
-            let all: Vec<_> = components_service::list_components(c, &page.id)?
-                .components()
-                .cloned()
-                .collect();
-            let answer = Answer::new(201, views::template(&template, &all));
-            let audit = run::change(
-                "template.create",
-                "template",
-                &template.id,
-                &page.id,
-                body.0,
-            );
-            Ok((answer, audit))
-        })
-        .await?)
+    v1.write_in_page(Permission::Write, page_id, given, move |c, page| {
+        let mut components = std::collections::BTreeMap::new();
+        for id in &ids {
+            components_service::get_page_component(c, &page.id, &ComponentId::from(id.clone()))
+                .map_err(|_| {
+                    AppError::field(
+                        "template[component_ids]",
+                        format!("{id} is not a component of this page"),
+                    )
+                })?;
+            components.insert(id.clone(), ComponentStatus::Operational);
+        }
+        let input = TemplateInput {
+            name,
+            title,
+            impact: None,
+            body: text,
+            components,
+        };
+        let template =
+            service::create_template(c, &page.id, &input).map_err(|e| within("template", e))?;
+        let all: Vec<_> = components_service::list_components(c, &page.id)?
+            .components()
+            .cloned()
+            .collect();
+        Ok((
+            Answer::new(201, views::template(&template, &all)),
+            Record::new("template.create", "template", &template.id),
+        ))
+    })
+    .await
 }
