@@ -191,6 +191,7 @@ diesel::table! {
         updated_at -> Timestamp,
         translations -> Text,
         metadata -> Text,
+        maintenance_plan -> Text,
     }
 }
 

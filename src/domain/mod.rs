@@ -17,6 +17,7 @@ pub mod ids;
 pub mod image;
 pub mod imports;
 pub mod lang;
+pub mod maintenance_plan;
 pub mod markdown;
 pub mod metadata;
 pub mod naming;

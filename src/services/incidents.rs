@@ -13,7 +13,7 @@ mod update;
 
 use crate::db::models::incidents::{Incident, IncidentUpdate, IncidentUpdateComponent};
 
-pub use edit::{UpdateEdit, delete_incident, edit_update, set_metadata};
+pub use edit::{UpdateEdit, delete_incident, edit_update, set_maintenance_plan, set_metadata};
 pub use open::{GivenTranslations, OpenIncidentInput, checked_translations, open_incident};
 pub(crate) use open::{MAX_BODY_LEN, MAX_INCIDENT_NAME_LEN, translated_body};
 pub use query::{

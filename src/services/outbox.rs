@@ -172,6 +172,11 @@ pub fn maintenances_starting_soon(
         .filter(diesel::dsl::not(diesel::dsl::exists(announced)))
         .select(Incident::as_select())
         .load(conn)?;
+    // A maintenance whose plan turned its reminder off is not announced.
+    let due: Vec<Incident> = due
+        .into_iter()
+        .filter(|i| crate::domain::maintenance_plan::Plan::read(&i.maintenance_plan).remind_prior)
+        .collect();
     for incident in &due {
         let mut e = event(&incident.page_id, kind::MAINTENANCE_STARTING_SOON, at);
         e.incident_id = Some(incident.id.clone());

@@ -7,3 +7,7 @@ ALTER TABLE incident_updates ADD COLUMN display_at TIMESTAMP;
 -- The look of a page's status embed (Statuspage's status_embed_config): the corner it sits in
 -- and its colours for incidents and maintenances, a JSON object (domain::embed::Look).
 ALTER TABLE status_pages ADD COLUMN embed_look TEXT NOT NULL DEFAULT '{}';
+-- What a maintenance does by itself, switch by switch (Statuspage's scheduled_auto_* and
+-- auto_transition_* switches; domain::maintenance_plan::Plan, as JSON): '{}' is Herald's
+-- behaviour, every switch on.
+ALTER TABLE incidents ADD COLUMN maintenance_plan TEXT NOT NULL DEFAULT '{}';

@@ -51,6 +51,9 @@ pub struct Incident {
     pub translations: String,
     /// What an integration attached (Statuspage's `metadata`): a JSON object of objects.
     pub metadata: String,
+    /// Maintenances: what it does by itself, switch by switch
+    /// (`domain::maintenance_plan::Plan`, as JSON).
+    pub maintenance_plan: String,
 }
 
 /// Changes to an incident: `None` leaves a column alone, `Some(None)` clears a nullable one.
@@ -73,6 +76,7 @@ pub struct IncidentChanges {
     pub next_update_by: Option<Option<NaiveDateTime>>,
     pub translations: Option<String>,
     pub metadata: Option<String>,
+    pub maintenance_plan: Option<String>,
     /// Always set, so a change set is never empty.
     pub updated_at: NaiveDateTime,
 }

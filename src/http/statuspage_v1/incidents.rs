@@ -23,6 +23,7 @@ use super::views;
 use crate::db::DbConn;
 use crate::db::models::incidents::Incident;
 use crate::db::models::pages::StatusPage;
+use crate::domain::maintenance_plan::Plan;
 use crate::domain::{
     ComponentId, ComponentStatus, Impact, IncidentKind, LifecycleStatus, MaintenanceStatus,
 };
@@ -81,62 +82,57 @@ impl IncidentFields {
             || self.scheduled_for.is_some()
     }
 
-    /// Herald starts and completes a maintenance by itself, or does neither: the switches that
-    /// say so must agree. `None` when none is given.
-    fn auto_transition(&self) -> AppResult<Option<bool>> {
-        let given: Vec<(&str, bool)> = [
-            ("scheduled_auto_transition", self.scheduled_auto_transition),
-            (
-                "scheduled_auto_in_progress",
-                self.scheduled_auto_in_progress,
-            ),
-            ("scheduled_auto_completed", self.scheduled_auto_completed),
-        ]
-        .into_iter()
-        .filter_map(|(name, flag)| flag.map(|f| (name, f.0)))
-        .collect();
-        match given.split_first() {
-            None => Ok(None),
-            Some(((_, first), rest)) => match rest.iter().find(|(_, v)| v != first) {
-                Some((name, _)) => Err(AppError::field(
-                    name,
-                    "Herald starts and completes a maintenance by itself together, or does \
-                     neither: give the scheduled_auto_* switches the same value",
-                )),
-                None => Ok(Some(*first)),
-            },
+    /// The maintenance's plan after these switches, over `before` (its stored plan; none for a
+    /// new one, where a step switch left out is off, as on Statuspage); `None` when no switch
+    /// is given. `scheduled_auto_transition` sets both steps, the step switches each one.
+    fn plan(&self, before: Option<Plan>) -> Option<Plan> {
+        let given = [
+            self.scheduled_auto_transition,
+            self.scheduled_auto_in_progress,
+            self.scheduled_auto_completed,
+            self.scheduled_remind_prior,
+            self.auto_transition_to_maintenance_state,
+            self.auto_transition_to_operational_state,
+            self.auto_transition_deliver_notifications_at_start,
+            self.auto_transition_deliver_notifications_at_end,
+        ];
+        if given.iter().all(Option::is_none) {
+            return None;
         }
+        let new = before.is_none();
+        let mut plan = before.unwrap_or_default();
+        let both = self.scheduled_auto_transition.map(|f| f.0);
+        let step =
+            |switch: Option<Flag>, was: bool| switch.map(|f| f.0).or(both).unwrap_or(!new && was);
+        plan.auto_start = step(self.scheduled_auto_in_progress, plan.auto_start);
+        plan.auto_complete = step(self.scheduled_auto_completed, plan.auto_complete);
+        let set = |switch: Option<Flag>, slot: &mut bool| {
+            if let Some(f) = switch {
+                *slot = f.0;
+            }
+        };
+        set(self.scheduled_remind_prior, &mut plan.remind_prior);
+        set(
+            self.auto_transition_to_maintenance_state,
+            &mut plan.to_maintenance_state,
+        );
+        set(
+            self.auto_transition_to_operational_state,
+            &mut plan.to_operational_state,
+        );
+        set(
+            self.auto_transition_deliver_notifications_at_start,
+            &mut plan.notify_at_start,
+        );
+        set(
+            self.auto_transition_deliver_notifications_at_end,
+            &mut plan.notify_at_end,
+        );
+        Some(plan)
     }
 
-    /// Refuses the switches that ask for something Herald does not do: Herald always puts a
-    /// maintenance's components under maintenance and back, notifies at each automatic step,
-    /// and reminds subscribers an hour before a maintenance; it does not post to Twitter.
+    /// Refuses what Herald does not do: it does not post to Twitter.
     fn herald_does(&self) -> AppResult<()> {
-        let always = [
-            ("scheduled_remind_prior", self.scheduled_remind_prior),
-            (
-                "auto_transition_to_maintenance_state",
-                self.auto_transition_to_maintenance_state,
-            ),
-            (
-                "auto_transition_to_operational_state",
-                self.auto_transition_to_operational_state,
-            ),
-            (
-                "auto_transition_deliver_notifications_at_start",
-                self.auto_transition_deliver_notifications_at_start,
-            ),
-            (
-                "auto_transition_deliver_notifications_at_end",
-                self.auto_transition_deliver_notifications_at_end,
-            ),
-        ];
-        if let Some((name, _)) = always.iter().find(|(_, f)| f.is_some_and(|f| !f.0)) {
-            return Err(AppError::field(
-                name,
-                "Herald always does this for a maintenance; set true or leave it out",
-            ));
-        }
         let never = [
             ("auto_tweet_at_beginning", self.auto_tweet_at_beginning),
             ("auto_tweet_on_completion", self.auto_tweet_on_completion),
@@ -400,7 +396,7 @@ pub async fn create(v1: V1, page_id: web::Path<String>, body: Body) -> V1Result<
     let fields: IncidentFields = body.inside("incident", &[])?;
     let inside = |e| within("incident", e);
     fields.herald_does().map_err(inside)?;
-    let auto_transition = fields.auto_transition().map_err(inside)?;
+    let plan = fields.plan(None);
     let backfill = fields.backfill_at().map_err(inside)?;
     let name = fields
         .name
@@ -443,7 +439,7 @@ pub async fn create(v1: V1, page_id: web::Path<String>, body: Body) -> V1Result<
             started_at: backfill.filter(|_| !maintenance),
             scheduled_for: fields.scheduled_for,
             scheduled_until: fields.scheduled_until,
-            auto_transition: auto_transition.unwrap_or(false),
+            auto_transition: plan.is_some_and(|p| p.moves_by_itself()),
             notify: backfill.map(|_| false),
             deliver_notifications: match backfill {
                 Some(_) => None,
@@ -455,6 +451,9 @@ pub async fn create(v1: V1, page_id: web::Path<String>, body: Body) -> V1Result<
         let posted =
             service::open_incident(c, &page.id, &input, Some(&author), now).map_err(inside)?;
         let mut incident = posted.incident;
+        if let Some(plan) = plan.filter(|_| maintenance) {
+            incident = service::set_maintenance_plan(c, &incident.id, &plan)?;
+        }
         if let Some(metadata) = &fields.metadata {
             incident = service::set_metadata(c, &incident.id, metadata).map_err(inside)?;
         }
@@ -491,27 +490,39 @@ pub async fn update(
             AppError::field("incident[backfilled]", "only a new incident is a backfill").into(),
         );
     }
-    let auto_transition = fields.auto_transition().map_err(inside)?;
     let own = IncidentFieldsInput {
         name: fields.name.clone(),
         impact: fields.impact_override,
         scheduled_for: fields.scheduled_for,
         scheduled_until: fields.scheduled_until,
-        auto_transition,
         ..IncidentFieldsInput::default()
     };
-    let changes_own = own.name.is_some()
-        || own.impact.is_some()
-        || own.scheduled_for.is_some()
-        || own.scheduled_until.is_some()
-        || own.auto_transition.is_some();
     let author = v1.auth().user_id.clone();
     let ((page_id, id), base) = (path.into_inner(), base_url(&v1));
     let given = body.0.clone();
     v1.write_in_page(Permission::Write, page_id, given, move |c, page| {
         let mut incident = service::get_page_incident(c, &page.id, &id)?;
+        let mut own = own;
+        let plan = fields.plan(Some(Plan::read(&incident.maintenance_plan)));
+        if let Some(plan) = &plan {
+            if incident.kind != IncidentKind::Maintenance {
+                return Err(AppError::field(
+                    "incident[scheduled_auto_transition]",
+                    "only a maintenance moves by itself",
+                ));
+            }
+            own.auto_transition = Some(plan.moves_by_itself());
+        }
+        let changes_own = own.name.is_some()
+            || own.impact.is_some()
+            || own.scheduled_for.is_some()
+            || own.scheduled_until.is_some()
+            || own.auto_transition.is_some();
         if changes_own {
             incident = service::update_incident_fields(c, &incident.id, &own).map_err(inside)?;
+        }
+        if let Some(plan) = &plan {
+            incident = service::set_maintenance_plan(c, &incident.id, plan)?;
         }
         if fields.posts() {
             let status = fields

@@ -119,6 +119,7 @@ pub fn incident(d: &IncidentDetail, url: &str) -> Value {
     };
     let maintenance = i.kind == IncidentKind::Maintenance;
     let switch = |on: bool| maintenance.then_some(on);
+    let plan = crate::domain::maintenance_plan::Plan::read(&i.maintenance_plan);
     compact(json!({
         "id": i.id, "name": i.name, "status": status(i.status),
         "created_at": time(i.created_at), "updated_at": time(i.updated_at),
@@ -129,11 +130,13 @@ pub fn incident(d: &IncidentDetail, url: &str) -> Value {
         "components": d.affected.iter().map(component).collect::<Vec<_>>(),
         "scheduled_for": i.scheduled_for.map(time),
         "scheduled_until": i.scheduled_until.map(time),
-        "scheduled_auto_in_progress": switch(i.auto_transition),
-        "scheduled_auto_completed": switch(i.auto_transition),
-        "auto_transition_to_maintenance_state": switch(true),
-        "auto_transition_to_operational_state": switch(true),
-        "scheduled_remind_prior": switch(true),
+        "scheduled_auto_in_progress": switch(i.auto_transition && plan.auto_start),
+        "scheduled_auto_completed": switch(i.auto_transition && plan.auto_complete),
+        "auto_transition_to_maintenance_state": switch(plan.to_maintenance_state),
+        "auto_transition_to_operational_state": switch(plan.to_operational_state),
+        "auto_transition_deliver_notifications_at_start": switch(plan.notify_at_start),
+        "auto_transition_deliver_notifications_at_end": switch(plan.notify_at_end),
+        "scheduled_remind_prior": switch(plan.remind_prior),
         "metadata": metadata(&i.metadata),
         // Herald's own.
         "reference": i.reference, "next_update_by": i.next_update_by.map(time),

@@ -219,6 +219,7 @@ pub(super) fn import_incident(
                     updated_at: at,
                     translations: translation::NONE.to_owned(),
                     metadata: crate::domain::metadata::NONE.to_owned(),
+                    maintenance_plan: crate::domain::maintenance_plan::HERALDS.to_owned(),
                 },
             )?;
             imports::remember(conn, page_id, label, &incident.id, id.as_str(), at)?;

@@ -72,3 +72,18 @@ pub fn set_metadata(
     };
     found(incidents::update(conn, incident_id, &changes), "incident")
 }
+
+/// Sets what a maintenance does by itself, switch by switch (its `auto_transition` says
+/// whether it moves at all).
+pub fn set_maintenance_plan(
+    conn: &mut DbConn,
+    incident_id: &IncidentId,
+    plan: &crate::domain::maintenance_plan::Plan,
+) -> AppResult<Incident> {
+    let changes = IncidentChanges {
+        maintenance_plan: Some(plan.stored()),
+        updated_at: now(),
+        ..IncidentChanges::default()
+    };
+    found(incidents::update(conn, incident_id, &changes), "incident")
+}

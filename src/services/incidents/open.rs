@@ -227,6 +227,7 @@ fn insert_incident(
         updated_at: at,
         translations: names,
         metadata: crate::domain::metadata::NONE.to_owned(),
+        maintenance_plan: crate::domain::maintenance_plan::HERALDS.to_owned(),
     };
     let mut attempt = 1;
     loop {

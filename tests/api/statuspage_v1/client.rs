@@ -3,6 +3,7 @@
 use herald::domain::Role;
 use serde_json::Value;
 
+use super::v1;
 use crate::helpers::{TestApp, TestDb, tools};
 use crate::notify::sinks::{Receiver, SmtpSink};
 use herald::workers::Registry;
@@ -198,6 +199,46 @@ async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: Test
         assert_eq!(out[list][0]["id"], mid, "{list}: {}", out[list]);
     }
     assert_eq!(out["active_maintenance"], serde_json::json!([]));
+    // At its window's edges Herald's clock starts it (the database under maintenance), then
+    // completes it (back to operational), as Statuspage's switches asked.
+    let edge = |field: &str| {
+        chrono::DateTime::parse_from_rfc3339(out["maintenance"][field].as_str().unwrap())
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+    };
+    // A second past each edge (the answer gives times to the millisecond).
+    let past = |field: &str| edge(field) + chrono::Duration::seconds(1);
+    let (start, end) = (past("scheduled_for"), past("scheduled_until"));
+    let db_id = db["id"].as_str().unwrap().to_owned();
+    for (at, status, component) in [
+        (start, "in_progress", "under_maintenance"),
+        (end, "completed", "operational"),
+    ] {
+        let steps = app
+            .db
+            .run(move |c| herald::services::maintenance::advance_due(c, at))
+            .await
+            .unwrap();
+        assert_eq!(steps.len(), 1, "one step at {at}");
+        let (_, moved) = v1(
+            &app,
+            "GET",
+            &format!("/pages/acme/incidents/{mid}"),
+            &owner,
+            None,
+        )
+        .await;
+        assert_eq!(moved["status"], status, "{moved}");
+        let (_, database) = v1(
+            &app,
+            "GET",
+            &format!("/pages/acme/components/{db_id}"),
+            &owner,
+            None,
+        )
+        .await;
+        assert_eq!(database["status"], component, "{database}");
+    }
 
     // The backfill happened on its own date and told nobody.
     let backfill = &out["backfill"];
@@ -223,12 +264,14 @@ async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: Test
     }
     assert!(!names.contains(&"Opened by mistake"), "{names:?}");
     let res = app
-        .get("/status/acme/api/v2/scheduled-maintenances/upcoming.json")
+        .get("/status/acme/api/v2/scheduled-maintenances.json")
         .await;
-    let upcoming: Value = res.json().await.unwrap();
+    let maintenances: Value = res.json().await.unwrap();
+    let done = &maintenances["scheduled_maintenances"][0];
     assert_eq!(
-        upcoming["scheduled_maintenances"][0]["name"], "Database upgrade",
-        "{upcoming}"
+        (done["name"].as_str(), done["status"].as_str()),
+        (Some("Database upgrade"), Some("completed")),
+        "{maintenances}"
     );
     assert_eq!(out["deleted"]["name"], "Opened by mistake");
     let res = app.get("/status/acme/api/v2/components.json").await;

@@ -4,6 +4,7 @@
 //! nothing.
 
 mod client;
+mod maintenance;
 mod refusals;
 mod schemathesis;
 

@@ -188,8 +188,8 @@ async fn keys_roles_pages_and_bodies_are_refused_in_the_documents_shape_and_noth
             "incident[scheduled_for]",
         ),
         (
-            json!({"incident": {"name": "X", "scheduled_auto_in_progress": true, "scheduled_auto_completed": false}}),
-            "scheduled_auto_completed",
+            json!({"incident": {"name": "X", "scheduled_remind_prior": "sometimes"}}),
+            "incident[scheduled_remind_prior]",
         ),
         (
             json!({"incident": {"name": "X", "auto_tweet_on_creation": true}}),
