@@ -59,6 +59,8 @@ out["api_read"] = sp.page_get_component(page_id, api["id"])
 out["components"] = sp.page_get_components(page_id)
 out["uptime"] = sp.page_get_uptime_component(page_id, api["id"])
 out["group_uptime"] = sp.page_get_uptime_for_component_group(page_id, group["id"])
+spare = sp.page_create_component_group(page_id, "Unused", {"name": "Spare", "components": [web["id"]]})
+out["spare_deleted"] = sp.page_delete_component_group(page_id, spare["id"])
 sp.page_delete_component(page_id, web["id"])
 out["deleted_component"] = web["id"]
 
@@ -66,6 +68,9 @@ out["deleted_component"] = web["id"]
 out["pending"] = sp.page_create_subscriber(page_id, {"email": "ops@example.com", "component_ids": [db["id"]]})
 out["direct"] = sp.page_create_subscriber(page_id, {"email": "direct@example.com", "skip_confirmation_notification": True})
 out["hook"] = sp.page_create_subscriber(page_id, {"endpoint": hook_url, "email": "hooks@example.com", "component_ids": [db["id"]]})
+# Two who follow the API only (the incident does not reach them), and leave.
+out["leaving"] = sp.page_create_subscriber(page_id, {"email": "leaving@example.com", "component_ids": [api["id"]], "skip_confirmation_notification": True})
+out["bulk"] = sp.page_create_subscriber(page_id, {"email": "bulk@example.com", "component_ids": [api["id"]], "skip_confirmation_notification": True})
 
 # An incident with component statuses and notifications, updated, resolved.
 incident = sp.page_create_incident(page_id, {
@@ -102,7 +107,10 @@ out["unresolved"] = sp.page_list_unresolved_incidents(page_id)
 
 # Subscribers: counted, listed, searched, read, changed, reminded, unsubscribed.
 out["incident_subscribers"] = sp.page_list_incident_subscribers(page_id, incident["id"])
+out["incident_subscriber"] = sp.page_get_incident_subscriber(page_id, incident["id"], out["direct"]["id"])
 out["incident_subscriber_refused"] = refused(lambda: sp.page_create_incident_subscriber(page_id, incident["id"], {"email": "one@example.com"}))
+out["incident_unsubscribe_refused"] = refused(lambda: sp.page_unsubscribe_incident_subscriber(page_id, incident["id"], out["direct"]["id"]))
+out["incident_resend_refused"] = refused(lambda: sp.page_resend_confirmation_incident_subscriber(page_id, incident["id"], out["pending"]["id"]))
 out["count_active"] = sp.page_count_subscribers_by_type(page_id, "email", "active")
 out["count_all"] = sp.page_count_subscribers_by_type(page_id, "email", "all")
 out["count_webhooks"] = sp.page_count_subscribers_by_type(page_id, "webhook", "all")
@@ -114,7 +122,8 @@ out["updated"] = sp.page_update_subscriber(page_id, out["pending"]["id"], [db["i
 sp.page_resend_confirmation_subscribers(page_id, out["pending"]["id"])
 sp.page_resend_confirmations_to_subscribers(page_id, [out["pending"]["id"]])
 sp.page_reactivate_subscribers(page_id, [out["hook"]["id"]], "webhook")
-out["unsubscribed"] = sp.page_unsubscribe_subscriber(page_id, out["direct"]["id"])
+out["unsubscribed"] = sp.page_unsubscribe_subscriber(page_id, out["leaving"]["id"])
+sp.page_unsubscribe_subscribers(page_id, [out["bulk"]["id"]], "email")
 out["unsubscribed_list"] = sp.page_get_list_unsubscribed(page_id)
 out["count_after"] = sp.page_count_subscribers_by_type(page_id, "email", "active")
 

@@ -280,7 +280,7 @@ async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: Test
     assert_eq!(api_public["status"], "degraded_performance");
 
     // Subscribers: the pending one was asked to confirm three times (made, and resent twice);
-    // the confirmed one and the webhook heard of the incident; the confirmed one then left.
+    // the confirmed one and the webhook heard of the incident; two who follow the API left.
     app.deliver_pending().await;
     let asked = smtp.wait_for("ops@example.com", 3).await;
     assert!(
@@ -325,17 +325,27 @@ async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: Test
             "{who} follows the database: {reached:?}"
         );
     }
+    for who in ["leaving", "bulk"] {
+        assert!(
+            !reached.contains(&&out[who]["id"]),
+            "{who} follows the API only: {reached:?}"
+        );
+    }
+    assert_eq!(out["incident_subscriber"]["id"], out["direct"]["id"]);
+    assert_eq!(out["incident_unsubscribe_refused"]["status"], 400);
+    assert_eq!(out["incident_resend_refused"]["status"], 400);
+    assert_eq!(out["spare_deleted"]["name"], "Spare");
     assert_eq!(out["incident_subscriber_refused"]["status"], 400);
-    assert_eq!(out["count_active"], serde_json::json!({"email": 1}));
-    assert_eq!(out["count_all"], serde_json::json!({"email": 2}));
+    assert_eq!(out["count_active"], serde_json::json!({"email": 3}));
+    assert_eq!(out["count_all"], serde_json::json!({"email": 4}));
     assert_eq!(out["count_webhooks"], serde_json::json!({"webhook": 1}));
     assert_eq!(
         out["histogram"]["email"],
-        serde_json::json!({"active": 1, "unconfirmed": 1, "quarantined": 0, "total": 2})
+        serde_json::json!({"active": 3, "unconfirmed": 1, "quarantined": 0, "total": 4})
     );
     assert_eq!(
         out["listed"].as_array().unwrap().len(),
-        3,
+        5,
         "{}",
         out["listed"]
     );
@@ -344,8 +354,17 @@ async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: Test
     assert_eq!(out["read"]["id"], out["pending"]["id"]);
     assert_eq!(out["updated"]["components"].as_array().unwrap().len(), 2);
     assert_eq!(out["unsubscribed"]["state"], "unsubscribed");
-    assert_eq!(out["unsubscribed_list"][0]["id"], out["direct"]["id"]);
-    assert_eq!(out["count_after"], serde_json::json!({"email": 0}));
+    let gone: Vec<&Value> = out["unsubscribed_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["id"])
+        .collect();
+    assert_eq!(gone.len(), 2, "{gone:?}");
+    for who in ["leaving", "bulk"] {
+        assert!(gone.contains(&&out[who]["id"]), "{who} left: {gone:?}");
+    }
+    assert_eq!(out["count_after"], serde_json::json!({"email": 1}));
     let (_, listed) = app.api(&owner).get("/pages/acme/subscribers").await;
     let states: Vec<(&str, &str)> = listed
         .as_array()
@@ -361,9 +380,15 @@ async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: Test
         "{states:?}"
     );
     assert!(
-        !states.iter().any(|(who, _)| *who == "direct@example.com"),
-        "unsubscribed: {states:?}"
+        states.contains(&("direct@example.com", "confirmed")),
+        "{states:?}"
     );
+    for who in ["leaving@example.com", "bulk@example.com"] {
+        assert!(
+            !states.iter().any(|(address, _)| *address == who),
+            "{who} unsubscribed: {states:?}"
+        );
+    }
 
     // The embed's look: Herald's own by default, then the owner's, in widget.json.
     assert_eq!(out["embed_before"]["position"], "top-left");
@@ -401,6 +426,7 @@ async fn the_statuspage_python_client_drives_a_page_and_herald_shows_it(db: Test
         "page.update",
         "component.create",
         "component_group.create",
+        "component_group.delete",
         "incident.create",
         "incident.update",
         "incident.update_edited",
