@@ -39,6 +39,11 @@
       var decl = (hex.test(bg || "") ? "--tone:" + bg + ";" : "") +
         (hex.test(fg || "") ? "color:var(--herald-embed-fg," + fg + ");" : "");
       if (decl) rules += kind[1] + "{" + decl + "}";
+      /* Links read in the owner's text colour on the owner's background. */
+      if (hex.test(fg || "")) {
+        rules += kind[1].split(",").map(function (c) { return c + " a"; }).join(",") +
+          "{color:var(--herald-embed-link," + fg + ")}";
+      }
     });
     return rules;
   }

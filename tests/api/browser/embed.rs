@@ -218,3 +218,82 @@ async fn a_host_page_on_another_origin_shows_the_banner_only_while_something_is_
         "a dismissed banner stays away for the visit"
     );
 }
+
+/// The look an owner set through Statuspage's status embed config: the banner is a card in the
+/// bottom right corner, in the owner's incident colours (the host page set no CSS of its own).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_owners_look_puts_the_banner_in_its_corner_in_its_colours() {
+    let Some(chromium) = cdp::chromium_or_skip() else {
+        return;
+    };
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let acme = app.acme().await;
+    let owner = app.token(Role::Owner).await;
+    let look = json!({"status_embed_config": {
+        "position": "bottom-right",
+        "incident_background_color": "#112233",
+        "incident_text_color": "#fefefe",
+    }});
+    let set = app
+        .client
+        .patch(format!("{}/v1/pages/acme/status_embed_config", app.address))
+        .header("Authorization", format!("OAuth {owner}"))
+        .json(&look)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(set.status(), 200);
+    let component = acme.components[0].to_string();
+    let incident = json!({
+        "name": "Slow pages",
+        "body": "Pages load slowly.",
+        "impact": "major",
+        "components": {component: "partial_outage"},
+    });
+    let (status, opened) = app
+        .api(&owner)
+        .post("/pages/acme/incidents", incident)
+        .await;
+    assert_eq!(status, 201, "{opened}");
+    app.refreshed().await;
+    let herald = app.address.clone();
+    let host = HostSite::start(format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><title>Host app</title></head><body>\
+         <h1>Our app</h1><script src=\"{herald}/status/acme/embed.js\" async></script>\
+         </body></html>"
+    ));
+    let url = format!("{}/app", host.origin);
+    let drawn = tokio::task::spawn_blocking(move || {
+        let browser = cdp::Browser::launch(&chromium);
+        let mut page = browser.new_page();
+        page.goto(&url);
+        wait_for_value(
+            &mut page,
+            &format!("(s => s && s !== 'none' ? s : null)({EMBED}?.dataset.status)"),
+        );
+        let bar = format!("{EMBED}.shadowRoot.querySelector('.bar')");
+        let drawn = page.eval(&format!(
+            "((s, r) => ({{position: s.position, background: s.backgroundColor, \
+              color: s.color, right: innerWidth - r.right, bottom: innerHeight - r.bottom, \
+              width: r.width, link: getComputedStyle({bar}.querySelector('a')).color}}))\
+              (getComputedStyle({bar}), {bar}.getBoundingClientRect())"
+        ));
+        std::fs::write(screenshot_dir().join("embed-look.png"), page.screenshot()).unwrap();
+        drawn
+    })
+    .await
+    .unwrap();
+    assert_eq!(drawn["position"], "fixed", "{drawn}");
+    // A card a little off the bottom right corner, narrower than the window.
+    for edge in ["right", "bottom"] {
+        let off = drawn[edge].as_f64().unwrap();
+        assert!((1.0..=40.0).contains(&off), "{edge}: {drawn}");
+    }
+    assert!(drawn["width"].as_f64().unwrap() < 500.0, "a card: {drawn}");
+    assert_eq!(drawn["background"], "rgb(17, 34, 51)", "{drawn}");
+    assert_eq!(drawn["color"], "rgb(254, 254, 254)", "{drawn}");
+    assert_eq!(
+        drawn["link"], "rgb(254, 254, 254)",
+        "links in the text colour: {drawn}"
+    );
+}
