@@ -27,6 +27,7 @@ pub mod punctuality;
 pub mod reach;
 pub mod reference;
 pub mod rollup;
+pub mod second_factor;
 pub mod slug;
 pub mod status;
 pub mod timezone;

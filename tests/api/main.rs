@@ -43,6 +43,7 @@ mod process;
 mod public;
 mod retention;
 mod schemathesis;
+mod second_factor;
 mod statuspage_v1;
 mod subscriber_imports;
 mod support;

@@ -1,7 +1,7 @@
 //! The outside tools some tests drive. The Python and npm ones are installed on first use
 //! under `target/`, so that `cargo test` alone sets up what it needs: a virtual environment
 //! (`target/test-tools/venv`) with schemathesis, standardwebhooks, openapi-spec-validator and
-//! atlassian-python-api (its Statuspage client),
+//! atlassian-python-api (its Statuspage client) and pyotp,
 //! and axe-core (`target/axe`). Each is installed once, under a file lock that other tests and
 //! other test processes wait on, and marked done only when its install succeeded.
 //!
@@ -18,6 +18,7 @@ const PYTHON_PACKAGES: &[&str] = &[
     "standardwebhooks==1.3.0",
     "openapi-spec-validator==0.9.0",
     "atlassian-python-api==5.0.5",
+    "pyotp==2.9.0",
 ];
 
 /// The npm package the accessibility checks run in the browser.
