@@ -375,6 +375,27 @@ diesel::table! {
     }
 }
 
+// Second factors (migration 2026-12-08-000002_second_factors).
+diesel::table! {
+    user_totp (user_id) {
+        user_id -> Text,
+        secret -> Text,
+        created_at -> Timestamp,
+        confirmed_at -> Nullable<Timestamp>,
+        last_step -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    user_recovery_codes (user_id, digest) {
+        user_id -> Text,
+        digest -> Text,
+        used_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::joinable!(user_totp -> users (user_id));
+diesel::joinable!(user_recovery_codes -> users (user_id));
 diesel::joinable!(api_tokens -> users (user_id));
 diesel::joinable!(sessions -> users (user_id));
 
@@ -398,6 +419,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     incident_templates,
     api_tokens,
     sessions,
+    user_totp,
+    user_recovery_codes,
     page_passwords,
     page_read_tokens,
     page_reader_links,

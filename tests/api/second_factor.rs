@@ -51,3 +51,118 @@ fn an_independent_implementation_makes_and_reads_the_same_codes() {
     assert_eq!(said["issuer"], "Acme status");
     assert_eq!(said["name"], "ops@example.com");
 }
+
+on_both_backends!(an_accounts_totp_factor_is_set_up_once_and_each_code_opens_one_sign_in);
+
+async fn an_accounts_totp_factor_is_set_up_once_and_each_code_opens_one_sign_in(
+    db: crate::helpers::TestDb,
+) {
+    use chrono::{Duration, Utc};
+    use herald::services::auth::second_factor::{self as factor, Opened};
+
+    let app = crate::helpers::TestApp::spawn(db).await;
+    let user = app
+        .user("ops@example.com", herald::domain::Role::Owner)
+        .await;
+    let now = Utc::now();
+    let (id, at) = (user.clone(), now);
+    let enrolment = app
+        .db
+        .run(move |c| factor::begin_totp(c, &id, "ops@example.com", "Acme status", at))
+        .await
+        .unwrap();
+    let secret = TotpSecret::from_base32(&enrolment.secret).unwrap();
+    assert!(enrolment.otpauth_url.contains(&enrolment.secret));
+    let id = user.clone();
+    let has = app
+        .db
+        .run(move |c| factor::has_second_factor(c, &id))
+        .await
+        .unwrap();
+    assert!(!has, "not asked for before it is confirmed");
+
+    // A wrong code does not confirm it; the app's current code does, once, with ten codes.
+    let id = user.clone();
+    let wrong = app
+        .db
+        .run(move |c| factor::confirm_totp(c, &id, "000000", at))
+        .await;
+    assert!(
+        matches!(&wrong, Err(herald::error::AppError::Validation(f)) if f.contains_key("code")),
+        "{wrong:?}"
+    );
+    let secs = |t: chrono::DateTime<Utc>| u64::try_from(t.timestamp()).unwrap();
+    let code = secret.code_at(secs(now)).unwrap();
+    let id = user.clone();
+    let recovery = app
+        .db
+        .run(move |c| factor::confirm_totp(c, &id, &code, at))
+        .await
+        .unwrap();
+    assert_eq!(recovery.len(), 10);
+    let id = user.clone();
+    let again = app
+        .db
+        .run(move |c| factor::begin_totp(c, &id, "ops@example.com", "Acme status", at))
+        .await;
+    assert!(
+        matches!(again, Err(herald::error::AppError::Conflict(_))),
+        "a confirmed factor is removed before another is set up"
+    );
+
+    // Sign-ins: the code of the next step opens once; the confirming step's code never again.
+    let check = |code: String, when: chrono::DateTime<Utc>| {
+        let (db, id) = (app.db.clone(), user.clone());
+        async move {
+            db.run(move |c| factor::check_second_factor(c, &id, &code, when))
+                .await
+                .unwrap()
+        }
+    };
+    let later = now + Duration::seconds(30);
+    let next = secret.code_at(secs(later)).unwrap();
+    let used = secret.code_at(secs(now)).unwrap();
+    assert_eq!(
+        check(used, later).await,
+        None,
+        "the confirming code is spent"
+    );
+    assert_eq!(check(next.clone(), later).await, Some(Opened::Totp));
+    assert_eq!(check(next, later).await, None, "a code opens one sign-in");
+    assert_eq!(check("123456".into(), later).await, None);
+
+    // A recovery code opens once, typed any way; nine are left.
+    let typed = recovery[3].to_lowercase().replace('-', " ");
+    assert_eq!(
+        check(typed.clone(), later).await,
+        Some(Opened::RecoveryCode)
+    );
+    assert_eq!(
+        check(typed, later).await,
+        None,
+        "a recovery code opens once"
+    );
+    let id = user.clone();
+    let left = app
+        .db
+        .run(move |c| factor::recovery_codes_left(c, &id))
+        .await
+        .unwrap();
+    assert_eq!(left, 9);
+
+    // Removed, it opens nothing and is not asked for.
+    let id = user.clone();
+    app.db
+        .run(move |c| factor::remove_second_factor(c, &id))
+        .await
+        .unwrap();
+    let fresh = secret.code_at(secs(later + Duration::seconds(30))).unwrap();
+    assert_eq!(check(fresh, later + Duration::seconds(30)).await, None);
+    let id = user.clone();
+    let has = app
+        .db
+        .run(move |c| factor::has_second_factor(c, &id))
+        .await
+        .unwrap();
+    assert!(!has);
+}

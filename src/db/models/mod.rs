@@ -17,6 +17,7 @@ pub mod pages;
 pub mod postmortems;
 pub mod public;
 pub mod retention;
+pub mod second_factors;
 pub mod seed;
 pub mod support;
 pub mod templates;

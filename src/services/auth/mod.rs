@@ -3,6 +3,7 @@
 
 pub mod caller;
 pub mod jwt;
+pub mod second_factor;
 pub mod verify;
 
 use std::sync::OnceLock;

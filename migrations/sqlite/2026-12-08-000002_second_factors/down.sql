@@ -1,0 +1,2 @@
+DROP TABLE user_recovery_codes;
+DROP TABLE user_totp;
