@@ -18,8 +18,8 @@ pub use open::{GivenTranslations, OpenIncidentInput, checked_translations, open_
 pub(crate) use open::{MAX_BODY_LEN, MAX_INCIDENT_NAME_LEN, translated_body};
 pub use query::{
     IncidentDetail, IncidentFilter, PageOverview, UpdateWithChanges, get_incident,
-    get_incident_by_reference, get_page_incident, incident_with_updates, list_incidents,
-    page_overview,
+    get_incident_by_reference, get_page_incident, incident_with_updates, incidents_with_updates,
+    list_incidents, page_overview,
 };
 pub use update::{IncidentFieldsInput, PostUpdateInput, post_update, update_incident_fields};
 

@@ -260,6 +260,52 @@ pub fn updates_newest_first(
         .load(conn)
 }
 
+/// The updates of several incidents, newest first.
+pub fn updates_of(conn: &mut DbConn, incident_ids: &[&str]) -> QueryResult<Vec<IncidentUpdate>> {
+    incident_updates::table
+        .filter(incident_updates::incident_id.eq_any(incident_ids))
+        .order((
+            incident_updates::created_at.desc(),
+            incident_updates::id.desc(),
+        ))
+        .select(IncidentUpdate::as_select())
+        .load(conn)
+}
+
+/// The component changes the updates of several incidents made.
+pub fn update_components_of(
+    conn: &mut DbConn,
+    incident_ids: &[&str],
+) -> QueryResult<Vec<IncidentUpdateComponent>> {
+    incident_update_components::table
+        .inner_join(incident_updates::table)
+        .filter(incident_updates::incident_id.eq_any(incident_ids))
+        .order((
+            incident_update_components::incident_update_id,
+            incident_update_components::component_id,
+        ))
+        .select(IncidentUpdateComponent::as_select())
+        .load(conn)
+}
+
+/// The (incident, component) pairs of the components several incidents affect (or affected).
+pub fn affected_of(
+    conn: &mut DbConn,
+    incident_ids: &[&str],
+) -> QueryResult<Vec<(IncidentId, ComponentId)>> {
+    incident_components::table
+        .filter(incident_components::incident_id.eq_any(incident_ids))
+        .select((
+            incident_components::incident_id,
+            incident_components::component_id,
+        ))
+        .order((
+            incident_components::incident_id,
+            incident_components::component_id,
+        ))
+        .load(conn)
+}
+
 /// Records a component change made by an update.
 /// Sets an update's translations (JSON, `domain::translation::stored`).
 pub fn set_update_translations(

@@ -11,7 +11,7 @@ use super::request::{self, Body, V1};
 use crate::db::models::pages::StatusPage;
 use crate::domain::embed::{Corner, Look, colour};
 use crate::error::{AppError, AppResult, FieldErrors};
-use crate::http::api::run;
+use crate::http::api::run::Record;
 use crate::http::auth::Permission;
 use crate::services::idempotency::Answer;
 use crate::services::pages as service;
@@ -111,22 +111,13 @@ pub async fn update(v1: V1, page_id: web::Path<String>, body: Body) -> V1Result<
         None => body.whole()?,
     };
     let page_id = page_id.into_inner();
-    let fields = body.0.clone();
-    Ok(v1
-        .write(Permission::Admin, &fields, move |c| {
-            let page = request::page(c, &page_id)?;
-            let look = given
-                .applied(Look::read(&page.embed_look))
-                .map_err(|e| within("status_embed_config", e))?;
-            let page = service::set_embed_look(c, &page.id, &look)?;
-            let audit = run::change(
-                "page.embed_look",
-                "page",
-                page.id.as_str(),
-                &page.id,
-                body.0,
-            );
-            Ok((Answer::new(200, config(&page)), audit))
-        })
-        .await?)
+    v1.write_in_page(Permission::Admin, page_id, body.0, move |c, page| {
+        let look = given
+            .applied(Look::read(&page.embed_look))
+            .map_err(|e| within("status_embed_config", e))?;
+        let page = service::set_embed_look(c, &page.id, &look)?;
+        let record = Record::new("page.embed_look", "page", page.id.as_str());
+        Ok((Answer::new(200, config(&page)), record))
+    })
+    .await
 }

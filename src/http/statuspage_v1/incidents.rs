@@ -251,9 +251,24 @@ fn answer_of(
     incident: &Incident,
     base: &str,
 ) -> AppResult<Value> {
-    let detail = service::incident_with_updates(c, &incident.id)?;
-    let url = format!("{}/incidents/{}", page_url(page, base), incident.id);
-    Ok(views::incident(&detail, &url))
+    let mut answers = answers_of(c, page, vec![incident.clone()], base)?;
+    answers
+        .pop()
+        .ok_or_else(|| AppError::NotFound("incident".into()))
+}
+
+/// Incidents of the page as the answer gives them, read together (not one by one).
+fn answers_of(
+    c: &mut DbConn,
+    page: &StatusPage,
+    incidents: Vec<Incident>,
+    base: &str,
+) -> AppResult<Vec<Value>> {
+    let at = page_url(page, base);
+    Ok(service::incidents_with_updates(c, &page.id, incidents)?
+        .iter()
+        .map(|d| views::incident(d, &format!("{at}/incidents/{}", d.incident.id)))
+        .collect())
 }
 
 /// `q`, `limit` and `page` of the incident list.
@@ -289,10 +304,7 @@ pub async fn list(
     let (base, page_id) = (base_url(&v1), page_id.into_inner());
     v1.in_page(Permission::Read, page_id, move |c, page| {
         let found = service::list_incidents(c, &page.id, &filter)?;
-        let mut answers = Vec::with_capacity(found.len());
-        for incident in &found {
-            answers.push(answer_of(c, page, incident, &base)?);
-        }
+        let answers = answers_of(c, page, found, &base)?;
         Ok(answers.into())
     })
     .await
@@ -340,16 +352,13 @@ async fn open_list(
     v1.in_page(Permission::Read, page_id, move |c, page| {
         let now = Utc::now();
         let open = crate::db::models::incidents::list_open(c, &page.id)?;
-        let mut answers = Vec::new();
-        for incident in open
-            .iter()
+        let listed: Vec<Incident> = open
+            .into_iter()
             .filter(|i| which.holds(i, now))
             .skip(skip)
             .take(take)
-        {
-            answers.push(answer_of(c, page, incident, &base)?);
-        }
-        Ok(answers.into())
+            .collect();
+        Ok(answers_of(c, page, listed, &base)?.into())
     })
     .await
 }

@@ -31,13 +31,10 @@ pub use error::{V1Error, V1Result};
 /// The path prefix of the API.
 pub const PREFIX: &str = "/v1";
 
-/// Declares the route list once: `ROUTES` (method, path) and the registration of each handler,
-/// each path with and without `.json`.
+/// Declares the route list once: the registration of each handler, each path with and without
+/// `.json` (the `.json` paths first, so that `{id}` does not take `id.json` whole).
 macro_rules! v1_routes {
     ($($method:ident $path:literal => $handler:path),* $(,)?) => {
-        /// Every route: lower-case method and path below [`PREFIX`] (each also with `.json`).
-        pub const ROUTES: &[(&str, &str)] = &[$((stringify!($method), $path)),*];
-
         fn register(scope: actix_web::Scope) -> actix_web::Scope {
             scope
                 $(.route(concat!($path, ".json"), web::$method().to($handler)))*

@@ -4,11 +4,12 @@ use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 
 use super::error::V1Result;
-use super::request::{self, Body, V1};
+use super::request::{Body, V1};
 use super::views;
 use crate::error::{AppError, AppResult};
-use crate::http::api::run;
+use crate::http::api::run::Record;
 use crate::http::auth::Permission;
+use crate::services::idempotency::Answer;
 use crate::services::pages::{self as service, UpdatePageInput};
 use crate::services::public::page_url;
 
@@ -174,22 +175,14 @@ pub async fn update(v1: V1, page_id: web::Path<String>, body: Body) -> V1Result<
     let patch: PagePatch = body.inside("page", &[])?;
     let base = base_url(&v1);
     let page_id = page_id.into_inner();
-    let given = body.0.clone();
-    Ok(v1
-        .write(Permission::Admin, &given, move |c| {
-            let fields = body.0;
-            let page = request::page(c, &page_id)?;
-            let input = patch
-                .input(&page)
-                .map_err(|e| super::error::within("page", e))?;
-            let page = service::update_page(c, &page.id, &input)
-                .map_err(|e| super::error::within("page", e))?;
-            let answer = crate::services::idempotency::Answer::new(
-                200,
-                views::page(&page, &page_url(&page, &base)),
-            );
-            let audit = run::change("page.update", "page", page.id.as_str(), &page.id, fields);
-            Ok((answer, audit))
-        })
-        .await?)
+    v1.write_in_page(Permission::Admin, page_id, body.0, move |c, page| {
+        let input = patch
+            .input(page)
+            .map_err(|e| super::error::within("page", e))?;
+        let page = service::update_page(c, &page.id, &input)
+            .map_err(|e| super::error::within("page", e))?;
+        let answer = Answer::new(200, views::page(&page, &page_url(&page, &base)));
+        Ok((answer, Record::new("page.update", "page", page.id.as_str())))
+    })
+    .await
 }

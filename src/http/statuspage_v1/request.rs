@@ -15,7 +15,7 @@ use crate::db::DbConn;
 use crate::db::models::pages::StatusPage;
 use crate::domain::PageId;
 use crate::error::{AppError, AppResult};
-use crate::http::api::body::Parts;
+use crate::http::api::body::typed;
 use crate::http::api::run::{Api, Record};
 use crate::http::auth::Permission;
 use crate::http::auth::extract;
@@ -233,14 +233,6 @@ impl Body {
             None => Ok(()),
         }
     }
-}
-
-/// `value` as `T`, refusing what `T` does not take, naming the field.
-fn typed<T: DeserializeOwned>(value: &Value) -> AppResult<T> {
-    let mut parts = Parts::of(value)?;
-    let read = parts.part()?;
-    parts.finish()?;
-    Ok(read)
 }
 
 #[cfg(test)]

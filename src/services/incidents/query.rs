@@ -1,5 +1,7 @@
 //! Reading incidents back: one, a page's list, one with its updates, and the page overview.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
@@ -8,8 +10,7 @@ use crate::db::models::components::{self, Component};
 use crate::db::models::incidents::{self, Incident, IncidentUpdate, IncidentUpdateComponent};
 use crate::db::models::pages;
 use crate::domain::{
-    ComponentId, IncidentId, IncidentKind, LifecycleStatus, MaintenanceStatus, PageId, PageStatus,
-    page_status,
+    IncidentId, IncidentKind, LifecycleStatus, MaintenanceStatus, PageId, PageStatus, page_status,
 };
 use crate::error::{AppError, AppResult};
 use crate::services::components::{ComponentTree, list_components};
@@ -143,31 +144,66 @@ pub fn incident_with_updates(
     incident_id: &IncidentId,
 ) -> AppResult<IncidentDetail> {
     let incident = get_incident(conn, incident_id)?;
-    let updates = incidents::updates_newest_first(conn, incident_id)?;
-    let ids: Vec<&str> = updates.iter().map(|u| u.id.as_str()).collect();
-    let mut changes = incidents::update_components(conn, &ids)?;
-    let updates = updates
-        .into_iter()
-        .map(|update| {
-            let (mine, rest) = changes
-                .drain(..)
-                .partition(|c| c.incident_update_id == update.id);
-            changes = rest;
-            UpdateWithChanges {
+    let page_id = incident.page_id.clone();
+    let mut details = incidents_with_updates(conn, &page_id, vec![incident])?;
+    details
+        .pop()
+        .ok_or_else(|| AppError::NotFound("incident".into()))
+}
+
+/// Incidents of one page, each with its updates (newest first) and their component changes
+/// and the components it affects, in the order given: four queries, however many incidents.
+pub fn incidents_with_updates(
+    conn: &mut DbConn,
+    page_id: &PageId,
+    incidents: Vec<Incident>,
+) -> AppResult<Vec<IncidentDetail>> {
+    let ids: Vec<&str> = incidents.iter().map(|i| i.id.as_str()).collect();
+    let mut changes: HashMap<String, Vec<IncidentUpdateComponent>> = HashMap::new();
+    for change in incidents::update_components_of(conn, &ids)? {
+        changes
+            .entry(change.incident_update_id.clone())
+            .or_default()
+            .push(change);
+    }
+    let mut updates: HashMap<IncidentId, Vec<UpdateWithChanges>> = HashMap::new();
+    for update in incidents::updates_of(conn, &ids)? {
+        let mine = changes.remove(&update.id).unwrap_or_default();
+        updates
+            .entry(update.incident_id.clone())
+            .or_default()
+            .push(UpdateWithChanges {
                 update,
                 changes: mine,
+            });
+    }
+    let pairs = incidents::affected_of(conn, &ids)?;
+    let component_ids: Vec<&str> = pairs.iter().map(|(_, c)| c.as_str()).collect();
+    let mut components = components::find_on_page(conn, page_id, &component_ids)?;
+    components.sort_by(|a, b| (a.position, &a.id).cmp(&(b.position, &b.id)));
+    let mut affects: HashMap<&IncidentId, std::collections::HashSet<&str>> = HashMap::new();
+    for (incident, component) in &pairs {
+        affects
+            .entry(incident)
+            .or_default()
+            .insert(component.as_str());
+    }
+    Ok(incidents
+        .iter()
+        .map(|incident| {
+            let mine = affects.get(&incident.id);
+            let affected = components
+                .iter()
+                .filter(|c| mine.is_some_and(|m| m.contains(c.id.as_str())))
+                .cloned()
+                .collect();
+            IncidentDetail {
+                updates: updates.remove(&incident.id).unwrap_or_default(),
+                incident: incident.clone(),
+                affected,
             }
         })
-        .collect();
-    let affected_ids = incidents::affected_component_ids(conn, incident_id)?;
-    let affected_ids: Vec<&str> = affected_ids.iter().map(ComponentId::as_str).collect();
-    let mut affected = components::find_on_page(conn, &incident.page_id, &affected_ids)?;
-    affected.sort_by(|a, b| (a.position, &a.id).cmp(&(b.position, &b.id)));
-    Ok(IncidentDetail {
-        incident,
-        updates,
-        affected,
-    })
+        .collect())
 }
 
 /// The page's components, open incidents and overall status. Maintenance counts as in progress
